@@ -1,0 +1,44 @@
+/*
+ * The closed tool table. A tool name from the model is only ever a key into
+ * the const table in registry.c; nothing resolves a name any other way.
+ * At start the toolset compiles each tool's schemas once (a schema that fails
+ * stops the start) and prebuilds the tools/list array; after that it is
+ * immutable and shared by every thread.
+ */
+#ifndef REGISTRY_H
+#define REGISTRY_H
+
+#include <stddef.h>
+
+#include <json-c/json.h>
+
+#include "mcp_err.h"
+#include "tool.h"
+
+struct schema;
+
+struct tool_entry {
+	const struct tool_def *def;	/* static */
+	struct schema *input;		/* owned by the toolset */
+	struct schema *output;		/* owned by the toolset; may be NULL */
+};
+
+struct toolset;
+
+/* Builds the toolset for env (fixtures only if env->fixtures). On failure
+ * err names the tool, the schema file and the reason. */
+enum mcp_err toolset_new(const struct tool_env *env, struct toolset **ret,
+    char *err, size_t errlen) __attribute__((warn_unused_result));
+void toolset_free(struct toolset *ts);
+
+/* The entry called name, or NULL (unknown tool). */
+const struct tool_entry *toolset_lookup(const struct toolset *ts,
+    const char *name);
+
+/* The prebuilt "tools" array for tools/list. Borrowed; valid for the
+ * toolset's life. Callers that add it to a response take a reference. */
+struct json_object *toolset_list(const struct toolset *ts);
+
+size_t toolset_count(const struct toolset *ts);
+
+#endif

@@ -1,0 +1,110 @@
+/*
+ * The interface between dispatch and one tool. A handler receives arguments
+ * that already passed the tool's input schema, and returns a CallToolResult
+ * object: content[] + structuredContent, with isError for tool failures.
+ * Handlers know nothing of transports or JSON-RPC; only the registry names
+ * tools.
+ */
+#ifndef TOOL_H
+#define TOOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <json-c/json.h>
+
+#include "mcp_err.h"
+
+struct policy;		/* tools/policy.h */
+struct sb_ctx;		/* sandbox/sandbox.h */
+struct sb_cancel;	/* sandbox/sandbox.h */
+
+/* Server-wide, immutable once serving starts; shared by every thread. */
+struct tool_env {
+	const struct policy *policy;	/* borrowed, never NULL once built */
+	struct sb_ctx *sb;		/* borrowed; NULL if no sandboxed tool */
+	bool fixtures;			/* conformance fixture tools offered */
+};
+
+/* Severity of a log line a tool sends to the client (RFC 5424 order). */
+enum tool_log_level {
+	TOOL_LOG_DEBUG = 0,
+	TOOL_LOG_INFO,
+	TOOL_LOG_NOTICE,
+	TOOL_LOG_WARNING,
+	TOOL_LOG_ERROR,
+	TOOL_LOG_CRITICAL,
+	TOOL_LOG_ALERT,
+	TOOL_LOG_EMERGENCY,
+};
+
+/*
+ * One call in flight. Everything here is borrowed from dispatch and lives
+ * until the handler returns. The callbacks may be called from the handler's
+ * thread only; they are never NULL (dispatch passes no-ops when the client
+ * gave no progressToken or set no log level).
+ */
+struct tool_call {
+	const struct tool_env *env;
+	const char *workspace;		/* absolute host path; per server or session */
+	struct sb_cancel *cancel;	/* fired by notifications/cancelled */
+	/* notifications/progress: progress must grow; total <= 0 means unknown */
+	void (*progress)(void *arg, double progress, double total,
+	    const char *message);
+	/* notifications/message, filtered by the client's level */
+	void (*log)(void *arg, enum tool_log_level level, const char *logger,
+	    const char *text);
+	void *cb_arg;
+};
+
+struct tool_annotations {
+	bool read_only;
+	bool destructive;
+	bool idempotent;
+	bool open_world;
+};
+
+/*
+ * A handler. args is borrowed and valid against the input schema. On MCP_OK,
+ * *ret_result is a new CallToolResult object owned by the caller (tool
+ * failures are MCP_OK with isError set). Any other return is a protocol
+ * error (-32603 for MCP_ERR_INTERNAL), and *ret_result is untouched.
+ */
+typedef enum mcp_err (*tool_handler_fn)(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result);
+
+struct tool_def {
+	const char *name;
+	const char *title;
+	const char *description;
+	const char *input_schema;	/* embedded file, e.g. "calculate.input.json" */
+	const char *output_schema;	/* embedded file, or NULL */
+	struct tool_annotations annotations;
+	tool_handler_fn handler;
+	/*
+	 * Optional: adapts this tool's tools/list entry to the policy before
+	 * its input schema is compiled (the languages present in an enum, the
+	 * skills listed in the description). tool_json is the entry being
+	 * built, borrowed: {name, title, description, inputSchema, ...}.
+	 */
+	enum mcp_err (*tailor)(const struct tool_env *env,
+	    struct json_object *tool_json);
+	bool fixture;			/* conformance fixture: test-only flag */
+};
+
+/*
+ * Result builders (tools/result.c). All return a new object owned by the
+ * caller, or NULL on allocation failure.
+ */
+/* Success: structured (ownership taken, may be NULL) + one text block. */
+struct json_object *tool_result_ok(struct json_object *structured,
+    const char *text);
+/* Tool failure: isError true, one text block with the message. */
+struct json_object *tool_result_error(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+/* Tool failure that still carries structured data (ownership taken). */
+struct json_object *tool_result_error_structured(struct json_object *structured,
+    const char *text);
+
+#endif
