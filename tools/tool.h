@@ -19,11 +19,13 @@
 struct policy;		/* tools/policy.h */
 struct sb_ctx;		/* sandbox/sandbox.h */
 struct sb_cancel;	/* sandbox/sandbox.h */
+struct tool_slots;	/* tools/slots.h: bounded concurrency of sandboxes */
 
 /* Server-wide, immutable once serving starts; shared by every thread. */
 struct tool_env {
 	const struct policy *policy;	/* borrowed, never NULL once built */
 	struct sb_ctx *sb;		/* borrowed; NULL if no sandboxed tool */
+	struct tool_slots *slots;	/* borrowed; shared, internally locked */
 	bool fixtures;			/* conformance fixture tools offered */
 };
 
@@ -40,6 +42,21 @@ enum tool_log_level {
 };
 
 /*
+ * What a handler reports for the audit log (dispatch writes the line). Never
+ * contents of arguments or output: only these facts.
+ */
+struct tool_audit {
+	bool ran;		/* a sandbox or an in-process engine ran */
+	bool refused;		/* refused before running (policy, path, busy) */
+	char reason[128];	/* why refused, short, no argument contents */
+	int exit_code;		/* -1 if none */
+	int term_signal;	/* 0 if none */
+	uint64_t duration_us;
+	bool timed_out;
+	bool truncated;
+};
+
+/*
  * One call in flight. Everything here is borrowed from dispatch and lives
  * until the handler returns. The callbacks may be called from the handler's
  * thread only; they are never NULL (dispatch passes no-ops when the client
@@ -49,6 +66,7 @@ struct tool_call {
 	const struct tool_env *env;
 	const char *workspace;		/* absolute host path; per server or session */
 	struct sb_cancel *cancel;	/* fired by notifications/cancelled */
+	struct tool_audit *audit;	/* written by the handler; zeroed, exit -1 */
 	/* notifications/progress: progress must grow; total <= 0 means unknown */
 	void (*progress)(void *arg, double progress, double total,
 	    const char *message);
