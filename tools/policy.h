@@ -1,0 +1,177 @@
+/*
+ * The policy of the sandboxed tools: which programs, languages, skills and
+ * databases a model may use, in which workspace, under which limits. Built
+ * once at start (embedded default, then --config file, then flags, then
+ * policy_finalize()), immutable afterwards and shared by every thread.
+ * Trusts only its own embedded default; a config file and flags are user
+ * input and are checked with messages that name the file, line and key.
+ */
+#ifndef POLICY_H
+#define POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Bounds on what a policy may hold (config files are user input). */
+#define POLICY_MAX_COMMANDS	256	/* an allow-list, not a PATH copy */
+#define POLICY_MAX_DATABASES	64	/* a handful of named datasets */
+#define POLICY_MAX_SKILLS	64	/* each is listed in a tool description */
+#define POLICY_MAX_SCRIPTS	32	/* scripts listed per skill */
+#define POLICY_MAX_ENV		64	/* environment entries given to tools */
+#define POLICY_MAX_NAME		64	/* command, database, skill, env names */
+#define POLICY_MAX_ENV_VALUE	1024	/* one environment value */
+#define POLICY_MAX_CONFIG	(256 * 1024)	/* a config file is a page of JSON */
+#define POLICY_MAX_SUMMARY	400	/* a skill summary in a tool description */
+
+/* A program a model may run with run_command. */
+struct policy_command {
+	char *name;		/* owned: what the model passes, e.g. "grep" */
+	char *path;		/* owned: absolute, resolved at finalize; or NULL */
+	bool optional;		/* from the default: dropped if missing */
+};
+
+/*
+ * A run_code language. The set of known languages is a const table in
+ * policy.c; the policy holds which are enabled and their resolved toolchain.
+ */
+enum policy_lang {
+	POLICY_LANG_PYTHON3 = 0,
+	POLICY_LANG_NODE,
+	POLICY_LANG_SH,
+	POLICY_LANG_C,
+	POLICY_LANG_COUNT,
+};
+
+struct policy_language {
+	bool enabled;		/* asked for by the policy */
+	bool available;		/* enabled and its toolchain was found */
+	char *path;		/* owned: interpreter or compiler, absolute */
+	char *shell;		/* owned: /bin/sh for the C driver, absolute */
+};
+
+/* A script of a skill: a file under <skill>/scripts/ with an allowed
+ * extension, found at finalize. */
+struct policy_script {
+	char *name;		/* owned: file name under scripts/, no '/' */
+	enum policy_lang lang;	/* interpreter its extension maps to */
+};
+
+struct policy_skill {
+	char *name;		/* owned: from front matter (or folder name) */
+	char *summary;		/* owned: front matter description, one line */
+	char *dir;		/* owned: absolute path of the skill folder */
+	struct policy_script scripts[POLICY_MAX_SCRIPTS];
+	size_t nscripts;
+};
+
+struct policy_database {
+	char *name;		/* owned: what the model passes */
+	char *path;		/* owned: absolute host path, opened read-only */
+};
+
+struct policy_env {
+	char *name;		/* owned */
+	char *value;		/* owned */
+};
+
+/* Numeric limits; units in the names. Zero max_sandboxes means "cores". */
+struct policy_limits {
+	uint32_t timeout_ms;		/* default deadline of one call */
+	uint32_t max_timeout_ms;	/* the most a call may ask for */
+	uint32_t memory_mb;		/* address space of a sandbox */
+	uint32_t processes;		/* tasks inside one sandbox */
+	uint32_t file_size_mb;		/* largest file a tool may write */
+	uint32_t output_bytes;		/* stdout and stderr, each */
+	uint32_t max_sandboxes;		/* sandboxes running at once */
+	uint32_t queue;			/* calls waiting for a sandbox */
+	uint32_t queue_wait_ms;		/* longest a queued call waits */
+	uint32_t read_bytes;		/* read_file / search per file */
+	uint32_t sql_rows;		/* rows a query returns at most */
+	uint32_t sql_bytes;		/* result bytes a query returns at most */
+	uint32_t sql_timeout_ms;	/* deadline of one query */
+	uint32_t tmp_mb;		/* size of the sandbox's /tmp */
+};
+
+struct policy {
+	char *workspace;	/* owned: user directory, or NULL = fresh */
+	struct policy_command commands[POLICY_MAX_COMMANDS];
+	size_t ncommands;
+	struct policy_language languages[POLICY_LANG_COUNT];
+	char *skills_dir;	/* owned: absolute after finalize, or NULL */
+	struct policy_skill skills[POLICY_MAX_SKILLS];
+	size_t nskills;		/* filled by finalize */
+	struct policy_database databases[POLICY_MAX_DATABASES];
+	size_t ndatabases;
+	struct policy_env env[POLICY_MAX_ENV];	/* base environment */
+	size_t nenv;
+	struct policy_limits limits;
+	bool network;		/* always false: there is no network mode */
+	char *audit_log;	/* owned: path of the JSON-lines audit, or NULL */
+	bool finalized;
+};
+
+/* One command-line override; main.c makes getopt_long options of these. */
+struct policy_flag {
+	const char *name;	/* long option, without "--" */
+	int has_arg;		/* getopt_long's no_argument / required_argument */
+	const char *metavar;	/* for --help, or NULL */
+	const char *help;	/* one line for --help */
+};
+
+/* Terminated by an entry whose name is NULL. */
+extern const struct policy_flag policy_flags[];
+
+/* The embedded default (tools/default-policy.json). NULL with err set on
+ * failure (allocation only; the default is checked by a unit test). */
+struct policy *policy_new_default(char *err, size_t errlen);
+
+/*
+ * Overlays a JSON config file: keys present replace the default's values
+ * (commands, languages, databases and env are replaced as a whole; limits
+ * key by key). Unknown keys are errors. Returns 0, or -1 with err like
+ * "config.json:12: limits.memory_mb: must be an integer in 16..65536".
+ */
+int policy_load_file(struct policy *p, const char *path, char *err,
+    size_t errlen) __attribute__((warn_unused_result));
+
+/* Applies one flag of policy_flags[] (value NULL for flags without an
+ * argument). Returns 0, or -1 with err naming the flag. */
+int policy_set_flag(struct policy *p, const char *flag, const char *value,
+    char *err, size_t errlen) __attribute__((warn_unused_result));
+
+/*
+ * Resolves, before the environment is emptied: commands to absolute paths
+ * (optional ones that are missing are dropped, others are errors), language
+ * toolchains (missing ones become unavailable), the skills directory (scans
+ * each skill's SKILL.md front matter and scripts/), database paths (must
+ * exist), and max_sandboxes 0 to the number of cores. Returns 0 or -1.
+ */
+int policy_finalize(struct policy *p, char *err, size_t errlen)
+    __attribute__((warn_unused_result));
+
+/* The effective policy as JSON, for --print-config. */
+void policy_print(const struct policy *p, FILE *out);
+
+void policy_free(struct policy *p);
+
+/* Look-ups for handlers (after finalize); NULL when absent. */
+const struct policy_command *policy_find_command(const struct policy *p,
+    const char *name);
+const struct policy_database *policy_find_database(const struct policy *p,
+    const char *name);
+const struct policy_skill *policy_find_skill(const struct policy *p,
+    const char *name);
+/* "python3", "node", "sh", "c"; and back (-1 when unknown). */
+const char *policy_lang_name(enum policy_lang lang);
+int policy_lang_from_name(const char *name);
+
+/*
+ * true when an environment variable name is never passed to a sandbox,
+ * whatever the policy or the request says: LD_*, and variables that make
+ * interpreters load code (PYTHON*, NODE_OPTIONS, BASH_ENV, ...).
+ */
+bool policy_env_name_forbidden(const char *name);
+
+#endif
