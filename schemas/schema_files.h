@@ -1,5 +1,5 @@
 /*
- * The schema files of schemas/*.json, embedded at build time (embed.cmake).
+ * The schema files (schemas/NAME.json), embedded at build time (embed.cmake).
  * The table is const and sorted by name; texts are NUL-terminated.
  */
 #ifndef SCHEMA_FILES_H

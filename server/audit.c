@@ -1,0 +1,117 @@
+/* Audit log lines: facts of each call, never its data. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "audit.h"
+#include "session.h"
+#include "sha256.h"
+#include "tool.h"
+
+struct audit {
+	int fd;		/* O_APPEND | O_CLOEXEC */
+};
+
+struct audit *
+audit_open(const char *path, char *err, size_t errlen)
+{
+	struct audit *a;
+	int fd;
+
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY,
+	    0600);
+	if (fd < 0) {
+		(void)snprintf(err, errlen, "cannot open audit log %s: %s",
+		    path, strerror(errno));
+		return NULL;
+	}
+	if ((a = calloc(1, sizeof(*a))) == NULL) {
+		(void)close(fd);
+		(void)snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	a->fd = fd;
+	return a;
+}
+
+void
+audit_close(struct audit *a)
+{
+	if (a == NULL)
+		return;
+	(void)close(a->fd);
+	free(a);
+}
+
+void
+audit_call(struct audit *a, const struct session *sess, const char *tool,
+    const struct json_object *args, const struct json_object *result,
+    const struct tool_audit *f)
+{
+	struct json_object *line, *v;
+	uint8_t digest[SHA256_LEN];
+	char hex[2 * SHA256_LEN + 8], when[40];
+	const char *text, *outcome;
+	struct timespec ts;
+	struct tm tm;
+	size_t len, i;
+	char *buf;
+
+	text = json_object_to_json_string_length((struct json_object *)args,
+	    JSON_C_TO_STRING_PLAIN, &len);
+	sha256(text, len, digest);
+	memcpy(hex, "sha256:", 7);
+	for (i = 0; i < SHA256_LEN; i++)
+		(void)snprintf(hex + 7 + 2 * i, 3, "%02x", digest[i]);
+	(void)clock_gettime(CLOCK_REALTIME, &ts);
+	(void)gmtime_r(&ts.tv_sec, &tm);
+	(void)snprintf(when, sizeof(when), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ",
+	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+	    tm.tm_sec, ts.tv_nsec / 1000000);
+
+	if (result == NULL)
+		outcome = "error";
+	else if (f->refused)
+		outcome = "refused";
+	else if (json_object_object_get_ex(result, "isError", &v) &&
+	    json_object_get_boolean(v))
+		outcome = "tool_error";
+	else
+		outcome = "ok";
+
+	line = json_object_new_object();
+	json_object_object_add(line, "time", json_object_new_string(when));
+	json_object_object_add(line, "session", json_object_new_string(sess->id));
+	json_object_object_add(line, "tool", json_object_new_string(tool));
+	json_object_object_add(line, "args", json_object_new_string(hex));
+	json_object_object_add(line, "outcome", json_object_new_string(outcome));
+	if (f->reason[0] != '\0')
+		json_object_object_add(line, "reason",
+		    json_object_new_string(f->reason));
+	json_object_object_add(line, "ran", json_object_new_boolean(f->ran));
+	if (f->exit_code >= 0)
+		json_object_object_add(line, "exit",
+		    json_object_new_int(f->exit_code));
+	if (f->term_signal > 0)
+		json_object_object_add(line, "signal",
+		    json_object_new_int(f->term_signal));
+	json_object_object_add(line, "duration_us",
+	    json_object_new_int64((int64_t)f->duration_us));
+	json_object_object_add(line, "timed_out",
+	    json_object_new_boolean(f->timed_out));
+	json_object_object_add(line, "truncated",
+	    json_object_new_boolean(f->truncated));
+	text = json_object_to_json_string_length(line, JSON_C_TO_STRING_PLAIN,
+	    &len);
+	if ((buf = malloc(len + 1)) != NULL) {
+		memcpy(buf, text, len);
+		buf[len] = '\n';
+		(void)!write(a->fd, buf, len + 1);
+		free(buf);
+	}
+	json_object_put(line);
+}

@@ -1,0 +1,28 @@
+/*
+ * The audit log: one JSON line per tools/call, appended to a file the user
+ * names. It records facts only (time, session, tool, a SHA-256 of the
+ * arguments, accepted or refused and why, exit, duration, timed out,
+ * truncated), never the contents of arguments or output.
+ */
+#ifndef AUDIT_H
+#define AUDIT_H
+
+#include <stddef.h>
+
+#include <json-c/json.h>
+
+struct audit;
+struct session;
+struct tool_audit;
+
+/* Opens path for appending (created 0600). NULL with err filled on failure. */
+struct audit *audit_open(const char *path, char *err, size_t errlen);
+void audit_close(struct audit *a);
+
+/* Writes one line. args and result are borrowed; result may be NULL (a
+ * protocol error). Thread-safe: one write(2) per line on O_APPEND. */
+void audit_call(struct audit *a, const struct session *sess,
+    const char *tool, const struct json_object *args,
+    const struct json_object *result, const struct tool_audit *facts);
+
+#endif

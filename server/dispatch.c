@@ -1,0 +1,704 @@
+/*
+ * Dispatch: the closed method table, the two protocol eras, and the life of
+ * one tools/call read top to bottom in handle_tools_call(). A method name
+ * from the client is only a key into methods[]; a tool name only a key into
+ * the registry. Every response is built here and nowhere else.
+ */
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "audit.h"
+#include "dispatch.h"
+#include "log.h"
+#include "registry.h"
+#include "sandbox.h"
+#include "validator.h"
+#include "version.h"
+
+const char *const dispatch_legacy_versions[] = {
+	"2025-11-25", "2025-06-18", "2025-03-26", NULL
+};
+const char *const dispatch_modern_versions[] = { "2026-07-28", NULL };
+
+#define META_VERSION	"io.modelcontextprotocol/protocolVersion"
+#define META_CAPS	"io.modelcontextprotocol/clientCapabilities"
+#define META_LOGLEVEL	"io.modelcontextprotocol/logLevel"
+#define META_SERVERINFO	"io.modelcontextprotocol/serverInfo"
+
+/* RFC 5424 names, in the order of enum tool_log_level. */
+static const char *const log_level_names[] = {
+	"debug", "info", "notice", "warning", "error", "critical", "alert",
+	"emergency", NULL
+};
+
+enum era {
+	ERA_LEGACY,
+	ERA_MODERN,
+};
+
+/* One request being answered: what handlers need besides params. */
+struct req {
+	const struct server *srv;
+	struct session *sess;
+	const struct rpc_msg *msg;
+	const struct msg_sink *sink;
+	enum era era;
+	int log_level;			/* modern: from _meta; -1 = none */
+	const char *err_msg;		/* static text for a protocol error */
+	char err_buf[256];		/* or formatted here */
+	struct json_object *err_data;	/* owned; error data, may be NULL */
+	struct inflight *fl;		/* this request in the session table */
+};
+
+typedef enum mcp_err (*method_fn)(struct req *r, struct json_object **ret);
+
+/* Where a method may be called. */
+#define M_LEGACY	0x1	/* handshake era (after initialize) */
+#define M_MODERN	0x2	/* 2026-07-28 with per-request _meta */
+#define M_PREINIT	0x4	/* legacy: allowed before initialize */
+
+struct method {
+	const char *name;
+	method_fn fn;
+	unsigned int flags;
+};
+
+static int
+level_from_name(const char *s)
+{
+	int i;
+
+	for (i = 0; log_level_names[i] != NULL; i++)
+		if (strcmp(s, log_level_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+static enum mcp_err
+fail(struct req *r, enum mcp_err st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static enum mcp_err
+fail(struct req *r, enum mcp_err st, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	(void)vsnprintf(r->err_buf, sizeof(r->err_buf), fmt, ap);
+	va_end(ap);
+	r->err_msg = r->err_buf;
+	return st;
+}
+
+static struct json_object *
+server_info(void)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "name", json_object_new_string("mcp-sandbox"));
+	json_object_object_add(o, "title", json_object_new_string("MCP Sandbox"));
+	json_object_object_add(o, "version",
+	    json_object_new_string(MCP_SANDBOX_VERSION));
+	json_object_object_add(o, "description", json_object_new_string(
+	    "A fixed list of tools; commands and code run in a namespace "
+	    "sandbox with no network."));
+	return o;
+}
+
+static struct json_object *
+capabilities(void)
+{
+	struct json_object *caps = json_object_new_object();
+	struct json_object *tools = json_object_new_object();
+
+	json_object_object_add(tools, "listChanged",
+	    json_object_new_boolean(0));
+	json_object_object_add(caps, "tools", tools);
+	json_object_object_add(caps, "logging", json_object_new_object());
+	return caps;
+}
+
+/* ---- handshake era ---- */
+
+static enum mcp_err
+m_initialize(struct req *r, struct json_object **ret)
+{
+	struct json_object *v, *res;
+	const char *want, *got = dispatch_legacy_versions[0];
+	size_t i;
+
+	if (r->msg->params == NULL ||
+	    !json_object_object_get_ex(r->msg->params, "protocolVersion", &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
+		    "initialize needs \"protocolVersion\" (a string)");
+	want = json_object_get_string(v);
+	for (i = 0; dispatch_legacy_versions[i] != NULL; i++)
+		if (strcmp(want, dispatch_legacy_versions[i]) == 0)
+			got = dispatch_legacy_versions[i];
+
+	(void)pthread_mutex_lock(&r->sess->lock);
+	r->sess->initialized = true;
+	(void)snprintf(r->sess->version, sizeof(r->sess->version), "%s", got);
+	(void)pthread_mutex_unlock(&r->sess->lock);
+
+	res = json_object_new_object();
+	json_object_object_add(res, "protocolVersion",
+	    json_object_new_string(got));
+	json_object_object_add(res, "capabilities", capabilities());
+	json_object_object_add(res, "serverInfo", server_info());
+	if (r->srv->instructions != NULL)
+		json_object_object_add(res, "instructions",
+		    json_object_new_string(r->srv->instructions));
+	*ret = res;
+	return MCP_OK;
+}
+
+static enum mcp_err
+m_ping(struct req *r, struct json_object **ret)
+{
+	*ret = json_object_new_object();
+	return MCP_OK;
+}
+
+static enum mcp_err
+m_set_level(struct req *r, struct json_object **ret)
+{
+	struct json_object *v;
+	int level;
+
+	if (r->msg->params == NULL ||
+	    !json_object_object_get_ex(r->msg->params, "level", &v) ||
+	    !json_object_is_type(v, json_type_string) ||
+	    (level = level_from_name(json_object_get_string(v))) < 0)
+		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
+		    "\"level\" must be one of debug, info, notice, warning, "
+		    "error, critical, alert, emergency");
+	(void)pthread_mutex_lock(&r->sess->lock);
+	r->sess->log_level = level;
+	(void)pthread_mutex_unlock(&r->sess->lock);
+	*ret = json_object_new_object();
+	return MCP_OK;
+}
+
+/* ---- both eras ---- */
+
+static enum mcp_err
+m_discover(struct req *r, struct json_object **ret)
+{
+	struct json_object *res, *vers;
+	size_t i;
+
+	res = json_object_new_object();
+	vers = json_object_new_array();
+	for (i = 0; dispatch_modern_versions[i] != NULL; i++)
+		json_object_array_add(vers,
+		    json_object_new_string(dispatch_modern_versions[i]));
+	for (i = 0; dispatch_legacy_versions[i] != NULL; i++)
+		json_object_array_add(vers,
+		    json_object_new_string(dispatch_legacy_versions[i]));
+	json_object_object_add(res, "supportedVersions", vers);
+	json_object_object_add(res, "capabilities", capabilities());
+	if (r->srv->instructions != NULL)
+		json_object_object_add(res, "instructions",
+		    json_object_new_string(r->srv->instructions));
+	json_object_object_add(res, "ttlMs",
+	    json_object_new_int(MCP_LIST_TTL_MS));
+	json_object_object_add(res, "cacheScope",
+	    json_object_new_string("public"));
+	*ret = res;
+	return MCP_OK;
+}
+
+static enum mcp_err
+m_tools_list(struct req *r, struct json_object **ret)
+{
+	struct json_object *res, *v;
+
+	if (r->msg->params != NULL &&
+	    json_object_object_get_ex(r->msg->params, "cursor", &v))
+		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
+		    "unknown cursor (the tool list has a single page)");
+	res = json_object_new_object();
+	json_object_object_add(res, "tools",
+	    json_object_get(toolset_list(r->srv->tools)));
+	if (r->era == ERA_MODERN) {
+		json_object_object_add(res, "ttlMs",
+		    json_object_new_int(MCP_LIST_TTL_MS));
+		json_object_object_add(res, "cacheScope",
+		    json_object_new_string("public"));
+	}
+	*ret = res;
+	return MCP_OK;
+}
+
+/* ---- tools/call ---- */
+
+/* Per-call state that the tool's callbacks reach through cb_arg. */
+struct call_ctx {
+	struct req *r;
+	struct inflight *fl;
+	struct json_object *progress_token;	/* borrowed from the request */
+	double last_progress;
+	bool sent_progress;
+};
+
+static void
+call_send(struct call_ctx *cc, const char *method, struct json_object *params)
+{
+	char *text;
+	size_t len;
+
+	if (session_is_cancelled(cc->r->sess, cc->fl)) {
+		json_object_put(params);
+		return;		/* after cancel, nothing more for this id */
+	}
+	if ((text = jsonrpc_notification(method, params, &len)) == NULL)
+		return;
+	(void)cc->r->sink->send(cc->r->sink->arg, text, len);
+	free(text);
+}
+
+static void
+call_progress(void *arg, double progress, double total, const char *message)
+{
+	struct call_ctx *cc = arg;
+	struct json_object *p;
+
+	if (cc->progress_token == NULL)
+		return;
+	/* the spec wants progress to grow with every notification */
+	if (cc->sent_progress && progress <= cc->last_progress)
+		return;
+	cc->sent_progress = true;
+	cc->last_progress = progress;
+	p = json_object_new_object();
+	json_object_object_add(p, "progressToken",
+	    json_object_get(cc->progress_token));
+	json_object_object_add(p, "progress", json_object_new_double(progress));
+	if (total > 0)
+		json_object_object_add(p, "total",
+		    json_object_new_double(total));
+	if (message != NULL)
+		json_object_object_add(p, "message",
+		    json_object_new_string(message));
+	call_send(cc, "notifications/progress", p);
+}
+
+static int
+effective_log_level(struct req *r)
+{
+	int level;
+
+	if (r->era == ERA_MODERN)
+		return r->log_level;
+	(void)pthread_mutex_lock(&r->sess->lock);
+	level = r->sess->log_level;
+	(void)pthread_mutex_unlock(&r->sess->lock);
+	return level;
+}
+
+static void
+call_log(void *arg, enum tool_log_level level, const char *logger,
+    const char *text)
+{
+	struct call_ctx *cc = arg;
+	struct json_object *p;
+	int min = effective_log_level(cc->r);
+
+	if (min < 0 || (int)level < min)
+		return;
+	p = json_object_new_object();
+	json_object_object_add(p, "level",
+	    json_object_new_string(log_level_names[level]));
+	if (logger != NULL)
+		json_object_object_add(p, "logger",
+		    json_object_new_string(logger));
+	json_object_object_add(p, "data", json_object_new_string(text));
+	call_send(cc, "notifications/message", p);
+}
+
+static struct json_object *
+progress_token(const struct rpc_msg *msg)
+{
+	struct json_object *meta, *tok;
+
+	if (msg->params == NULL ||
+	    !json_object_object_get_ex(msg->params, "_meta", &meta) ||
+	    !json_object_object_get_ex(meta, "progressToken", &tok))
+		return NULL;
+	if (!json_object_is_type(tok, json_type_string) &&
+	    !json_object_is_type(tok, json_type_int))
+		return NULL;
+	return tok;
+}
+
+/*
+ * tools/call: every stage of one call, in order. Lookup in the closed
+ * table, validation against the input schema, the handler, and a check of
+ * the structured result against the output schema.
+ */
+static enum mcp_err
+m_tools_call(struct req *r, struct json_object **ret)
+{
+	const struct tool_entry *tool;
+	struct json_object *name_obj, *args = NULL, *result = NULL, *sc;
+	struct schema_error verr;
+	struct tool_audit audit = { .exit_code = -1 };
+	struct tool_call call;
+	struct sb_cancel cancel;
+	struct call_ctx cc;
+	const char *name;
+	struct timespec t0, t1;
+	enum mcp_err st;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (r->msg->params == NULL ||
+	    !json_object_object_get_ex(r->msg->params, "name", &name_obj) ||
+	    !json_object_is_type(name_obj, json_type_string))
+		return fail(r, MCP_ERR_INVALID_PARAMS,
+		    "Invalid params: tools/call needs \"name\" (a string)");
+	name = json_object_get_string(name_obj);
+	if (json_object_object_get_ex(r->msg->params, "arguments", &args) &&
+	    !json_object_is_type(args, json_type_object))
+		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
+		    "\"arguments\" must be an object");
+	if ((tool = toolset_lookup(r->srv->tools, name)) == NULL)
+		return fail(r, MCP_ERR_INVALID_PARAMS, "Unknown tool: \"%.64s\"",
+		    name);
+
+	if (args == NULL)
+		args = json_object_new_object();	/* owned below */
+	else
+		json_object_get(args);
+
+	st = schema_validate(tool->input, args, &verr);
+	if (st != MCP_OK) {
+		audit.refused = true;
+		(void)snprintf(audit.reason, sizeof(audit.reason),
+		    "invalid arguments: %s", verr.keyword);
+		result = tool_result_error("Invalid arguments for tool %s: %s",
+		    tool->def->name, verr.message);
+		st = result != NULL ? MCP_OK : MCP_ERR_NOMEM;
+		goto out;
+	}
+
+	memset(&cc, 0, sizeof(cc));
+	cc.r = r;
+	cc.fl = r->fl;
+	cc.progress_token = progress_token(r->msg);
+	memset(&call, 0, sizeof(call));
+	call.env = r->srv->env;
+	call.workspace = r->sess->workspace;
+	call.audit = &audit;
+	call.progress = call_progress;
+	call.log = call_log;
+	call.cb_arg = &cc;
+	if (sb_cancel_init(&cancel) != 0) {
+		st = fail(r, MCP_ERR_INTERNAL, "Internal error: cannot create "
+		    "a cancellation handle");
+		goto out;
+	}
+	call.cancel = &cancel;
+	(void)pthread_mutex_lock(&r->sess->lock);
+	r->fl->cancel = &cancel;
+	if (r->fl->cancelled)
+		sb_cancel_fire(&cancel);	/* cancelled while validating */
+	(void)pthread_mutex_unlock(&r->sess->lock);
+
+	st = tool->def->handler(&call, args, &result);
+
+	(void)pthread_mutex_lock(&r->sess->lock);
+	r->fl->cancel = NULL;
+	(void)pthread_mutex_unlock(&r->sess->lock);
+	sb_cancel_fini(&cancel);
+	if (st != MCP_OK) {
+		(void)fail(r, st, "Internal error: tool %s failed",
+		    tool->def->name);
+		goto out;
+	}
+	/* a result must match the tool's own output schema, or it is ours
+	 * that is broken: say so rather than send it */
+	if (tool->output != NULL &&
+	    json_object_object_get_ex(result, "structuredContent", &sc) &&
+	    schema_validate(tool->output, sc, &verr) != MCP_OK) {
+		log_err("tool %s: structuredContent fails its output schema: "
+		    "%s", tool->def->name, verr.message);
+		json_object_put(result);
+		result = NULL;
+		st = fail(r, MCP_ERR_INTERNAL, "Internal error: tool %s "
+		    "produced a result that fails its output schema",
+		    tool->def->name);
+		goto out;
+	}
+ out:
+	(void)clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (audit.duration_us == 0)
+		audit.duration_us = (uint64_t)(t1.tv_sec - t0.tv_sec) *
+		    1000000 + (uint64_t)(t1.tv_nsec - t0.tv_nsec) / 1000;
+	if (r->srv->audit != NULL)
+		audit_call(r->srv->audit, r->sess, tool->def->name, args,
+		    result, &audit);
+	json_object_put(args);
+	if (st == MCP_OK)
+		*ret = result;
+	return st;
+}
+
+static const struct method methods[] = {
+	{ "initialize", m_initialize, M_LEGACY | M_PREINIT },
+	{ "ping", m_ping, M_LEGACY | M_PREINIT },
+	{ "logging/setLevel", m_set_level, M_LEGACY },
+	{ "server/discover", m_discover, M_MODERN },
+	{ "tools/list", m_tools_list, M_LEGACY | M_MODERN },
+	{ "tools/call", m_tools_call, M_LEGACY | M_MODERN },
+};
+
+static const struct method *
+method_lookup(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
+		if (strcmp(methods[i].name, name) == 0)
+			return &methods[i];
+	return NULL;
+}
+
+const char *
+dispatch_modern_version(const struct rpc_msg *msg)
+{
+	struct json_object *meta, *v;
+
+	if (msg->params == NULL ||
+	    !json_object_object_get_ex(msg->params, "_meta", &meta) ||
+	    !json_object_is_type(meta, json_type_object) ||
+	    !json_object_object_get_ex(meta, META_VERSION, &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+/*
+ * 2026-07-28: every request names its version and the client's
+ * capabilities in _meta. Checked before the method runs.
+ */
+static enum mcp_err
+check_modern_meta(struct req *r)
+{
+	struct json_object *meta = NULL, *v, *sup;
+	const char *want;
+	size_t i;
+
+	if (r->msg->params != NULL)
+		(void)json_object_object_get_ex(r->msg->params, "_meta", &meta);
+	if (meta == NULL || !json_object_is_type(meta, json_type_object) ||
+	    !json_object_object_get_ex(meta, META_VERSION, &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
+		    "_meta \"%s\" is required (or send initialize first)",
+		    META_VERSION);
+	want = json_object_get_string(v);
+	for (i = 0; dispatch_modern_versions[i] != NULL; i++)
+		if (strcmp(want, dispatch_modern_versions[i]) == 0)
+			break;
+	if (dispatch_modern_versions[i] == NULL) {
+		r->err_data = json_object_new_object();
+		sup = json_object_new_array();
+		for (i = 0; dispatch_modern_versions[i] != NULL; i++)
+			json_object_array_add(sup, json_object_new_string(
+			    dispatch_modern_versions[i]));
+		json_object_object_add(r->err_data, "supported", sup);
+		json_object_object_add(r->err_data, "requested",
+		    json_object_new_string(want));
+		return fail(r, MCP_ERR_UNSUPPORTED_VERSION, "Unsupported "
+		    "protocol version: %.32s", want);
+	}
+	if (!json_object_object_get_ex(meta, META_CAPS, &v) ||
+	    !json_object_is_type(v, json_type_object))
+		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
+		    "_meta \"%s\" is required (an object)", META_CAPS);
+	if (json_object_object_get_ex(meta, META_LOGLEVEL, &v)) {
+		if (!json_object_is_type(v, json_type_string) ||
+		    (r->log_level = level_from_name(
+		    json_object_get_string(v))) < 0)
+			return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
+			    "_meta \"%s\" must be a log level name",
+			    META_LOGLEVEL);
+	}
+	return MCP_OK;
+}
+
+/* Modern results carry resultType and our serverInfo. */
+static void
+decorate_modern(struct json_object *res)
+{
+	struct json_object *meta;
+
+	if (!json_object_is_type(res, json_type_object))
+		return;
+	json_object_object_add(res, "resultType",
+	    json_object_new_string("complete"));
+	if (!json_object_object_get_ex(res, "_meta", &meta)) {
+		meta = json_object_new_object();
+		json_object_object_add(res, "_meta", meta);
+	}
+	json_object_object_add(meta, META_SERVERINFO, server_info());
+}
+
+static void
+send_text(const struct msg_sink *sink, char *text, size_t len)
+{
+	if (text == NULL) {
+		log_err("out of memory building a response");
+		return;
+	}
+	(void)sink->send(sink->arg, text, len);
+	free(text);
+}
+
+static void
+handle_notification(const struct server *srv, struct session *sess,
+    const struct rpc_msg *msg)
+{
+	struct json_object *v;
+	char key[MCP_MAX_ID_LEN + 3];
+	int n;
+
+	if (strcmp(msg->method, "notifications/cancelled") != 0)
+		return;		/* initialized, progress, roots: nothing to do */
+	if (msg->params == NULL ||
+	    !json_object_object_get_ex(msg->params, "requestId", &v))
+		return;
+	if (json_object_is_type(v, json_type_string))
+		n = snprintf(key, sizeof(key), "s:%s",
+		    json_object_get_string(v));
+	else if (json_object_is_type(v, json_type_int))
+		n = snprintf(key, sizeof(key), "i:%lld",
+		    (long long)json_object_get_int64(v));
+	else
+		return;
+	if (n < 0 || (size_t)n >= sizeof(key))
+		return;
+	session_cancel(sess, key);
+}
+
+bool
+dispatch_runs_long(const struct rpc_msg *msg)
+{
+	return msg->kind == RPC_REQUEST && strcmp(msg->method, "tools/call") == 0;
+}
+
+bool
+dispatch_may_notify(const struct session *sess, const struct rpc_msg *msg)
+{
+	struct json_object *meta, *v;
+	int level;
+
+	if (!dispatch_runs_long(msg))
+		return false;
+	if (progress_token(msg) != NULL)
+		return true;
+	if (msg->params != NULL &&
+	    json_object_object_get_ex(msg->params, "_meta", &meta) &&
+	    json_object_object_get_ex(meta, META_LOGLEVEL, &v))
+		return true;
+	(void)pthread_mutex_lock((pthread_mutex_t *)&sess->lock);
+	level = sess->log_level;
+	(void)pthread_mutex_unlock((pthread_mutex_t *)&sess->lock);
+	return level >= 0;
+}
+
+enum mcp_err
+dispatch_message(const struct server *srv, struct session *sess,
+    const struct rpc_msg *msg, const struct msg_sink *sink)
+{
+	const struct method *m;
+	struct json_object *result = NULL;
+	struct inflight fl;
+	struct req r;
+	enum mcp_err st;
+	bool initialized, cancelled;
+	char *text;
+	size_t len;
+
+	if (msg->kind == RPC_RESPONSE)
+		return MCP_OK;		/* we never send requests */
+	if (msg->kind == RPC_NOTIFICATION) {
+		handle_notification(srv, sess, msg);
+		return MCP_OK;
+	}
+
+	memset(&r, 0, sizeof(r));
+	r.srv = srv;
+	r.sess = sess;
+	r.msg = msg;
+	r.sink = sink;
+	r.fl = &fl;
+	r.log_level = -1;
+	r.era = dispatch_modern_version(msg) != NULL ||
+	    strcmp(msg->method, "server/discover") == 0 ? ERA_MODERN :
+	    ERA_LEGACY;
+
+	memset(&fl, 0, sizeof(fl));
+	(void)snprintf(fl.key, sizeof(fl.key), "%s", msg->id_key);
+	if (session_begin(sess, &fl) != 0) {
+		text = jsonrpc_error(msg->id, MCP_ERR_INTERNAL, "Server busy: "
+		    "too many requests in flight", NULL, &len);
+		send_text(sink, text, len);
+		return MCP_ERR_INTERNAL;
+	}
+
+	if ((m = method_lookup(msg->method)) == NULL) {
+		st = fail(&r, MCP_ERR_NO_METHOD, "Method not found: %.64s",
+		    msg->method);
+		goto reply;
+	}
+	if (r.era == ERA_MODERN) {
+		if ((st = check_modern_meta(&r)) != MCP_OK)
+			goto reply;
+		if (!(m->flags & M_MODERN)) {
+			st = fail(&r, MCP_ERR_NO_METHOD, "Method not found: "
+			    "%.64s is not part of protocol 2026-07-28",
+			    msg->method);
+			goto reply;
+		}
+	} else {
+		(void)pthread_mutex_lock(&sess->lock);
+		initialized = sess->initialized;
+		(void)pthread_mutex_unlock(&sess->lock);
+		if (!(m->flags & M_LEGACY)) {
+			st = fail(&r, MCP_ERR_NO_METHOD, "Method not found: "
+			    "%.64s", msg->method);
+			goto reply;
+		}
+		if (!initialized && !(m->flags & M_PREINIT)) {
+			st = fail(&r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
+			    "_meta \"%s\" is required (or send initialize "
+			    "first)", META_VERSION);
+			goto reply;
+		}
+	}
+	st = m->fn(&r, &result);
+ reply:
+	cancelled = session_end(sess, &fl);
+	if (cancelled) {
+		json_object_put(result);
+		json_object_put(r.err_data);
+		return MCP_OK;	/* a cancelled request gets no response */
+	}
+	if (st == MCP_OK) {
+		if (r.era == ERA_MODERN)
+			decorate_modern(result);
+		text = jsonrpc_result(msg->id, result, &len);
+	} else {
+		text = jsonrpc_error(msg->id, st, r.err_msg != NULL ?
+		    r.err_msg : "Internal error", r.err_data, &len);
+	}
+	send_text(sink, text, len);
+	return st;
+}

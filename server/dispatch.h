@@ -1,0 +1,64 @@
+/*
+ * The closed method table and the life of one call. Both transports hand
+ * decoded messages here; dispatch answers through a sink and never knows
+ * which transport it serves.
+ */
+#ifndef DISPATCH_H
+#define DISPATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "jsonrpc.h"
+#include "mcp_err.h"
+#include "session.h"
+
+struct toolset;
+struct tool_env;
+struct audit;
+
+/* Server-wide and immutable while serving; shared by every thread. */
+struct server {
+	const struct toolset *tools;	/* borrowed from main */
+	const struct tool_env *env;	/* borrowed from main */
+	struct audit *audit;		/* borrowed; NULL when not auditing */
+	const char *instructions;	/* static, may be NULL */
+};
+
+/*
+ * Where one request's messages go: notifications tied to it (progress, log)
+ * and then its response. send is thread-safe and returns -1 once the peer
+ * is gone. msg is compact JSON without a trailing newline, borrowed.
+ */
+struct msg_sink {
+	int (*send)(void *arg, const char *msg, size_t len);
+	void *arg;
+	/* HTTP only: set while the request may still emit notifications, so
+	 * a transport can tell "needs SSE" from "plain JSON". Can be NULL. */
+};
+
+/* The protocol versions we speak, newest first, NULL-terminated. */
+extern const char *const dispatch_legacy_versions[];
+extern const char *const dispatch_modern_versions[];
+
+/*
+ * Handles one message and sends its response (if any) through sink. Blocks
+ * for as long as the call runs. Returns the error the response carried
+ * (MCP_OK for a result, for a notification, or when nothing was sent), so
+ * an HTTP transport can pick its status code.
+ */
+enum mcp_err dispatch_message(const struct server *srv, struct session *sess,
+    const struct rpc_msg *msg, const struct msg_sink *sink);
+
+/* Whether this message may run long (tools/call): transports run those off
+ * the reading thread. */
+bool dispatch_runs_long(const struct rpc_msg *msg);
+
+/* Whether a tools/call may send notifications before its result (it asked
+ * for progress or a log level is set): HTTP then answers with SSE. */
+bool dispatch_may_notify(const struct session *sess, const struct rpc_msg *msg);
+
+/* The modern protocol version a message names in its _meta, or NULL. */
+const char *dispatch_modern_version(const struct rpc_msg *msg);
+
+#endif

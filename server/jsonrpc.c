@@ -1,0 +1,345 @@
+/*
+ * JSON-RPC 2.0 decoding and encoding. Trusts nothing in its input: sizes
+ * are capped by the transport, depth here, and every field is type-checked
+ * before anyone else sees the message.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonrpc.h"
+
+int
+jsonrpc_code(enum mcp_err err)
+{
+	switch (err) {
+	case MCP_ERR_PARSE:
+		return -32700;
+	case MCP_ERR_INVALID_REQUEST:
+	case MCP_ERR_TOO_LARGE:
+	case MCP_ERR_TOO_DEEP:
+		return -32600;
+	case MCP_ERR_NO_METHOD:
+		return -32601;
+	case MCP_ERR_INVALID_PARAMS:
+		return -32602;
+	case MCP_ERR_HEADER_MISMATCH:
+		return -32020;
+	case MCP_ERR_MISSING_CAPABILITY:
+		return -32021;
+	case MCP_ERR_UNSUPPORTED_VERSION:
+		return -32022;
+	case MCP_OK:
+	case MCP_ERR_INTERNAL:
+	case MCP_ERR_NOMEM:
+	case MCP_ERR_SCHEMA:
+	default:
+		return -32603;
+	}
+}
+
+char *
+jsonrpc_serialize(struct json_object *obj, size_t *ret_len)
+{
+	const char *s;
+	size_t len;
+	char *out;
+
+	s = json_object_to_json_string_length(obj,
+	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+	if (s == NULL || (out = malloc(len + 1)) == NULL)
+		return NULL;
+	memcpy(out, s, len + 1);
+	if (ret_len != NULL)
+		*ret_len = len;
+	return out;
+}
+
+/* A fresh envelope {"jsonrpc":"2.0","id":id}; id borrowed. */
+static struct json_object *
+envelope_new(struct json_object *id, int with_id)
+{
+	struct json_object *env;
+
+	if ((env = json_object_new_object()) == NULL)
+		return NULL;
+	if (json_object_object_add(env, "jsonrpc",
+	    json_object_new_string("2.0")) != 0)
+		goto fail;
+	if (with_id && json_object_object_add(env, "id",
+	    id == NULL ? NULL : json_object_get(id)) != 0)
+		goto fail;
+	return env;
+ fail:
+	json_object_put(env);
+	return NULL;
+}
+
+/* Adds val (owned) to obj under key; on failure val is released. */
+static int
+add_owned(struct json_object *obj, const char *key, struct json_object *val)
+{
+	if (json_object_object_add(obj, key, val) != 0) {
+		json_object_put(val);
+		return -1;
+	}
+	return 0;
+}
+
+char *
+jsonrpc_result(struct json_object *id, struct json_object *result,
+    size_t *ret_len)
+{
+	struct json_object *env;
+	char *out = NULL;
+
+	if ((env = envelope_new(id, 1)) == NULL) {
+		json_object_put(result);
+		return NULL;
+	}
+	if (add_owned(env, "result", result) == 0)
+		out = jsonrpc_serialize(env, ret_len);
+	json_object_put(env);
+	return out;
+}
+
+char *
+jsonrpc_error(struct json_object *id, enum mcp_err err, const char *message,
+    struct json_object *data, size_t *ret_len)
+{
+	struct json_object *env, *eobj;
+	char *out = NULL;
+
+	if ((env = envelope_new(id, 1)) == NULL ||
+	    (eobj = json_object_new_object()) == NULL) {
+		json_object_put(env);
+		json_object_put(data);
+		return NULL;
+	}
+	if (add_owned(eobj, "code", json_object_new_int(jsonrpc_code(err))) ||
+	    add_owned(eobj, "message", json_object_new_string(message))) {
+		json_object_put(eobj);
+		json_object_put(data);
+		goto out;
+	}
+	if (data != NULL && add_owned(eobj, "data", data) != 0) {
+		json_object_put(eobj);
+		goto out;
+	}
+	if (add_owned(env, "error", eobj) == 0)
+		out = jsonrpc_serialize(env, ret_len);
+ out:
+	json_object_put(env);
+	return out;
+}
+
+char *
+jsonrpc_notification(const char *method, struct json_object *params,
+    size_t *ret_len)
+{
+	struct json_object *env;
+	char *out = NULL;
+
+	if ((env = envelope_new(NULL, 0)) == NULL) {
+		json_object_put(params);
+		return NULL;
+	}
+	if (add_owned(env, "method", json_object_new_string(method)) != 0)
+		json_object_put(params);
+	else if (add_owned(env, "params", params) == 0)
+		out = jsonrpc_serialize(env, ret_len);
+	json_object_put(env);
+	return out;
+}
+
+void
+rpc_msg_free(struct rpc_msg *msg)
+{
+	if (msg == NULL)
+		return;
+	json_object_put(msg->root);
+	free(msg);
+}
+
+/* Only whitespace allowed after the value. */
+static int
+only_space(const char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r' &&
+		    p[i] != '\n')
+			return 0;
+	return 1;
+}
+
+/* Parses bytes into a tree, bounded by MCP_MAX_DEPTH. */
+static enum mcp_err
+parse_tree(const char *buf, size_t len, struct json_object **ret)
+{
+	struct json_tokener *tok;
+	struct json_object *obj;
+	enum json_tokener_error jerr;
+	enum mcp_err st;
+	size_t used;
+
+	if (len > (size_t)INT32_MAX)
+		return MCP_ERR_TOO_LARGE;
+	if ((tok = json_tokener_new_ex(MCP_MAX_DEPTH)) == NULL)
+		return MCP_ERR_NOMEM;
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
+	    JSON_TOKENER_ALLOW_TRAILING_CHARS | JSON_TOKENER_VALIDATE_UTF8);
+	obj = json_tokener_parse_ex(tok, buf, (int)len);
+	jerr = json_tokener_get_error(tok);
+	used = json_tokener_get_parse_end(tok);
+	if (jerr == json_tokener_continue) {
+		/* a complete text may still be pending: "123" needs EOF */
+		obj = json_tokener_parse_ex(tok, "", 1);
+		jerr = json_tokener_get_error(tok);
+		used = len;
+	}
+	json_tokener_free(tok);
+	if (jerr == json_tokener_error_depth)
+		st = MCP_ERR_TOO_DEEP;
+	else if (jerr != json_tokener_success || obj == NULL)
+		st = MCP_ERR_PARSE;
+	else if (used < len && !only_space(buf + used, len - used))
+		st = MCP_ERR_PARSE;
+	else {
+		*ret = obj;
+		return MCP_OK;
+	}
+	json_object_put(obj);
+	return st;
+}
+
+static int
+make_id_key(struct json_object *id, char *key, size_t keylen)
+{
+	int n;
+
+	if (json_object_is_type(id, json_type_string)) {
+		if ((size_t)json_object_get_string_len(id) > MCP_MAX_ID_LEN)
+			return -1;
+		n = snprintf(key, keylen, "s:%s", json_object_get_string(id));
+	} else
+		n = snprintf(key, keylen, "i:%lld",
+		    (long long)json_object_get_int64(id));
+	return n < 0 || (size_t)n >= keylen ? -1 : 0;
+}
+
+/* Checks the envelope of an object message and fills msg. On error the
+ * message text is in *ret_why. */
+static enum mcp_err
+check_envelope(struct rpc_msg *msg, const char **ret_why)
+{
+	struct json_object *root = msg->root, *v, *id = NULL, *method;
+	int has_id;
+
+	if (!json_object_object_get_ex(root, "jsonrpc", &v) ||
+	    !json_object_is_type(v, json_type_string) ||
+	    strcmp(json_object_get_string(v), "2.0") != 0) {
+		*ret_why = "Invalid Request: \"jsonrpc\" must be \"2.0\"";
+		return MCP_ERR_INVALID_REQUEST;
+	}
+	has_id = json_object_object_get_ex(root, "id", &id);
+	if (has_id) {
+		/* MCP: string or integer, never null; the type is echoed */
+		if (!json_object_is_type(id, json_type_string) &&
+		    !json_object_is_type(id, json_type_int)) {
+			*ret_why = "Invalid Request: \"id\" must be a string "
+			    "or an integer";
+			return MCP_ERR_INVALID_REQUEST;
+		}
+		if (make_id_key(id, msg->id_key, sizeof(msg->id_key)) != 0) {
+			*ret_why = "Invalid Request: \"id\" is longer than "
+			    "256 bytes";
+			return MCP_ERR_INVALID_REQUEST;
+		}
+		msg->id = id;
+	}
+	if (!json_object_object_get_ex(root, "method", &method)) {
+		if (has_id && (json_object_object_get_ex(root, "result",
+		    NULL) || json_object_object_get_ex(root, "error", NULL))) {
+			msg->kind = RPC_RESPONSE;
+			return MCP_OK;
+		}
+		*ret_why = "Invalid Request: \"method\" is missing";
+		return MCP_ERR_INVALID_REQUEST;
+	}
+	if (!json_object_is_type(method, json_type_string)) {
+		*ret_why = "Invalid Request: \"method\" must be a string";
+		return MCP_ERR_INVALID_REQUEST;
+	}
+	msg->method = json_object_get_string(method);
+	if (json_object_object_get_ex(root, "params", &v)) {
+		if (!json_object_is_type(v, json_type_object)) {
+			*ret_why = "Invalid params: \"params\" must be an "
+			    "object";
+			return MCP_ERR_INVALID_PARAMS;
+		}
+		msg->params = v;
+	}
+	msg->kind = has_id ? RPC_REQUEST : RPC_NOTIFICATION;
+	return MCP_OK;
+}
+
+enum mcp_err
+jsonrpc_decode(const char *buf, size_t len, struct rpc_msg **ret,
+    char **ret_reply)
+{
+	struct rpc_msg *msg = NULL;
+	struct json_object *root = NULL;
+	const char *why = NULL;
+	char whybuf[128];
+	enum mcp_err st;
+
+	*ret_reply = NULL;
+	if ((st = parse_tree(buf, len, &root)) != MCP_OK) {
+		if (st == MCP_ERR_TOO_DEEP) {
+			(void)snprintf(whybuf, sizeof(whybuf), "Invalid "
+			    "Request: JSON nested deeper than %d levels",
+			    MCP_MAX_DEPTH);
+			why = whybuf;
+		} else if (st == MCP_ERR_TOO_LARGE)
+			why = "Invalid Request: message too large";
+		else if (st == MCP_ERR_NOMEM)
+			why = "Internal error: out of memory";
+		else
+			why = "Parse error: not valid JSON";
+		goto fail;
+	}
+	if (json_object_is_type(root, json_type_array)) {
+		st = MCP_ERR_INVALID_REQUEST;
+		why = "Invalid Request: batch arrays are not supported";
+		goto fail;
+	}
+	if (!json_object_is_type(root, json_type_object)) {
+		st = MCP_ERR_INVALID_REQUEST;
+		why = "Invalid Request: a message must be a JSON object";
+		goto fail;
+	}
+	if ((msg = calloc(1, sizeof(*msg))) == NULL) {
+		st = MCP_ERR_NOMEM;
+		why = "Internal error: out of memory";
+		goto fail;
+	}
+	msg->root = root;
+	root = NULL;
+	if ((st = check_envelope(msg, &why)) != MCP_OK) {
+		/* a malformed notification gets no answer; a request does */
+		if (msg->id == NULL && st == MCP_ERR_INVALID_PARAMS)
+			goto quiet;
+		goto fail;
+	}
+	*ret = msg;
+	return MCP_OK;
+ fail:
+	*ret_reply = jsonrpc_error(msg != NULL ? msg->id : NULL, st, why,
+	    NULL, NULL);
+ quiet:
+	rpc_msg_free(msg);
+	json_object_put(root);
+	return st;
+}

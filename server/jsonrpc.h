@@ -1,0 +1,64 @@
+/*
+ * JSON-RPC 2.0 envelope: decoding one framed message and encoding replies.
+ * This is the only place that maps enum mcp_err to wire codes. It does not
+ * log; it returns errors.
+ */
+#ifndef JSONRPC_H
+#define JSONRPC_H
+
+#include <stddef.h>
+
+#include <json-c/json.h>
+
+#include "limits.h"
+#include "mcp_err.h"
+
+enum rpc_kind {
+	RPC_REQUEST,		/* method + id: needs exactly one response */
+	RPC_NOTIFICATION,	/* method, no id: never answered */
+	RPC_RESPONSE,		/* result or error: we send no requests */
+};
+
+/*
+ * One decoded message. root owns the tree; every other pointer is borrowed
+ * from it and lives as long as the message.
+ */
+struct rpc_msg {
+	struct json_object *root;	/* owned */
+	enum rpc_kind kind;
+	struct json_object *id;		/* borrowed; NULL for notifications */
+	const char *method;		/* borrowed; NULL for responses */
+	struct json_object *params;	/* borrowed; NULL if absent */
+	char id_key[MCP_MAX_ID_LEN + 3];	/* "s:..." or "i:...", for cancel */
+};
+
+/*
+ * Decodes one message of len bytes (no framing newline). On MCP_OK *ret is
+ * owned by the caller (rpc_msg_free). Otherwise *ret_reply is the error
+ * response to send (malloc'd, owned by the caller), or NULL when the bytes
+ * were a notification-shaped mistake that must not be answered.
+ */
+enum mcp_err jsonrpc_decode(const char *buf, size_t len, struct rpc_msg **ret,
+    char **ret_reply) __attribute__((warn_unused_result));
+void rpc_msg_free(struct rpc_msg *msg);
+
+/* The wire code of an error. */
+int jsonrpc_code(enum mcp_err err);
+
+/*
+ * Serialised replies, malloc'd and owned by the caller; NULL only when out
+ * of memory. id is borrowed (NULL means JSON null). result ownership is
+ * taken. data (may be NULL) ownership is taken.
+ */
+char *jsonrpc_result(struct json_object *id, struct json_object *result,
+    size_t *ret_len);
+char *jsonrpc_error(struct json_object *id, enum mcp_err err,
+    const char *message, struct json_object *data, size_t *ret_len);
+/* A notification {method, params}; params ownership is taken. */
+char *jsonrpc_notification(const char *method, struct json_object *params,
+    size_t *ret_len);
+
+/* Compact serialisation of any tree, malloc'd; obj borrowed. */
+char *jsonrpc_serialize(struct json_object *obj, size_t *ret_len);
+
+#endif

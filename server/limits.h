@@ -1,0 +1,54 @@
+/*
+ * Every numeric cap of the server layer, named once with its reason.
+ * Caps of the validator, the sandbox and the tools live beside their code.
+ */
+#ifndef LIMITS_H
+#define LIMITS_H
+
+/*
+ * Largest JSON-RPC message, in bytes, on stdio and HTTP. The biggest
+ * legitimate input is write_file content (1 MiB, base64 grows it by 4/3)
+ * plus the envelope; 4 MiB leaves room and bounds a hostile client.
+ */
+#define MCP_MAX_MSG		(4u * 1024 * 1024)
+
+/*
+ * Deepest JSON nesting accepted in a message. Our own schemas nest at most
+ * about 6 levels; 64 is far deeper than any sane request and keeps json-c's
+ * and the validator's recursion shallow.
+ */
+#define MCP_MAX_DEPTH		64
+
+/*
+ * Requests in flight on one stdio connection or HTTP session. Each holds a
+ * thread; beyond this a tools/call gets a "busy" tool error, and other
+ * requests a -32603, so a flood cannot exhaust threads.
+ */
+#define MCP_MAX_INFLIGHT	128
+
+/* Bytes of a JSON-RPC id we keep for matching notifications/cancelled. */
+#define MCP_MAX_ID_LEN		256
+
+/* Longest method name we look up; every real one is under 40 bytes. */
+#define MCP_MAX_METHOD_LEN	64
+
+/*
+ * Read size of the stdio transport. A line larger than this is assembled
+ * across reads up to MCP_MAX_MSG.
+ */
+#define MCP_STDIO_READ_CHUNK	(64u * 1024)
+
+/*
+ * Idle worker threads kept for tools/call. Threads beyond it exit when
+ * idle, so a burst does not pin memory for the life of the server.
+ */
+#define MCP_IDLE_WORKERS	8
+
+/* Seconds between notifications/progress is the tool's business; dispatch
+ * drops progress that does not grow, as the spec requires. */
+
+/* ttlMs we give clients for tools/list and server/discover: our tool list
+ * is fixed for the life of the process, so an hour is safe. */
+#define MCP_LIST_TTL_MS		3600000
+
+#endif

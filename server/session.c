@@ -1,0 +1,113 @@
+/* Session state and the table of calls in flight. */
+#include <stdio.h>
+#include <string.h>
+
+#include "session.h"
+#include "sandbox.h"
+
+void
+session_init(struct session *s, const char *workspace)
+{
+	memset(s, 0, sizeof(*s));
+	(void)pthread_mutex_init(&s->lock, NULL);
+	(void)pthread_cond_init(&s->idle, NULL);
+	s->log_level = -1;
+	s->workspace = workspace;
+	(void)snprintf(s->id, sizeof(s->id), "stdio");
+}
+
+void
+session_fini(struct session *s)
+{
+	(void)pthread_cond_destroy(&s->idle);
+	(void)pthread_mutex_destroy(&s->lock);
+}
+
+int
+session_begin(struct session *s, struct inflight *f)
+{
+	int rc = -1;
+
+	(void)pthread_mutex_lock(&s->lock);
+	if (s->n_inflight < MCP_MAX_INFLIGHT) {
+		f->cancelled = false;
+		f->next = s->inflight;
+		s->inflight = f;
+		s->n_inflight++;
+		rc = 0;
+	}
+	(void)pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+bool
+session_end(struct session *s, struct inflight *f)
+{
+	struct inflight **pp;
+	bool cancelled;
+
+	(void)pthread_mutex_lock(&s->lock);
+	for (pp = &s->inflight; *pp != NULL; pp = &(*pp)->next) {
+		if (*pp == f) {
+			*pp = f->next;
+			s->n_inflight--;
+			break;
+		}
+	}
+	cancelled = f->cancelled;
+	if (s->n_inflight == 0)
+		(void)pthread_cond_broadcast(&s->idle);
+	(void)pthread_mutex_unlock(&s->lock);
+	return cancelled;
+}
+
+bool
+session_is_cancelled(struct session *s, const struct inflight *f)
+{
+	bool c;
+
+	(void)pthread_mutex_lock(&s->lock);
+	c = f->cancelled;
+	(void)pthread_mutex_unlock(&s->lock);
+	return c;
+}
+
+static void
+cancel_one(struct inflight *f)
+{
+	f->cancelled = true;
+	if (f->cancel != NULL)
+		sb_cancel_fire(f->cancel);
+}
+
+void
+session_cancel(struct session *s, const char *key)
+{
+	struct inflight *f;
+
+	(void)pthread_mutex_lock(&s->lock);
+	for (f = s->inflight; f != NULL; f = f->next)
+		if (strcmp(f->key, key) == 0)
+			cancel_one(f);
+	(void)pthread_mutex_unlock(&s->lock);
+}
+
+void
+session_cancel_all(struct session *s)
+{
+	struct inflight *f;
+
+	(void)pthread_mutex_lock(&s->lock);
+	for (f = s->inflight; f != NULL; f = f->next)
+		cancel_one(f);
+	(void)pthread_mutex_unlock(&s->lock);
+}
+
+void
+session_wait_idle(struct session *s)
+{
+	(void)pthread_mutex_lock(&s->lock);
+	while (s->n_inflight > 0)
+		(void)pthread_cond_wait(&s->idle, &s->lock);
+	(void)pthread_mutex_unlock(&s->lock);
+}

@@ -1,0 +1,54 @@
+/*
+ * One conversation: the stdio process, or one HTTP session (handshake era),
+ * or one stateless HTTP request (2026-07-28). Holds the negotiated version,
+ * the log level, the workspace and the calls in flight (for cancellation).
+ * Locked internally: workers and the reader touch it concurrently.
+ */
+#ifndef SESSION_H
+#define SESSION_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "limits.h"
+
+struct sb_cancel;
+
+/* One request being handled; lives on the handling thread's stack. */
+struct inflight {
+	char key[MCP_MAX_ID_LEN + 3];	/* rpc_msg id_key */
+	struct sb_cancel *cancel;	/* borrowed; NULL if nothing to kill */
+	bool cancelled;			/* no response may follow */
+	struct inflight *next;
+};
+
+struct session {
+	pthread_mutex_t lock;
+	pthread_cond_t idle;		/* signalled when n_inflight drops */
+	bool initialized;		/* legacy: initialize answered */
+	char version[16];		/* legacy: negotiated protocol version */
+	int log_level;			/* legacy logging/setLevel; -1 = none */
+	const char *workspace;		/* borrowed; owned by the transport */
+	char id[48];			/* for the audit log: "stdio" or the
+					 * HTTP session id */
+	struct inflight *inflight;	/* list, guarded by lock */
+	size_t n_inflight;
+};
+
+void session_init(struct session *s, const char *workspace);
+void session_fini(struct session *s);
+
+/* Registers f under its key; -1 if MCP_MAX_INFLIGHT are running. */
+int session_begin(struct session *s, struct inflight *f);
+/* Unregisters f; returns whether it was cancelled (then send nothing). */
+bool session_end(struct session *s, struct inflight *f);
+/* notifications/cancelled: marks and kills the call with key, if any. */
+void session_cancel(struct session *s, const char *key);
+/* Cancels every call in flight (SIGTERM, session DELETE). */
+void session_cancel_all(struct session *s);
+/* Waits until no call is in flight. */
+void session_wait_idle(struct session *s);
+bool session_is_cancelled(struct session *s, const struct inflight *f);
+
+#endif

@@ -1,0 +1,210 @@
+/*
+ * The closed tool table and the toolset built from it at start. This is
+ * the only file that names tools. Schemas come from the embedded files;
+ * each is compiled once here, and a schema that fails stops the start.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calculate.h"
+#include "registry.h"
+#include "schema_files.h"
+#include "validator.h"
+
+/* Deterministic order: tools/list lists them as written here. */
+static const struct tool_def tool_defs[] = {
+	{
+		.name = "calculate",
+		.title = "Calculator (exact)",
+		.description = "Evaluate an arithmetic expression exactly: "
+		    "integers of any size, decimals and fractions stay "
+		    "exact (0.1+0.2 is 3/10, 1/3 stays 1/3). Operators: "
+		    "+ - * / % ^ and parentheses, unary minus.",
+		.input_schema = "calculate.input.json",
+		.output_schema = "calculate.output.json",
+		.annotations = { .read_only = true, .destructive = false,
+		    .idempotent = true, .open_world = false },
+		.handler = tool_calculate,
+	},
+};
+
+struct toolset {
+	struct tool_entry *entries;	/* owned; n of them */
+	size_t n;
+	struct json_object *list;	/* owned: the tools/list array */
+};
+
+/* Parses an embedded schema file into a new tree (owned by the caller). */
+static struct json_object *
+load_schema_file(const char *name, char *err, size_t errlen)
+{
+	const struct schema_file *f;
+	struct json_tokener *tok;
+	struct json_object *doc;
+
+	if ((f = schema_file_find(name)) == NULL) {
+		(void)snprintf(err, errlen, "schema file %s is not embedded",
+		    name);
+		return NULL;
+	}
+	/* our own schemas nest a few levels; 64 is generous */
+	if ((tok = json_tokener_new_ex(64)) == NULL) {
+		(void)snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	doc = json_tokener_parse_ex(tok, f->text, (int)f->len);
+	if (json_tokener_get_error(tok) != json_tokener_success ||
+	    json_tokener_get_parse_end(tok) != f->len) {
+		(void)snprintf(err, errlen, "schema file %s is not valid JSON: "
+		    "%s", name, json_tokener_error_desc(
+		    json_tokener_get_error(tok)));
+		json_object_put(doc);
+		doc = NULL;
+	}
+	json_tokener_free(tok);
+	return doc;
+}
+
+static struct json_object *
+annotations_json(const struct tool_def *d)
+{
+	struct json_object *a = json_object_new_object();
+
+	json_object_object_add(a, "title", json_object_new_string(d->title));
+	json_object_object_add(a, "readOnlyHint",
+	    json_object_new_boolean(d->annotations.read_only));
+	json_object_object_add(a, "destructiveHint",
+	    json_object_new_boolean(d->annotations.destructive));
+	json_object_object_add(a, "idempotentHint",
+	    json_object_new_boolean(d->annotations.idempotent));
+	json_object_object_add(a, "openWorldHint",
+	    json_object_new_boolean(d->annotations.open_world));
+	return a;
+}
+
+/* Builds one entry and its tools/list object (*ret_json, owned). */
+static enum mcp_err
+entry_build(const struct tool_env *env, const struct tool_def *d,
+    struct tool_entry *e, struct json_object **ret_json, char *err,
+    size_t errlen)
+{
+	struct json_object *tj, *in = NULL, *out = NULL, *v;
+	char why[256];
+	enum mcp_err st = MCP_ERR_SCHEMA;
+
+	e->def = d;
+	tj = json_object_new_object();
+	json_object_object_add(tj, "name", json_object_new_string(d->name));
+	json_object_object_add(tj, "title", json_object_new_string(d->title));
+	json_object_object_add(tj, "description",
+	    json_object_new_string(d->description));
+	if ((in = load_schema_file(d->input_schema, err, errlen)) == NULL)
+		goto out;
+	json_object_object_add(tj, "inputSchema", in);
+	if (d->output_schema != NULL) {
+		if ((out = load_schema_file(d->output_schema, err,
+		    errlen)) == NULL)
+			goto out;
+		json_object_object_add(tj, "outputSchema", out);
+	}
+	json_object_object_add(tj, "annotations", annotations_json(d));
+	if (d->tailor != NULL && (st = d->tailor(env, tj)) != MCP_OK) {
+		(void)snprintf(err, errlen, "tool %s: cannot adapt its "
+		    "schema to the policy", d->name);
+		goto out;
+	}
+	st = MCP_ERR_SCHEMA;
+	/* tailor may have replaced the schemas: compile what is listed */
+	if (!json_object_object_get_ex(tj, "inputSchema", &v) ||
+	    schema_compile(v, &e->input, why, sizeof(why)) != MCP_OK) {
+		(void)snprintf(err, errlen, "tool %s: input schema %s: %s",
+		    d->name, d->input_schema, why);
+		goto out;
+	}
+	if (json_object_object_get_ex(tj, "outputSchema", &v) &&
+	    schema_compile(v, &e->output, why, sizeof(why)) != MCP_OK) {
+		(void)snprintf(err, errlen, "tool %s: output schema %s: %s",
+		    d->name, d->output_schema, why);
+		goto out;
+	}
+	*ret_json = tj;
+	return MCP_OK;
+ out:
+	json_object_put(tj);
+	return st;
+}
+
+void
+toolset_free(struct toolset *ts)
+{
+	size_t i;
+
+	if (ts == NULL)
+		return;
+	for (i = 0; i < ts->n; i++) {
+		schema_free(ts->entries[i].input);
+		schema_free(ts->entries[i].output);
+	}
+	free(ts->entries);
+	json_object_put(ts->list);
+	free(ts);
+}
+
+enum mcp_err
+toolset_new(const struct tool_env *env, struct toolset **ret, char *err,
+    size_t errlen)
+{
+	const size_t ndefs = sizeof(tool_defs) / sizeof(tool_defs[0]);
+	struct json_object *tj;
+	struct toolset *ts;
+	enum mcp_err st;
+	size_t i;
+
+	if ((ts = calloc(1, sizeof(*ts))) == NULL ||
+	    (ts->entries = calloc(ndefs, sizeof(*ts->entries))) == NULL ||
+	    (ts->list = json_object_new_array()) == NULL) {
+		toolset_free(ts);
+		(void)snprintf(err, errlen, "out of memory");
+		return MCP_ERR_NOMEM;
+	}
+	for (i = 0; i < ndefs; i++) {
+		if (tool_defs[i].fixture && !env->fixtures)
+			continue;
+		st = entry_build(env, &tool_defs[i], &ts->entries[ts->n], &tj,
+		    err, errlen);
+		if (st != MCP_OK) {
+			schema_free(ts->entries[ts->n].input);
+			ts->entries[ts->n].input = NULL;
+			toolset_free(ts);
+			return st;
+		}
+		json_object_array_add(ts->list, tj);
+		ts->n++;
+	}
+	*ret = ts;
+	return MCP_OK;
+}
+
+const struct tool_entry *
+toolset_lookup(const struct toolset *ts, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ts->n; i++)
+		if (strcmp(ts->entries[i].def->name, name) == 0)
+			return &ts->entries[i];
+	return NULL;
+}
+
+struct json_object *
+toolset_list(const struct toolset *ts)
+{
+	return ts->list;
+}
+
+size_t
+toolset_count(const struct toolset *ts)
+{
+	return ts->n;
+}
