@@ -29,6 +29,8 @@
 struct policy_command {
 	char *name;		/* owned: what the model passes, e.g. "grep" */
 	char *path;		/* owned: absolute, resolved at finalize; or NULL */
+	char *bind;		/* owned: a directory outside the system dirs
+				 * the program needs (bound read-only), or NULL */
 	bool optional;		/* from the default: dropped if missing */
 };
 
@@ -48,7 +50,8 @@ struct policy_language {
 	bool enabled;		/* asked for by the policy */
 	bool available;		/* enabled and its toolchain was found */
 	char *path;		/* owned: interpreter or compiler, absolute */
-	char *shell;		/* owned: /bin/sh for the C driver, absolute */
+	char *bind;		/* owned: its install prefix when outside the
+				 * system dirs (bound read-only), or NULL */
 };
 
 /* A script of a skill: a file under <skill>/scripts/ with an allowed
@@ -109,6 +112,8 @@ struct policy {
 	struct policy_limits limits;
 	bool network;		/* always false: there is no network mode */
 	char *audit_log;	/* owned: path of the JSON-lines audit, or NULL */
+	char *sh_path;		/* owned: /bin/sh resolved, for fixed drivers */
+	long cores;		/* online CPUs seen at finalize */
 	bool finalized;
 };
 
@@ -173,5 +178,10 @@ int policy_lang_from_name(const char *name);
  * interpreters load code (PYTHON*, NODE_OPTIONS, BASH_ENV, ...).
  */
 bool policy_env_name_forbidden(const char *name);
+/* [A-Za-z_][A-Za-z0-9_]{0,63} */
+bool policy_env_name_ok(const char *name);
+/* Command, database and skill names: [A-Za-z0-9._+-]{1,64}, no leading
+ * '.' or '-'. */
+bool policy_name_ok(const char *name);
 
 #endif

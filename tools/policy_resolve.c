@@ -1,0 +1,702 @@
+/*
+ * policy_finalize(): binds the policy to this machine at start, before the
+ * environment is emptied. Programs become absolute paths (plus the install
+ * prefix to bind when it is outside the system directories), languages
+ * whose toolchain is missing become unavailable, skills are scanned from
+ * their SKILL.md front matter and scripts/ folder, databases must exist.
+ * Runs once, single-threaded; may spawn an interpreter to ask its prefix.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "policy.h"
+#include "policy_internal.h"
+
+#define RESOLVE_DEFAULT_PATH	"/usr/local/bin:/usr/bin:/bin"
+#define RESOLVE_PROBE_BYTES	(2 * PATH_MAX)	/* two paths, one per line */
+#define RESOLVE_PROBE_MS	5000	/* an interpreter prints its prefix */
+#define SKILL_MD_MAX		(64 * 1024)	/* front matter is at the top */
+#define SKILL_MAX_ENTRIES	1024	/* folders scanned in skills_dir */
+
+extern char **environ;
+
+/* Directories every sandbox binds read-only: no extra bind needed. */
+static const char *const system_dirs[] = {
+	"/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/lib32/", "/etc/",
+};
+
+static bool
+in_system_dir(const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(system_dirs) / sizeof(system_dirs[0]); i++)
+		if (strncmp(path, system_dirs[i], strlen(system_dirs[i])) == 0)
+			return true;
+	return false;
+}
+
+static bool
+is_executable_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    access(path, X_OK) == 0;
+}
+
+/* First executable called name on PATH; *ret owned. */
+static int
+path_search(const char *name, char **ret)
+{
+	const char *path = getenv("PATH"), *dir, *end;
+	char buf[PATH_MAX];
+
+	if (path == NULL || path[0] == '\0')
+		path = RESOLVE_DEFAULT_PATH;
+	for (dir = path; *dir != '\0'; dir = *end ? end + 1 : end) {
+		size_t dl;
+
+		end = strchrnul(dir, ':');
+		dl = (size_t)(end - dir);
+		if (dl == 0 || dir[0] != '/')
+			continue;	/* relative PATH entries are ignored */
+		if (dl + 1 + strlen(name) + 1 > sizeof(buf))
+			continue;
+		memcpy(buf, dir, dl);
+		buf[dl] = '/';
+		strcpy(buf + dl + 1, name);
+		if (is_executable_file(buf)) {
+			*ret = strdup(buf);
+			return *ret != NULL ? 0 : -1;
+		}
+	}
+	return -1;
+}
+
+static bool
+is_script(const char *path)
+{
+	char head[2];
+	int fd;
+	bool r = false;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0)
+		return false;
+	r = read(fd, head, 2) == 2 && head[0] == '#' && head[1] == '!';
+	(void)close(fd);
+	return r;
+}
+
+/*
+ * Runs argv (argv[0] absolute) with the server's environment and returns
+ * its stdout (owned, NUL-terminated), bounded in size and time.
+ */
+static char *
+probe_output(char *const argv[])
+{
+	posix_spawn_file_actions_t fa;
+	struct timespec t0, t1;
+	char *buf = NULL;
+	size_t len = 0;
+	int pfd[2] = { -1, -1 }, status;
+	pid_t pid = -1;
+
+	if (pipe2(pfd, O_CLOEXEC) != 0)
+		return NULL;
+	if (posix_spawn_file_actions_init(&fa) != 0)
+		goto out;
+	if (posix_spawn_file_actions_adddup2(&fa, pfd[1], 1) != 0 ||
+	    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY,
+	    0) != 0 ||
+	    posix_spawn(&pid, argv[0], &fa, NULL, argv, environ) != 0)
+		pid = -1;
+	posix_spawn_file_actions_destroy(&fa);
+	(void)close(pfd[1]);
+	pfd[1] = -1;
+	if (pid < 0 || (buf = malloc(RESOLVE_PROBE_BYTES + 1)) == NULL)
+		goto out;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct pollfd pf = { pfd[0], POLLIN, 0 };
+		long ms;
+		ssize_t n;
+
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		ms = (t1.tv_sec - t0.tv_sec) * 1000 +
+		    (t1.tv_nsec - t0.tv_nsec) / 1000000;
+		if (ms >= RESOLVE_PROBE_MS || len == RESOLVE_PROBE_BYTES)
+			break;
+		if (poll(&pf, 1, (int)(RESOLVE_PROBE_MS - ms)) <= 0)
+			continue;
+		n = read(pfd[0], buf + len, RESOLVE_PROBE_BYTES - len);
+		if (n == 0)
+			break;
+		if (n < 0 && errno != EINTR)
+			break;
+		if (n > 0)
+			len += (size_t)n;
+	}
+	buf[len] = '\0';
+ out:
+	if (pfd[0] >= 0)
+		(void)close(pfd[0]);
+	if (pid > 0) {
+		(void)kill(pid, SIGKILL);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	return buf;
+}
+
+/* Asks a python3 (maybe a pyenv shim) for its real executable and prefix. */
+static int
+probe_python(const char *found, char **ret_path, char **ret_bind)
+{
+	char *argv[] = { (char *)found, "-I", "-c",
+	    "import sys; print(sys.executable); print(sys.base_prefix)", NULL };
+	char *out, *nl, *prefix, real[PATH_MAX];
+	int rc = -1;
+
+	if ((out = probe_output(argv)) == NULL)
+		return -1;
+	if ((nl = strchr(out, '\n')) == NULL)
+		goto out;
+	*nl = '\0';
+	prefix = nl + 1;
+	if ((nl = strchr(prefix, '\n')) != NULL)
+		*nl = '\0';
+	if (out[0] != '/' || prefix[0] != '/' || realpath(out, real) == NULL ||
+	    !is_executable_file(real))
+		goto out;
+	if ((*ret_path = strdup(real)) == NULL)
+		goto out;
+	*ret_bind = NULL;
+	if (!in_system_dir(real) && (*ret_bind = strdup(prefix)) == NULL) {
+		free(*ret_path);
+		goto out;
+	}
+	rc = 0;
+ out:
+	free(out);
+	return rc;
+}
+
+/*
+ * Resolves a program name (or absolute path) to its real absolute path and,
+ * when it lives outside the system directories, the prefix to bind (the
+ * parent of its bin/ folder). 0, or -1 when not found.
+ */
+static int
+resolve_program(const char *spec, bool python, char **ret_path,
+    char **ret_bind)
+{
+	char *found = NULL, real[PATH_MAX], *slash;
+	int rc = -1;
+
+	if (spec[0] == '/') {
+		if (!is_executable_file(spec) || (found = strdup(spec)) == NULL)
+			return -1;
+	} else if (path_search(spec, &found) != 0)
+		return -1;
+	if (python && is_script(found)) {
+		rc = probe_python(found, ret_path, ret_bind);
+		goto out;
+	}
+	if (realpath(found, real) == NULL)
+		goto out;
+	if ((*ret_path = strdup(real)) == NULL)
+		goto out;
+	*ret_bind = NULL;
+	if (!in_system_dir(real)) {
+		/* /prefix/bin/prog -> /prefix */
+		if ((slash = strrchr(real, '/')) != NULL && slash != real)
+			*slash = '\0';
+		if ((slash = strrchr(real, '/')) != NULL && slash != real)
+			*slash = '\0';
+		if ((*ret_bind = strdup(real)) == NULL) {
+			free(*ret_path);
+			goto out;
+		}
+	}
+	rc = 0;
+ out:
+	free(found);
+	return rc;
+}
+
+static bool
+is_python_name(const char *name)
+{
+	return strcmp(name, "python3") == 0 || strcmp(name, "python") == 0;
+}
+
+static int
+resolve_commands(struct policy *p, char *err, size_t errlen)
+{
+	size_t i = 0;
+
+	while (i < p->ncommands) {
+		struct policy_command *c = &p->commands[i];
+		const char *spec = c->path != NULL ? c->path : c->name;
+		char *path = NULL, *bind = NULL;
+
+		if (resolve_program(spec, is_python_name(c->name), &path,
+		    &bind) == 0) {
+			free(c->path);
+			free(c->bind);
+			c->path = path;
+			c->bind = bind;
+			i++;
+			continue;
+		}
+		if (!c->optional) {
+			policy_set_err(err, errlen, "command '%s': %s", c->name,
+			    spec[0] == '/' ? "not an executable file" :
+			    "not found on PATH");
+			return -1;
+		}
+		free(c->name);
+		free(c->path);
+		free(c->bind);
+		memmove(c, c + 1, (p->ncommands - i - 1) * sizeof(*c));
+		p->ncommands--;
+	}
+	return 0;
+}
+
+static void
+resolve_languages(struct policy *p)
+{
+	static const char *const programs[POLICY_LANG_COUNT][2] = {
+		[POLICY_LANG_PYTHON3] = { "python3", NULL },
+		[POLICY_LANG_NODE] = { "node", "nodejs" },
+		[POLICY_LANG_SH] = { "sh", NULL },
+		[POLICY_LANG_C] = { "cc", "gcc" },
+	};
+	int l, k;
+
+	for (l = 0; l < POLICY_LANG_COUNT; l++) {
+		struct policy_language *lang = &p->languages[l];
+
+		lang->available = false;
+		if (!lang->enabled)
+			continue;
+		/* the C driver is a fixed sh script: C needs sh too */
+		if (l == POLICY_LANG_C && p->sh_path == NULL)
+			continue;
+		for (k = 0; k < 2 && programs[l][k] != NULL; k++) {
+			free(lang->path);
+			free(lang->bind);
+			lang->path = lang->bind = NULL;
+			if (resolve_program(programs[l][k],
+			    l == POLICY_LANG_PYTHON3, &lang->path,
+			    &lang->bind) == 0) {
+				lang->available = true;
+				break;
+			}
+			lang->path = lang->bind = NULL;
+		}
+	}
+}
+
+/* ---- skills ---- */
+
+static int
+name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted entry names of an open directory fd (consumed); owned array. */
+static char **
+dir_names(int dfd, size_t *ret_n)
+{
+	DIR *d;
+	struct dirent *de;
+	char **names = NULL;
+	size_t n = 0;
+
+	if ((d = fdopendir(dfd)) == NULL) {
+		(void)close(dfd);
+		return NULL;
+	}
+	if ((names = calloc(SKILL_MAX_ENTRIES, sizeof(char *))) == NULL)
+		goto out;
+	while ((de = readdir(d)) != NULL && n < SKILL_MAX_ENTRIES) {
+		if (de->d_name[0] == '.')
+			continue;
+		if ((names[n] = strdup(de->d_name)) == NULL)
+			break;
+		n++;
+	}
+	qsort(names, n, sizeof(char *), name_cmp);
+ out:
+	(void)closedir(d);
+	*ret_n = n;
+	return names;
+}
+
+static void
+names_free(char **names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; names != NULL && i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* Collapses whitespace and control characters, trims, bounds the length
+ * (at a UTF-8 boundary). In place. */
+static void
+one_line(char *s, size_t max)
+{
+	char *w = s, *r;
+	bool space = true;
+
+	for (r = s; *r != '\0'; r++) {
+		unsigned char c = (unsigned char)*r;
+		if (c < 0x20 || c == 0x7f || c == ' ') {
+			if (!space)
+				*w++ = ' ';
+			space = true;
+			continue;
+		}
+		*w++ = (char)c;
+		space = false;
+	}
+	while (w > s && w[-1] == ' ')
+		w--;
+	*w = '\0';
+	if (strlen(s) > max) {
+		size_t n = max;
+		while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+			n--;
+		s[n] = '\0';
+	}
+}
+
+static void
+unquote(char *v)
+{
+	size_t n = strlen(v);
+
+	if (n >= 2 && ((v[0] == '"' && v[n - 1] == '"') ||
+	    (v[0] == '\'' && v[n - 1] == '\''))) {
+		memmove(v, v + 1, n - 2);
+		v[n - 2] = '\0';
+	}
+}
+
+/*
+ * Reads "name:" and "description:" from YAML front matter (between two
+ * "---" lines at the top). Handles plain, quoted and folded (>, |) scalars;
+ * anything else in the front matter is ignored. text is modified.
+ */
+static void
+front_matter(char *text, char **ret_name, char **ret_desc)
+{
+	char *line, *next, *end;
+
+	*ret_name = *ret_desc = NULL;
+	if (strncmp(text, "---\n", 4) != 0 && strncmp(text, "---\r\n", 5) != 0)
+		return;
+	line = strchr(text, '\n') + 1;
+	for (; line != NULL && *line != '\0'; line = next) {
+		char *colon, *val, **dst = NULL;
+
+		end = strchr(line, '\n');
+		next = end != NULL ? end + 1 : NULL;
+		if (end != NULL)
+			*end = '\0';
+		if (end != NULL && end > line && end[-1] == '\r')
+			end[-1] = '\0';
+		if (strcmp(line, "---") == 0)
+			break;
+		if (line[0] == ' ' || line[0] == '\t' ||
+		    (colon = strchr(line, ':')) == NULL)
+			continue;
+		*colon = '\0';
+		if (strcmp(line, "name") == 0)
+			dst = ret_name;
+		else if (strcmp(line, "description") == 0)
+			dst = ret_desc;
+		if (dst == NULL || *dst != NULL)
+			continue;
+		val = colon + 1;
+		while (*val == ' ' || *val == '\t')
+			val++;
+		if (val[0] == '>' || val[0] == '|') {
+			/* folded: the following indented lines, joined */
+			char *start = next, *p = next;
+			while (p != NULL && (*p == ' ' || *p == '\t')) {
+				char *e = strchr(p, '\n');
+				if (e == NULL) {
+					p = NULL;
+					break;
+				}
+				*e = ' ';
+				p = e + 1;
+			}
+			if (start == NULL)
+				continue;
+			if (p != NULL)
+				p[-1] = '\0';
+			next = p;
+			val = start;
+		}
+		unquote(val);
+		one_line(val, POLICY_MAX_SUMMARY);
+		*dst = strdup(val);
+	}
+}
+
+static int
+read_small(int dfd, const char *name, size_t max, char **ret)
+{
+	char *buf;
+	size_t len = 0;
+	ssize_t n;
+	int fd;
+
+	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY |
+	    O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	if ((buf = malloc(max + 1)) == NULL) {
+		(void)close(fd);
+		return -1;
+	}
+	while (len < max && (n = read(fd, buf + len, max - len)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	(void)close(fd);
+	*ret = buf;
+	return 0;
+}
+
+static int
+script_lang(const char *name)
+{
+	const char *dot = strrchr(name, '.');
+
+	if (dot == NULL)
+		return -1;
+	if (strcmp(dot, ".py") == 0)
+		return POLICY_LANG_PYTHON3;
+	if (strcmp(dot, ".sh") == 0)
+		return POLICY_LANG_SH;
+	if (strcmp(dot, ".js") == 0 || strcmp(dot, ".mjs") == 0)
+		return POLICY_LANG_NODE;
+	return -1;
+}
+
+static int
+scan_scripts(struct policy *p, struct policy_skill *sk, int skfd)
+{
+	char **names;
+	size_t n, i;
+	int sfd;
+
+	sfd = openat(skfd, "scripts", O_RDONLY | O_DIRECTORY | O_CLOEXEC |
+	    O_NOFOLLOW);
+	if (sfd < 0)
+		return 0;	/* a skill without scripts: nothing to run */
+	if ((names = dir_names(dup(sfd), &n)) == NULL) {
+		(void)close(sfd);
+		return -1;
+	}
+	for (i = 0; i < n && sk->nscripts < POLICY_MAX_SCRIPTS; i++) {
+		struct stat st;
+		int l = script_lang(names[i]);
+
+		if (l < 0 || !policy_name_ok(names[i]) ||
+		    fstatat(sfd, names[i], &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !S_ISREG(st.st_mode) || !p->languages[l].available)
+			continue;
+		if ((sk->scripts[sk->nscripts].name = strdup(names[i])) == NULL)
+			break;
+		sk->scripts[sk->nscripts++].lang = (enum policy_lang)l;
+	}
+	names_free(names, n);
+	(void)close(sfd);
+	return 0;
+}
+
+static int
+scan_skills(struct policy *p, char *err, size_t errlen)
+{
+	char real[PATH_MAX], **names = NULL;
+	size_t n = 0, i, j;
+	int dfd = -1, rc = -1;
+
+	if (realpath(p->skills_dir, real) == NULL) {
+		policy_set_err(err, errlen, "skills directory %s: %s",
+		    p->skills_dir, strerror(errno));
+		return -1;
+	}
+	free(p->skills_dir);
+	if ((p->skills_dir = strdup(real)) == NULL)
+		goto nomem;
+	dfd = open(real, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		policy_set_err(err, errlen, "skills directory %s: %s", real,
+		    strerror(errno));
+		return -1;
+	}
+	if ((names = dir_names(dup(dfd), &n)) == NULL)
+		goto nomem;
+	for (i = 0; i < n; i++) {
+		struct policy_skill *sk;
+		char *md = NULL, *name = NULL, *desc = NULL, dir[PATH_MAX];
+		int skfd;
+
+		skfd = openat(dfd, names[i], O_RDONLY | O_DIRECTORY |
+		    O_CLOEXEC | O_NOFOLLOW);
+		if (skfd < 0)
+			continue;	/* files and symlinks are not skills */
+		if (read_small(skfd, "SKILL.md", SKILL_MD_MAX, &md) != 0) {
+			(void)close(skfd);
+			continue;	/* no SKILL.md: not a skill */
+		}
+		front_matter(md, &name, &desc);
+		free(md);
+		if (name == NULL)
+			name = strdup(names[i]);
+		if (name == NULL || !policy_name_ok(name)) {
+			policy_set_err(err, errlen,
+			    "skill %s/%s: '%s' is not a valid skill name", real,
+			    names[i], name ? name : "");
+			goto skill_fail;
+		}
+		for (j = 0; j < p->nskills; j++)
+			if (strcmp(p->skills[j].name, name) == 0)
+				break;
+		if (j < p->nskills) {
+			policy_set_err(err, errlen,
+			    "skill %s/%s: the name '%s' is used twice", real,
+			    names[i], name);
+			goto skill_fail;
+		}
+		if (p->nskills == POLICY_MAX_SKILLS) {
+			policy_set_err(err, errlen, "%s: more than %d skills",
+			    real, POLICY_MAX_SKILLS);
+			goto skill_fail;
+		}
+		if ((size_t)snprintf(dir, sizeof(dir), "%s/%s", real,
+		    names[i]) >= sizeof(dir)) {
+			policy_set_err(err, errlen, "%s/%s: path too long", real,
+			    names[i]);
+			goto skill_fail;
+		}
+		sk = &p->skills[p->nskills++];
+		sk->name = name;
+		sk->summary = desc != NULL ? desc : strdup("");
+		sk->dir = strdup(dir);
+		name = desc = NULL;
+		if (sk->summary == NULL || sk->dir == NULL ||
+		    scan_scripts(p, sk, skfd) != 0) {
+			(void)close(skfd);
+			goto nomem;
+		}
+		(void)close(skfd);
+		continue;
+ skill_fail:
+		free(name);
+		free(desc);
+		(void)close(skfd);
+		goto out;
+	}
+	rc = 0;
+	goto out;
+ nomem:
+	policy_set_err(err, errlen, "out of memory");
+ out:
+	names_free(names, n);
+	if (dfd >= 0)
+		(void)close(dfd);
+	return rc;
+}
+
+static int
+resolve_databases(struct policy *p, char *err, size_t errlen)
+{
+	char real[PATH_MAX];
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < p->ndatabases; i++) {
+		struct policy_database *d = &p->databases[i];
+
+		if (realpath(d->path, real) == NULL || stat(real, &st) != 0) {
+			policy_set_err(err, errlen, "database '%s': %s: %s",
+			    d->name, d->path, strerror(errno));
+			return -1;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			policy_set_err(err, errlen,
+			    "database '%s': %s is not a regular file", d->name,
+			    d->path);
+			return -1;
+		}
+		free(d->path);
+		if ((d->path = strdup(real)) == NULL) {
+			policy_set_err(err, errlen, "out of memory");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int
+policy_finalize(struct policy *p, char *err, size_t errlen)
+{
+	char *bind = NULL;
+
+	if (p->finalized)
+		return 0;
+	if (p->limits.timeout_ms > p->limits.max_timeout_ms) {
+		policy_set_err(err, errlen,
+		    "limits: timeout_ms (%u) is over max_timeout_ms (%u)",
+		    p->limits.timeout_ms, p->limits.max_timeout_ms);
+		return -1;
+	}
+	free(p->sh_path);
+	p->sh_path = NULL;
+	if (resolve_program("sh", false, &p->sh_path, &bind) == 0)
+		free(bind);
+	else
+		p->sh_path = NULL;
+	if (resolve_commands(p, err, errlen) != 0)
+		return -1;
+	resolve_languages(p);
+	policy_skills_clear(p);
+	if (p->skills_dir != NULL && scan_skills(p, err, errlen) != 0)
+		return -1;
+	if (resolve_databases(p, err, errlen) != 0)
+		return -1;
+	p->cores = sysconf(_SC_NPROCESSORS_ONLN);
+	if (p->cores < 1)
+		p->cores = 1;
+	if (p->limits.max_sandboxes == 0)
+		p->limits.max_sandboxes = (uint32_t)p->cores;
+	p->finalized = true;
+	return 0;
+}

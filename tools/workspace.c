@@ -1,0 +1,228 @@
+/*
+ * Workspace directories: a user's (kept) or a fresh private one (removed).
+ * Removal walks directory fds with openat/unlinkat and O_NOFOLLOW, so a
+ * symlink a tool planted is unlinked, never followed; a tree deeper than
+ * WORKSPACE_MAX_DEPTH is flattened by renaming its deep parts to the top
+ * instead of holding an fd per level.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "workspace.h"
+
+#define WORKSPACE_MAX_DEPTH	64	/* open fds held while removing */
+#define WORKSPACE_MAX_PASSES	4096	/* flattening passes: depth/64 each */
+#define WORKSPACE_PREFIX	"mcp-sandbox-ws-"
+
+static void
+set_err(char *err, size_t errlen, const char *what, const char *path, int e)
+{
+	(void)snprintf(err, errlen, "workspace %s: %s: %s", path, what,
+	    strerror(e));
+}
+
+int
+workspace_open(const char *dir, uid_t owner_uid, struct workspace **ret,
+    char *err, size_t errlen)
+{
+	struct workspace *ws;
+	char tmpl[PATH_MAX], real[PATH_MAX];
+	const char *base;
+	struct stat st;
+
+	if ((ws = calloc(1, sizeof(*ws))) == NULL) {
+		(void)snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (dir != NULL) {
+		if (realpath(dir, real) == NULL || stat(real, &st) != 0) {
+			set_err(err, errlen, "cannot use it", dir, errno);
+			goto fail;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			set_err(err, errlen, "cannot use it", dir, ENOTDIR);
+			goto fail;
+		}
+	} else {
+		base = getenv("TMPDIR");
+		if (base == NULL || base[0] != '/')
+			base = "/tmp";
+		if ((size_t)snprintf(tmpl, sizeof(tmpl), "%s/%sXXXXXX", base,
+		    WORKSPACE_PREFIX) >= sizeof(tmpl)) {
+			set_err(err, errlen, "cannot create it", base,
+			    ENAMETOOLONG);
+			goto fail;
+		}
+		/* mkdtemp: random name, mode 0700, fails if it exists */
+		if (mkdtemp(tmpl) == NULL) {
+			set_err(err, errlen, "cannot create it", tmpl, errno);
+			goto fail;
+		}
+		ws->owned = true;
+		if (owner_uid != (uid_t)-1 &&
+		    chown(tmpl, owner_uid, (gid_t)-1) != 0) {
+			set_err(err, errlen, "cannot give it to the sandbox uid",
+			    tmpl, errno);
+			(void)rmdir(tmpl);
+			goto fail;
+		}
+		if (realpath(tmpl, real) == NULL) {
+			set_err(err, errlen, "cannot resolve it", tmpl, errno);
+			(void)rmdir(tmpl);
+			goto fail;
+		}
+	}
+	if ((ws->path = strdup(real)) == NULL) {
+		(void)snprintf(err, errlen, "out of memory");
+		if (ws->owned)
+			(void)rmdir(real);
+		goto fail;
+	}
+	*ret = ws;
+	return 0;
+ fail:
+	free(ws);
+	return -1;
+}
+
+void
+workspace_free(struct workspace *ws)
+{
+	if (ws == NULL)
+		return;
+	if (ws->owned && ws->path != NULL)
+		(void)workspace_remove_tree(ws->path);
+	free(ws->path);
+	free(ws);
+}
+
+static void
+note(int *first, int e)
+{
+	if (*first == 0)
+		*first = -e;
+}
+
+/*
+ * Empties the directory dfd. Directories nested deeper than the limit are
+ * renamed into topfd (as "deep.N") and emptied by a later pass.
+ */
+static void
+rm_contents(int dfd, int topfd, int depth, unsigned *moved, int *first_err)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd;
+
+	if ((fd = dup(dfd)) < 0 || (d = fdopendir(fd)) == NULL) {
+		if (fd >= 0)
+			(void)close(fd);
+		note(first_err, errno);
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		char tmp[32];	/* "deep." + a counter */
+		int cfd;
+
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		if (unlinkat(dfd, de->d_name, 0) == 0)
+			continue;
+		if (errno != EISDIR) {
+			note(first_err, errno);
+			continue;
+		}
+		if (unlinkat(dfd, de->d_name, AT_REMOVEDIR) == 0)
+			continue;
+		if (errno != ENOTEMPTY && errno != EEXIST && errno != EACCES) {
+			note(first_err, errno);
+			continue;
+		}
+		if (depth + 1 >= WORKSPACE_MAX_DEPTH) {
+			(void)snprintf(tmp, sizeof(tmp), "deep.%u", (*moved)++);
+			if (renameat2(dfd, de->d_name, topfd, tmp,
+			    RENAME_NOREPLACE) != 0)
+				note(first_err, errno);
+			continue;
+		}
+		cfd = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC);
+		if (cfd < 0) {
+			note(first_err, errno);
+			continue;
+		}
+		/* a tool may have left it without write permission */
+		(void)fchmod(cfd, 0700);
+		rm_contents(cfd, topfd, depth + 1, moved, first_err);
+		(void)close(cfd);
+		if (unlinkat(dfd, de->d_name, AT_REMOVEDIR) != 0 &&
+		    errno != ENOENT)
+			note(first_err, errno);
+	}
+	(void)closedir(d);
+}
+
+int
+workspace_remove_tree(const char *path)
+{
+	char *copy, *slash, *name;
+	const char *parent;
+	unsigned moved = 0, before;
+	int pfd = -1, top = -1, first_err = 0, passes = 0;
+
+	if ((copy = strdup(path)) == NULL)
+		return -ENOMEM;
+	if ((slash = strrchr(copy, '/')) == NULL) {
+		parent = ".";
+		name = copy;
+	} else {
+		*slash = '\0';
+		parent = slash == copy ? "/" : copy;
+		name = slash + 1;
+	}
+	if (name[0] == '\0' || strcmp(name, ".") == 0 ||
+	    strcmp(name, "..") == 0) {
+		first_err = -EINVAL;
+		goto out;
+	}
+	if ((pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		first_err = -errno;
+		goto out;
+	}
+	if (unlinkat(pfd, name, 0) == 0)
+		goto out;		/* a file or a symlink: gone */
+	if (errno != EISDIR) {
+		first_err = -errno;
+		goto out;
+	}
+	top = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (top < 0) {
+		first_err = -errno;
+		goto out;
+	}
+	(void)fchmod(top, 0700);
+	do {
+		before = moved;
+		rm_contents(top, top, 0, &moved, &first_err);
+	} while (moved != before && ++passes < WORKSPACE_MAX_PASSES);
+	if (unlinkat(pfd, name, AT_REMOVEDIR) == 0)
+		first_err = 0;	/* everything went: earlier hiccups healed */
+	else
+		note(&first_err, errno);
+ out:
+	if (top >= 0)
+		(void)close(top);
+	if (pfd >= 0)
+		(void)close(pfd);
+	free(copy);
+	return first_err;
+}
