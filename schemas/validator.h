@@ -62,7 +62,8 @@ struct schema_error {
 /*
  * MCP_OK: valid. MCP_ERR_INVALID_PARAMS: invalid, *err filled.
  * MCP_ERR_TOO_DEEP / MCP_ERR_TOO_LARGE: the instance or the work exceeded a
- * named bound (err filled too). MCP_ERR_NOMEM. err may be NULL.
+ * named bound (err filled too). MCP_ERR_NOMEM, MCP_ERR_INTERNAL (a regex
+ * engine error). err may be NULL.
  * instance borrowed, only read.
  */
 enum mcp_err schema_validate(const struct schema *s,

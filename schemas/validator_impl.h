@@ -1,0 +1,225 @@
+/*
+ * Internals shared by validator.c (compile), validator_eval.c (validate) and
+ * validator_num.c (numbers, JSON equality, message text). Not an interface
+ * for anything outside schemas/validator*.c.
+ */
+#ifndef VALIDATOR_IMPL_H
+#define VALIDATOR_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include "validator.h"
+
+/* Longest rendering of a constant or enum list kept for messages. */
+#define SCHEMA_TEXT_MAX 200
+
+/* Instance types, as a mask. SNT_INTEGER is also set for integral numbers. */
+enum {
+	SNT_NULL = 1 << 0,
+	SNT_BOOLEAN = 1 << 1,
+	SNT_OBJECT = 1 << 2,
+	SNT_ARRAY = 1 << 3,
+	SNT_NUMBER = 1 << 4,
+	SNT_STRING = 1 << 5,
+	SNT_INTEGER = 1 << 6,
+};
+
+/* A JSON number, exactly: json-c gives int64 (uint64 above), or double. */
+struct snum {
+	bool is_int;
+	__int128 i;		/* when is_int */
+	double d;		/* when !is_int; always finite */
+};
+
+/* A number as m * 10^e (the shortest decimal that reads back the same double). */
+struct sdec {
+	uint64_t m;
+	int e;
+};
+
+struct spattern {
+	pcre2_code *code;	/* owned */
+	const char *src;	/* borrowed from the schema doc */
+};
+
+struct snode;
+
+struct sprop {
+	const char *name;	/* borrowed from the schema doc */
+	struct snode *node;
+};
+
+struct spatprop {
+	struct spattern pat;
+	struct snode *node;
+};
+
+struct sdepreq {
+	const char *name;	/* borrowed from the schema doc */
+	const char **req;	/* names, borrowed */
+	size_t nreq;
+};
+
+/* Which keywords a node has, so evaluation skips absent ones with one test. */
+enum {
+	SK_TYPE = 1u << 0,
+	SK_ENUM = 1u << 1,
+	SK_CONST = 1u << 2,
+	SK_MINIMUM = 1u << 3,
+	SK_MAXIMUM = 1u << 4,
+	SK_EXMIN = 1u << 5,
+	SK_EXMAX = 1u << 6,
+	SK_MULTIPLE = 1u << 7,
+	SK_MINLEN = 1u << 8,
+	SK_MAXLEN = 1u << 9,
+	SK_PATTERN = 1u << 10,
+	SK_MINITEMS = 1u << 11,
+	SK_MAXITEMS = 1u << 12,
+	SK_UNIQUE = 1u << 13,
+	SK_MINCONTAINS = 1u << 14,
+	SK_MAXCONTAINS = 1u << 15,
+	SK_MINPROPS = 1u << 16,
+	SK_MAXPROPS = 1u << 17,
+	SK_FALSE = 1u << 18,	/* the boolean schema false */
+};
+
+#define SK_NUMERIC (SK_MINIMUM | SK_MAXIMUM | SK_EXMIN | SK_EXMAX | SK_MULTIPLE)
+#define SK_STRING (SK_MINLEN | SK_MAXLEN | SK_PATTERN)
+
+/* One compiled schema (object or boolean). Immutable after compile. */
+struct snode {
+	uint32_t kw;		/* SK_* */
+	uint8_t types;		/* SNT_* allowed, when SK_TYPE */
+	bool has_object;	/* any object keyword below */
+	bool has_array;		/* any array keyword below */
+
+	const struct json_object *enum_val;	/* borrowed from doc: an array */
+	const struct json_object *const_val;	/* borrowed from doc */
+	char *enum_text;	/* owned: enum values or const for messages */
+
+	struct snum minimum, maximum, exmin, exmax, multiple;
+	struct sdec multiple_dec;
+
+	uint64_t min_len, max_len;
+	struct spattern pattern;
+
+	uint64_t min_items, max_items, min_contains, max_contains;
+	struct snode **prefix;	/* prefixItems */
+	size_t nprefix;
+	struct snode *items, *contains;
+
+	uint64_t min_props, max_props;
+	struct sprop *props;	/* sorted by strcmp of name */
+	size_t nprops;
+	struct spatprop *patprops;
+	size_t npatprops;
+	struct snode *additional, *propnames;
+	const char **required;	/* borrowed names */
+	size_t nrequired;
+	struct sdepreq *depreq;
+	size_t ndepreq;
+	struct sprop *depsch;	/* dependentSchemas: name -> schema */
+	size_t ndepsch;
+
+	struct snode **allof, **anyof, **oneof;
+	size_t nallof, nanyof, noneof;
+	struct snode *not_, *if_, *then_, *else_;
+	struct snode *ref;
+	const char *ref_src;	/* borrowed */
+};
+
+/* Bump allocation list of one schema: every node and array hangs here. */
+struct salloc {
+	struct salloc *next;
+	max_align_t data[];
+};
+
+struct schema {
+	struct json_object *doc;	/* owned reference: strings and constants point into it */
+	struct snode *root;
+	struct salloc *allocs;		/* owned: freed with the schema */
+	struct spattern **patterns;	/* every compiled pattern, to free */
+	size_t npatterns, cpatterns;
+	pcre2_match_context *mctx;	/* owned: limits for every match; read-only when validating */
+	uint32_t max_ovec;		/* unused by matches; kept 1 */
+};
+
+
+/* --- compile (validator.c, validator_kw.c) --- */
+
+/* Room for the JSON pointer of the schema location being compiled. */
+#define SCHEMA_CPATH_MAX 1024
+
+struct cache_ent {
+	const struct json_object *j;	/* borrowed from the doc */
+	struct snode *n;
+};
+
+struct cctx {
+	struct schema *s;
+	const struct json_object *doc;	/* borrowed root */
+	const char *id;			/* root $id or NULL, borrowed */
+	char path[SCHEMA_CPATH_MAX];	/* pointer of the location being compiled */
+	size_t pathlen;
+	unsigned depth;
+	size_t nnodes;
+	struct cache_ent *cache;	/* owned: open addressing by object address */
+	size_t ccap;
+	enum mcp_err st;
+	char *err;			/* borrowed from the caller */
+	size_t errlen;
+};
+
+typedef int sc_kw_fn(struct cctx *c, struct snode *n, const char *kw,
+    const struct json_object *v);
+struct kwdef {
+	const char *name;
+	sc_kw_fn *fn;		/* NULL: annotation, accepted and ignored */
+};
+
+/* The keyword named k, or NULL (validator_kw.c). */
+const struct kwdef *sc_kw_find(const char *k);
+
+int sc_fail(struct cctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int sc_nomem(struct cctx *c);
+void *sc_calloc(struct cctx *c, size_t n, size_t size);
+size_t sc_path_push(struct cctx *c, const char *tok);
+size_t sc_path_push_idx(struct cctx *c, size_t i);
+void sc_path_pop(struct cctx *c, size_t old);
+void sc_path_set(struct cctx *c, const char *p, size_t len);
+int sc_count(struct cctx *c, const char *kw, const struct json_object *v, uint64_t *ret);
+int sc_number(struct cctx *c, const char *kw, const struct json_object *v, struct snum *ret);
+int sc_string(struct cctx *c, const char *kw, const struct json_object *v, const char **ret);
+int sc_names(struct cctx *c, const char *kw, const struct json_object *v,
+    const char ***ret, size_t *retn);
+int sc_pattern(struct cctx *c, const char *kw, const char *src, struct spattern *ret);
+int sc_node(struct cctx *c, const struct json_object *j, struct snode **ret);
+int sc_sub(struct cctx *c, const char *kw, const char *name, size_t idx, bool use_idx,
+    const struct json_object *v, struct snode **ret);
+int sc_sub_array(struct cctx *c, const char *kw, const struct json_object *v,
+    struct snode ***ret, size_t *retn);
+int sc_sub_map(struct cctx *c, const char *kw, const struct json_object *v,
+    struct sprop **ret, size_t *retn);
+
+/* --- validator_num.c --- */
+bool snum_from_json(const struct json_object *j, struct snum *ret);
+int snum_cmp(const struct snum *a, const struct snum *b);
+bool snum_is_integral(const struct snum *a);
+void snum_to_dec(const struct snum *a, struct sdec *ret);
+bool sdec_is_multiple(const struct sdec *a, const struct sdec *b);
+void snum_format(const struct snum *a, char *buf, size_t size);
+/* 1 equal, 0 not, -1 over the work or depth bound (*work counts steps). */
+int sjson_equal(const struct json_object *a, const struct json_object *b,
+    unsigned depth, unsigned long *work);
+/* A short rendering of j for messages (strings quoted, nesting elided). */
+void sjson_render(const struct json_object *j, char *buf, size_t size);
+/* s quoted for a message: control characters and quotes escaped, cut to size. */
+void squote(const char *s, size_t len, char *buf, size_t size);
+size_t sutf8_len(const char *s, size_t len);
+
+#endif
