@@ -68,7 +68,7 @@
 #define BENCH_PROCS_MAX		65536
 
 /* Options that take a value, for telling "unknown" from "missing value". */
-#define BENCH_VALUE_OPTS	" cold calls warmup settle-ms timeout-ms inflight protocol req method params expect "
+#define BENCH_VALUE_OPTS	" cold calls warmup settle-ms timeout-ms inflight protocol req method params expect count "
 
 extern char **environ;
 
@@ -78,6 +78,7 @@ struct bench_req {
 	const char	*br_params;	/* JSON object text, or NULL for none */
 	const char	*br_expect;	/* substring every response must hold, or NULL */
 	int		 br_errors_ok;	/* JSON-RPC error answers are expected */
+	long		 br_calls;	/* timed round trips; 0: --calls */
 };
 
 struct bench_opts {
@@ -780,7 +781,8 @@ bench_session(const struct bench_opts *o)
 		    bench_pipeline(&bp, o, &o->bo_reqs[q], o->bo_warmup, 1, 1) != 0)
 			goto out;
 		for (l = 0; l < o->bo_nlevels; l++)
-			if (bench_pipeline(&bp, o, &o->bo_reqs[q], o->bo_calls,
+			if (bench_pipeline(&bp, o, &o->bo_reqs[q],
+			    o->bo_reqs[q].br_calls > 0 ? o->bo_reqs[q].br_calls : o->bo_calls,
 			    o->bo_levels[l], 0) != 0)
 				goto out;
 	}
@@ -972,6 +974,7 @@ bench_usage(FILE *f)
 	    "    --params JSON   its params object (default none)\n"
 	    "    --expect TEXT   text every answer must contain\n"
 	    "    --errors-ok     JSON-RPC error answers are expected, not a failure\n"
+	    "    --count N       timed round trips for this request (default --calls)\n"
 	    "  --protocol VER    initialize protocolVersion (default 2025-11-25)\n"
 	    "  --settle-ms N     wait after initialize before the idle memory (default 200)\n"
 	    "  --timeout-ms N    wait for any answer or exit (default 10000)\n"
@@ -1099,6 +1102,12 @@ main(int argc, char **argv)
 			cur = &o.bo_reqs[o.bo_nreqs++];
 			cur->br_label = v;
 			cur->br_method = "tools/list";
+		} else if (strcmp(a, "--count") == 0) {
+			if (cur == NULL) {
+				bench_err("%s must follow --req", a);
+				return 2;
+			}
+			bad = bench_number(v, 1, BENCH_CALLS_MAX, &cur->br_calls);
 		} else if (strcmp(a, "--method") == 0 || strcmp(a, "--params") == 0 ||
 		    strcmp(a, "--expect") == 0) {
 			if (cur == NULL) {
