@@ -54,7 +54,7 @@ audit_call(struct audit *a, const struct session *sess, const char *tool,
 {
 	struct json_object *line, *v;
 	uint8_t digest[SHA256_LEN];
-	char hex[2 * SHA256_LEN + 8], when[40];
+	char hex[2 * SHA256_LEN + 8], when[64];
 	const char *text, *outcome;
 	struct timespec ts;
 	struct tm tm;

@@ -10,7 +10,7 @@
 
 #include <json-c/json.h>
 
-#include "limits.h"
+#include "mcp_limits.h"
 #include "mcp_err.h"
 
 enum rpc_kind {

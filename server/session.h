@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "limits.h"
+#include "mcp_limits.h"
 
 struct sb_cancel;
 

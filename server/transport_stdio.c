@@ -21,7 +21,7 @@
 
 #include "dispatch.h"
 #include "jsonrpc.h"
-#include "limits.h"
+#include "mcp_limits.h"
 #include "log.h"
 #include "transport_stdio.h"
 

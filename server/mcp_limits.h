@@ -2,8 +2,8 @@
  * Every numeric cap of the server layer, named once with its reason.
  * Caps of the validator, the sandbox and the tools live beside their code.
  */
-#ifndef LIMITS_H
-#define LIMITS_H
+#ifndef MCP_LIMITS_H
+#define MCP_LIMITS_H
 
 /*
  * Largest JSON-RPC message, in bytes, on stdio and HTTP. The biggest
