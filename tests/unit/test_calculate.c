@@ -4,7 +4,6 @@
  * named bounds, the tools/call handler, agreement with the schema files, and
  * a deterministic fuzz run over random byte strings.
  */
-#include <regex.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include <json-c/json.h>
 
 #include "calculate.h"
+#include "validator.h"
 
 /* The fuzz runs: enough strings to hit every branch of the parser many
  * times, few enough to finish in about a second under ASan. */
@@ -501,7 +501,7 @@ START_TEST(expression_length_is_bounded)
 }
 END_TEST
 
-/* The JSON-C object at path (a dotted key list) of obj, or NULL. */
+/* obj[k1], or obj[k1][k2] if k2 is not NULL; NULL if absent. Borrowed. */
 static struct json_object *
 jget(struct json_object *obj, const char *k1, const char *k2)
 {
@@ -636,64 +636,98 @@ load_schema(const char *name)
 	return s;
 }
 
+/* A compiled schema from the source tree's schemas/ (the embedded copy is
+ * the same file). */
+static struct schema *
+compile_schema(const char *name)
+{
+	struct json_object *doc = load_schema(name);
+	struct schema *s = NULL;
+	char err[256];
+
+	ck_assert_msg(schema_compile(doc, &s, err, sizeof(err)) == MCP_OK,
+	    "%s: %s", name, err);
+	json_object_put(doc);	/* the schema holds its own reference */
+	return s;
+}
+
+/* args (JSON text) against the input schema: "" if valid, else the keyword
+ * that failed. */
+static const char *
+input_verdict(const struct schema *in, const char *args,
+    struct schema_error *err)
+{
+	struct json_object *doc = json_tokener_parse(args);
+	enum mcp_err st;
+
+	ck_assert_ptr_nonnull(doc);
+	memset(err, 0, sizeof(*err));
+	st = schema_validate(in, doc, err);
+	json_object_put(doc);
+	if (st == MCP_OK)
+		return "";
+	ck_assert_int_eq(st, MCP_ERR_INVALID_PARAMS);
+	return err->keyword;
+}
+
 START_TEST(input_schema_matches_the_code)
 {
-	struct json_object *s = load_schema("calculate.input.json"), *e;
+	struct json_object *doc = load_schema("calculate.input.json");
+	struct schema *in = compile_schema("calculate.input.json");
+	struct schema_error err;
+	char *args, *body;
 
-	ck_assert_str_eq(json_object_get_string(jget(s, "type", NULL)),
-	    "object");
-	ck_assert(!json_object_get_boolean(jget(s, "additionalProperties",
-	    NULL)));
-	ck_assert_ptr_nonnull(jget(s, "additionalProperties", NULL));
-	ck_assert_str_eq(json_object_to_json_string_ext(jget(s, "required",
-	    NULL), JSON_C_TO_STRING_PLAIN), "[\"expression\"]");
-	e = jget(s, "properties", "expression");
-	ck_assert_ptr_nonnull(e);
-	ck_assert_int_eq(json_object_object_length(jget(s, "properties",
-	    NULL)), 1);
-	ck_assert_str_eq(json_object_get_string(jget(e, "type", NULL)),
-	    "string");
-	ck_assert_int_eq(json_object_get_int(jget(e, "maxLength", NULL)),
-	    CALC_MAX_EXPR_LEN);
-	ck_assert_int_eq(json_object_get_int(jget(e, "minLength", NULL)), 1);
-	json_object_put(s);
+	ck_assert_int_eq(json_object_get_int(jget(jget(doc, "properties",
+	    "expression"), "maxLength", NULL)), CALC_MAX_EXPR_LEN);
+	json_object_put(doc);
+
+	ck_assert_str_eq(input_verdict(in, "{\"expression\": \"1+1\"}", &err),
+	    "");
+	ck_assert_str_eq(input_verdict(in, "{\"expression\": \"\"}", &err),
+	    "minLength");
+	ck_assert_str_eq(input_verdict(in, "{}", &err), "required");
+	ck_assert_str_eq(input_verdict(in, "{\"expression\": 12}", &err),
+	    "type");
+	ck_assert_str_eq(input_verdict(in, "[\"1+1\"]", &err), "type");
+	ck_assert_str_eq(input_verdict(in,
+	    "{\"expression\": \"1\", \"precision\": 5}", &err),
+	    "additionalProperties");
+
+	/* the schema counts characters, like calc_evaluate */
+	args = malloc(2 * CALC_MAX_EXPR_LEN + 64);
+	ck_assert_ptr_nonnull(args);
+	body = repeat("\xc3\xa9", CALC_MAX_EXPR_LEN);
+	sprintf(args, "{\"expression\": \"%s\"}", body);
+	ck_assert_str_eq(input_verdict(in, args, &err), "");
+	free(body);
+	body = repeat("1", CALC_MAX_EXPR_LEN + 1);
+	sprintf(args, "{\"expression\": \"%s\"}", body);
+	ck_assert_str_eq(input_verdict(in, args, &err), "maxLength");
+	free(body);
+	free(args);
+	schema_free(in);
 }
 END_TEST
 
-/* Checks sc against calculate.output.json: keys, types, enum, patterns. */
+/* The handler's result for expr conforms to the output schema. */
 static void
-check_output_schema(struct json_object *schema, struct json_object *sc,
-    regex_t *value_re, regex_t *decimal_re)
+check_output_conforms(const struct schema *out, const char *expr,
+    size_t len)
 {
+	struct json_object *res = call_tool(expr, len), *sc;
+	struct schema_error err;
 	const char *value, *kind;
 
-	ck_assert_int_eq(json_object_object_length(sc), 4);
-	ck_assert_int_eq(json_object_object_length(jget(schema, "properties",
-	    NULL)), 4);
-	json_object_object_foreach(sc, key, val) {
-		ck_assert_msg(jget(schema, "properties", key) != NULL,
-		    "undeclared key %s", key);
-		(void)val;
-	}
+	ck_assert_ptr_null(jget(res, "isError", NULL));
+	sc = jget(res, "structuredContent", NULL);
+	ck_assert_ptr_nonnull(sc);
+	ck_assert_msg(schema_validate(out, sc, &err) == MCP_OK,
+	    "%s: %s", expr, err.message);
 	value = json_object_get_string(jget(sc, "value", NULL));
 	kind = json_object_get_string(jget(sc, "kind", NULL));
-	ck_assert_int_eq(regexec(value_re, value, 0, NULL, 0), 0);
-	ck_assert_int_eq(regexec(decimal_re, json_object_get_string(jget(sc,
-	    "decimal", NULL)), 0, NULL, 0), 0);
-	ck_assert(strcmp(kind, "integer") == 0 || strcmp(kind, "fraction") == 0);
-	ck_assert((strcmp(kind, "integer") == 0) == (strchr(value, '/') == NULL));
-	ck_assert(json_object_is_type(jget(sc, "decimalExact", NULL),
-	    json_type_boolean));
-}
-
-static void
-compile_pattern(struct json_object *schema, const char *prop, regex_t *re)
-{
-	const char *pat = json_object_get_string(jget(jget(schema,
-	    "properties", prop), "pattern", NULL));
-
-	ck_assert_ptr_nonnull(pat);
-	ck_assert_int_eq(regcomp(re, pat, REG_EXTENDED | REG_NOSUB), 0);
+	ck_assert((strcmp(kind, "integer") == 0) ==
+	    (strchr(value, '/') == NULL));
+	json_object_put(res);
 }
 
 START_TEST(structured_content_conforms_to_the_output_schema)
@@ -703,28 +737,22 @@ START_TEST(structured_content_conforms_to_the_output_schema)
 		"1/3000000", "2^65535", "-1/2^65535", "1e-1000", "5.5%2",
 		"123456789/1000", "-7 % 3", "1 - 10^-40/3",
 	};
-	struct json_object *schema = load_schema("calculate.output.json");
-	struct json_object *res;
-	regex_t value_re, decimal_re;
+	struct schema *out = compile_schema("calculate.output.json");
+	struct json_object *bad;
+	struct schema_error err;
 	size_t i;
 
-	ck_assert_str_eq(json_object_to_json_string_ext(jget(schema,
-	    "required", NULL), JSON_C_TO_STRING_PLAIN),
-	    "[\"value\",\"kind\",\"decimal\",\"decimalExact\"]");
-	ck_assert(!json_object_get_boolean(jget(schema, "additionalProperties",
-	    NULL)));
-	compile_pattern(schema, "value", &value_re);
-	compile_pattern(schema, "decimal", &decimal_re);
-	for (i = 0; i < sizeof(exprs) / sizeof(exprs[0]); i++) {
-		res = call_tool(exprs[i], strlen(exprs[i]));
-		ck_assert_ptr_null(jget(res, "isError", NULL));
-		check_output_schema(schema, jget(res, "structuredContent",
-		    NULL), &value_re, &decimal_re);
-		json_object_put(res);
-	}
-	regfree(&value_re);
-	regfree(&decimal_re);
-	json_object_put(schema);
+	for (i = 0; i < sizeof(exprs) / sizeof(exprs[0]); i++)
+		check_output_conforms(out, exprs[i], strlen(exprs[i]));
+	/* and the schema is strict enough to notice a wrong shape */
+	bad = json_tokener_parse("{\"value\": \"1/3\", \"kind\": "
+	    "\"fraction\", \"decimal\": \"0.(3)\", \"decimalExact\": "
+	    "false}");
+	ck_assert_int_eq(schema_validate(out, bad, &err),
+	    MCP_ERR_INVALID_PARAMS);
+	ck_assert_str_eq(err.keyword, "pattern");
+	json_object_put(bad);
+	schema_free(out);
 }
 END_TEST
 
@@ -738,21 +766,19 @@ fuzz_next(uint64_t *s)
 	return *s;
 }
 
-/* Runs FUZZ_ROUNDS random strings; alphabet NULL means any byte. */
+/* Runs FUZZ_ROUNDS random strings; alphabet NULL means any byte. Every
+ * outcome is a known status; every value conforms to the output schema. */
 static void
 fuzz(uint64_t seed, const char *alphabet)
 {
-	struct json_object *schema = load_schema("calculate.output.json");
+	struct schema *out = compile_schema("calculate.output.json");
 	size_t alen = alphabet ? strlen(alphabet) : 256, len, i, chars;
 	struct calc_value v;
 	struct calc_error e;
-	regex_t value_re, decimal_re;
 	char buf[FUZZ_MAX_LEN];
 	enum calc_status st;
 	int round, ok = 0;
 
-	compile_pattern(schema, "value", &value_re);
-	compile_pattern(schema, "decimal", &decimal_re);
 	for (round = 0; round < FUZZ_ROUNDS; round++) {
 		len = fuzz_next(&seed) % (FUZZ_MAX_LEN + 1);
 		for (i = 0; i < len; i++) {
@@ -765,11 +791,8 @@ fuzz(uint64_t seed, const char *alphabet)
 		ck_assert_int_eq(e.status, st);
 		if (st == CALC_OK) {
 			ok++;
-			ck_assert_int_eq(regexec(&value_re, v.value, 0, NULL,
-			    0), 0);
-			ck_assert_int_eq(regexec(&decimal_re, v.decimal, 0,
-			    NULL, 0), 0);
 			calc_value_fini(&v);
+			check_output_conforms(out, buf, len);
 			continue;
 		}
 		ck_assert(st == CALC_ERR_SYNTAX || st == CALC_ERR_DIV_ZERO ||
@@ -781,12 +804,10 @@ fuzz(uint64_t seed, const char *alphabet)
 		ck_assert_uint_le(e.pos, chars + 1);
 		ck_assert_ptr_null(v.value);
 	}
-	/* the grammar alphabet must reach the evaluator, not only errors */
+	/* the grammar alphabets must reach the evaluator, not only errors */
 	if (alphabet != NULL)
 		ck_assert_int_gt(ok, FUZZ_ROUNDS / 200);
-	regfree(&value_re);
-	regfree(&decimal_re);
-	json_object_put(schema);
+	schema_free(out);
 }
 
 START_TEST(random_bytes_never_crash)
