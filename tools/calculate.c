@@ -153,7 +153,8 @@ calc_check_size(struct calc_parser *p, const mpq_t q, size_t off, int op)
 	if (p->work > CALC_MAX_WORK_BITS) {
 		calc_fail(p, CALC_ERR_LIMIT, off, "the expression is too costly: "
 		    "its intermediate results up to the '%c' at position %zu "
-		    "add up to more than %d bits (limit)", op, calc_pos(p, off),
+		    "add up to more than the limit of %d bits; split it into "
+		    "smaller calculations", op, calc_pos(p, off),
 		    CALC_MAX_WORK_BITS);
 		return -1;
 	}
@@ -211,7 +212,7 @@ calc_number(struct calc_parser *p, mpq_t out)
 				over = true;
 		}
 		if (!any) {
-			calc_fail(p, CALC_ERR_SYNTAX, eoff, "malformed number "
+			calc_fail(p, CALC_ERR_SYNTAX, start, "malformed number "
 			    "at position %zu: expected digits after '%c'",
 			    calc_pos(p, start), p->s[eoff]);
 			return -1;
@@ -339,11 +340,12 @@ calc_power(struct calc_parser *p, mpq_t out)
 		goto out;
 	c = calc_peek(p);
 	op_off = p->off;
-	if (c == '^')
+	if (c == '^') {
 		p->off += 1;
-	else if (c == '*' && p->off + 1 < p->len && p->s[p->off + 1] == '*')
+	} else if (c == '*' && p->off + 1 < p->len &&
+	    p->s[p->off + 1] == '*') {
 		p->off += 2;
-	else {
+	} else {
 		rc = 0;
 		goto out;
 	}
