@@ -5,6 +5,7 @@
  * is allocated on the common path (a pattern match allocates one match block,
  * propertyNames one string, per call). Never writes to the instance or schema.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,7 +193,8 @@ type_name(const struct json_object *j)
 	case json_type_int:
 		return "integer";
 	case json_type_double:
-		return "number";
+		return isfinite(json_object_get_double(j)) ? "number" :
+		    "a non-finite number (NaN and Infinity are not JSON)";
 	case json_type_string:
 		return "string";
 	case json_type_array:
@@ -216,8 +218,11 @@ type_mask(const struct json_object *j)
 	case json_type_int:
 		return SNT_NUMBER | SNT_INTEGER;
 	case json_type_double:
-		/* 2020-12: 1.0 is an integer. */
-		if (snum_from_json(j, &n) && snum_is_integral(&n))
+		/* 2020-12: 1.0 is an integer. json-c accepts NaN and Infinity even
+		 * in strict mode; they are no JSON type at all. */
+		if (!snum_from_json(j, &n))
+			return 0;
+		if (snum_is_integral(&n))
 			return SNT_NUMBER | SNT_INTEGER;
 		return SNT_NUMBER;
 	case json_type_string:
