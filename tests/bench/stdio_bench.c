@@ -68,7 +68,7 @@
 #define BENCH_PROCS_MAX		65536
 
 /* Options that take a value, for telling "unknown" from "missing value". */
-#define BENCH_VALUE_OPTS	" cold calls warmup settle-ms timeout-ms inflight protocol req method params expect count "
+#define BENCH_VALUE_OPTS	" cold calls warmup settle-ms timeout-ms inflight protocol req method params expect reject count "
 
 extern char **environ;
 
@@ -77,7 +77,9 @@ struct bench_req {
 	const char	*br_method;
 	const char	*br_params;	/* JSON object text, or NULL for none */
 	const char	*br_expect;	/* substring every response must hold, or NULL */
+	const char	*br_reject;	/* substring no response may hold, or NULL */
 	int		 br_errors_ok;	/* JSON-RPC error answers are expected */
+	int		 br_wrong_ok;	/* count answers failing expect/reject, go on */
 	long		 br_calls;	/* timed round trips; 0: --calls */
 };
 
@@ -699,6 +701,12 @@ bench_on_run(void *ctx, const struct bench_msg *m, const char *line, size_t len,
 			bench_err("%s: answer without \"%s\": %.*s", r->br_req->br_label,
 			    r->br_req->br_expect, (int)(len > 300 ? 300 : len), line);
 		r->br_bad++;
+	} else if (r->br_req->br_reject != NULL &&
+	    memmem(line, len, r->br_req->br_reject, strlen(r->br_req->br_reject)) != NULL) {
+		if (r->br_bad == 0)
+			bench_err("%s: answer with \"%s\": %.*s", r->br_req->br_label,
+			    r->br_req->br_reject, (int)(len > 300 ? 300 : len), line);
+		r->br_bad++;
 	}
 	return 0;
 }
@@ -741,7 +749,7 @@ bench_pipeline(struct bench_proc *bp, const struct bench_opts *o,
 			goto out;
 	}
 	elapsed = bench_now_us() - t0;
-	if ((r.br_errors > 0 && !rq->br_errors_ok) || r.br_bad > 0) {
+	if ((r.br_errors > 0 && !rq->br_errors_ok) || (r.br_bad > 0 && !rq->br_wrong_ok)) {
 		bench_err("%s: %ld error answers, %ld unexpected answers of %ld",
 		    rq->br_label, r.br_errors, r.br_bad, n);
 		goto out;
@@ -749,9 +757,9 @@ bench_pipeline(struct bench_proc *bp, const struct bench_opts *o,
 	if (!quiet) {
 		qsort(r.br_lat, (size_t)n, sizeof(double), bench_cmp_double);
 		printf("rt label=%s inflight=%d n=%ld calls_per_s=%.0f p50_us=%.1f "
-		    "p99_us=%.1f errors=%ld\n", rq->br_label, k, n,
+		    "p99_us=%.1f errors=%ld wrong=%ld\n", rq->br_label, k, n,
 		    (double)n / (elapsed / 1e6), bench_pct(r.br_lat, n, 50),
-		    bench_pct(r.br_lat, n, 99), r.br_errors);
+		    bench_pct(r.br_lat, n, 99), r.br_errors, r.br_bad);
 		fflush(stdout);
 	}
 	rc = 0;
@@ -973,7 +981,9 @@ bench_usage(FILE *f)
 	    "    --method M      its method (default tools/list)\n"
 	    "    --params JSON   its params object (default none)\n"
 	    "    --expect TEXT   text every answer must contain\n"
+	    "    --reject TEXT   text no answer may contain (e.g. '\"isError\":true')\n"
 	    "    --errors-ok     JSON-RPC error answers are expected, not a failure\n"
+	    "    --wrong-ok      answers failing --expect/--reject are counted, not a failure\n"
 	    "    --count N       timed round trips for this request (default --calls)\n"
 	    "  --protocol VER    initialize protocolVersion (default 2025-11-25)\n"
 	    "  --settle-ms N     wait after initialize before the idle memory (default 200)\n"
@@ -1059,12 +1069,15 @@ main(int argc, char **argv)
 		} else if (strcmp(a, "--spawn-only") == 0) {
 			o.bo_spawn_only = 1;
 			continue;
-		} else if (strcmp(a, "--errors-ok") == 0) {
+		} else if (strcmp(a, "--errors-ok") == 0 || strcmp(a, "--wrong-ok") == 0) {
 			if (cur == NULL) {
 				bench_err("%s must follow --req", a);
 				return 2;
 			}
-			cur->br_errors_ok = 1;
+			if (a[2] == 'e')
+				cur->br_errors_ok = 1;
+			else
+				cur->br_wrong_ok = 1;
 			continue;
 		} else if (strcmp(a, "--stderr") == 0) {
 			o.bo_keep_stderr = 1;
@@ -1109,7 +1122,7 @@ main(int argc, char **argv)
 			}
 			bad = bench_number(v, 1, BENCH_CALLS_MAX, &cur->br_calls);
 		} else if (strcmp(a, "--method") == 0 || strcmp(a, "--params") == 0 ||
-		    strcmp(a, "--expect") == 0) {
+		    strcmp(a, "--expect") == 0 || strcmp(a, "--reject") == 0) {
 			if (cur == NULL) {
 				bench_err("%s must follow --req", a);
 				return 2;
@@ -1118,6 +1131,8 @@ main(int argc, char **argv)
 				cur->br_method = v;
 			else if (a[2] == 'p')
 				cur->br_params = v;
+			else if (a[2] == 'r')
+				cur->br_reject = v;
 			else
 				cur->br_expect = v;
 		} else {
