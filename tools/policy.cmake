@@ -26,6 +26,10 @@ set(MCP_POLICY_TOOL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/policy_resolve.c
   ${CMAKE_CURRENT_LIST_DIR}/workspace.c
   ${CMAKE_CURRENT_LIST_DIR}/slots.c
+  ${CMAKE_CURRENT_LIST_DIR}/render.c
+  ${CMAKE_CURRENT_LIST_DIR}/sbcall.c
+  ${CMAKE_CURRENT_LIST_DIR}/files.c
+  ${CMAKE_CURRENT_LIST_DIR}/files_walk.c
   ${MCP_POLICY_DEFAULT_C}
 )
 target_sources(mcp_tools PRIVATE ${MCP_POLICY_TOOL_SOURCES})

@@ -1,0 +1,636 @@
+/*
+ * read_file and write_file, in-process on the workspace. Confinement is the
+ * kernel's (openat2 beneath the workspace fd, see files.h); on top, the
+ * last component is never followed when writing (O_NOFOLLOW), only regular
+ * files are read or written (FIFOs and devices are refused before any
+ * blocking or side-effecting open), and sizes are bounded by the policy.
+ * Binary content is returned as a base64 resource, never as broken text.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "files.h"
+#include "policy.h"
+#include "render.h"
+#include "sandboxed.h"
+
+#define FILES_OPENAT2_RETRIES	8	/* EAGAIN: a rename raced the walk */
+#define FILES_MAX_WRITE		(8 << 20)	/* schema bound of content */
+
+int
+files_root(const struct tool_call *call)
+{
+	int fd;
+
+	fd = open(call->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+int
+files_openat(int dirfd, const char *path, int flags, mode_t mode)
+{
+	struct open_how how;
+	int i, fd = -EAGAIN;
+
+	memset(&how, 0, sizeof(how));
+	how.flags = (uint64_t)(flags | O_CLOEXEC | O_NOCTTY);
+	how.mode = (flags & O_CREAT) ? mode : 0;
+	how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+	for (i = 0; i < FILES_OPENAT2_RETRIES && fd == -EAGAIN; i++) {
+		fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+		if (fd < 0)
+			fd = -errno;
+	}
+	return fd;
+}
+
+const char *
+files_type_name(mode_t mode)
+{
+	if (S_ISREG(mode))
+		return "file";
+	if (S_ISDIR(mode))
+		return "directory";
+	if (S_ISLNK(mode))
+		return "symlink";
+	if (S_ISFIFO(mode))
+		return "fifo";
+	if (S_ISSOCK(mode))
+		return "socket";
+	return "device";
+}
+
+/* The path as echoed in messages: bounded, valid UTF-8 (owned json). */
+static struct json_object *
+echo(const char *path)
+{
+	size_t n = strlen(path);
+
+	if (n > FILES_ECHO_PATH)
+		n = render_utf8_cut(path, FILES_ECHO_PATH);
+	return render_string(path, n, NULL);
+}
+
+struct json_object *
+files_path_error(const struct tool_call *call, const char *path, int err)
+{
+	struct json_object *e = echo(path), *r;
+	const char *p = e != NULL ? json_object_get_string(e) : "";
+
+	switch (err) {
+	case EXDEV:
+		render_refused(call->audit, "path outside the workspace");
+		r = tool_result_error("'%s' is outside the workspace: %s. Use a "
+		    "path relative to the workspace root, without '..' that "
+		    "climbs above it.", p, path[0] == '/' ? "absolute paths "
+		    "are refused" : "'..' above the workspace and symbolic "
+		    "links pointing out of it are refused");
+		break;
+	case ENOENT:
+		render_refused(call->audit, "no such path");
+		r = tool_result_error("'%s' does not exist in the workspace "
+		    "(paths are relative to the workspace root; list_directory "
+		    "shows what is there).", p);
+		break;
+	case ELOOP:
+		render_refused(call->audit, "symlink refused");
+		r = tool_result_error("'%s' is a symbolic link (or goes through "
+		    "one where links are not followed); refusing to follow "
+		    "it. Use the path of the file itself.", p);
+		break;
+	case ENOTDIR:
+		render_refused(call->audit, "not a directory");
+		r = tool_result_error("A component of '%s' is not a directory "
+		    "(or is a symbolic link, which writes do not follow).", p);
+		break;
+	case EISDIR:
+		render_refused(call->audit, "is a directory");
+		r = tool_result_error("'%s' is a directory; use list_directory "
+		    "for directories.", p);
+		break;
+	case EEXIST:
+		render_refused(call->audit, "exists");
+		r = tool_result_error("'%s' already exists (mode \"create\" "
+		    "never replaces a file; use \"overwrite\" or \"append\").",
+		    p);
+		break;
+	case EACCES:
+	case EPERM:
+		render_refused(call->audit, "permission denied");
+		r = tool_result_error("Permission denied for '%s'.", p);
+		break;
+	case ENAMETOOLONG:
+		render_refused(call->audit, "name too long");
+		r = tool_result_error("'%s': a name in the path is too long.",
+		    p);
+		break;
+	case ENOSPC:
+	case EDQUOT:
+		render_refused(call->audit, "no space");
+		r = tool_result_error("No space left for '%s'.", p);
+		break;
+	case ENOSYS:
+		render_refused(call->audit, "openat2 missing");
+		r = tool_result_error("File tools need openat2 (Linux 5.6 or "
+		    "later); this kernel lacks it, so '%s' was not opened.", p);
+		break;
+	default:
+		render_refused(call->audit, "open failed");
+		r = tool_result_error("'%s': %s.", p, strerror(err));
+		break;
+	}
+	json_object_put(e);
+	return r;
+}
+
+struct json_object *
+files_type_error(const struct tool_call *call, const char *path, mode_t mode,
+    const char *want)
+{
+	struct json_object *e = echo(path), *r;
+
+	render_refused(call->audit, "not a regular file");
+	r = tool_result_error("'%s' is a %s, not a %s; %s.",
+	    e != NULL ? json_object_get_string(e) : "", files_type_name(mode),
+	    want, S_ISFIFO(mode) || S_ISCHR(mode) || S_ISBLK(mode) ||
+	    S_ISSOCK(mode) ? "FIFOs, devices and sockets are refused" :
+	    "pick another path");
+	json_object_put(e);
+	return r;
+}
+
+/* ---- read_file ---- */
+
+static const char *
+str_arg(const struct json_object *args, const char *key, const char *def)
+{
+	struct json_object *v;	/* borrowed */
+
+	if (!json_object_object_get_ex(args, key, &v))
+		return def;
+	return json_object_get_string(v);
+}
+
+static int64_t
+int_arg(const struct json_object *args, const char *key, int64_t def)
+{
+	struct json_object *v;	/* borrowed */
+
+	if (!json_object_object_get_ex(args, key, &v))
+		return def;
+	return json_object_get_int64(v);
+}
+
+static bool
+bool_arg(const struct json_object *args, const char *key, bool def)
+{
+	struct json_object *v;	/* borrowed */
+
+	if (!json_object_object_get_ex(args, key, &v))
+		return def;
+	return json_object_get_boolean(v);
+}
+
+/* "file:///workspace/" + path, percent-encoding all but unreserved + '/'. */
+static char *
+file_uri(const char *path)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = strlen(path), i, w;
+	char *u;
+
+	if ((u = malloc(sizeof("file:///workspace/") + 3 * n)) == NULL)
+		return NULL;
+	w = (size_t)sprintf(u, "file:///workspace/");
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)path[i];
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+		    c == '_' || c == '~' || c == '/')
+			u[w++] = (char)c;
+		else {
+			u[w++] = '%';
+			u[w++] = hex[c >> 4];
+			u[w++] = hex[c & 15];
+		}
+	}
+	u[w] = '\0';
+	return u;
+}
+
+/* Result for binary bytes: a resource block with the base64 blob. */
+static struct json_object *
+binary_result(const char *path, struct json_object *st, const char *b64)
+{
+	struct json_object *r = NULL, *content, *block, *res;
+	char *uri;
+
+	if ((uri = file_uri(path)) == NULL) {
+		json_object_put(st);
+		return NULL;
+	}
+	r = json_object_new_object();
+	content = json_object_new_array();
+	block = json_object_new_object();
+	res = json_object_new_object();
+	json_object_object_add(res, "uri", json_object_new_string(uri));
+	json_object_object_add(res, "mimeType",
+	    json_object_new_string("application/octet-stream"));
+	json_object_object_add(res, "blob", json_object_new_string(b64));
+	json_object_object_add(block, "type",
+	    json_object_new_string("resource"));
+	json_object_object_add(block, "resource", res);
+	json_object_array_add(content, block);
+	json_object_object_add(r, "content", content);
+	json_object_object_add(r, "structuredContent", st);
+	free(uri);
+	return r;
+}
+
+static enum mcp_err
+read_file(const struct tool_call *call, const struct json_object *args,
+    struct json_object **ret_result)
+{
+	const struct policy *p = call->env->policy;
+	const char *path = str_arg(args, "path", "");
+	const char *enc = str_arg(args, "encoding", "auto");
+	int64_t offset = int_arg(args, "offset", 0);
+	int64_t max = int_arg(args, "max_bytes", p->limits.read_bytes);
+	struct json_object *st = NULL, *r = NULL;
+	struct stat pst, fst;
+	char *buf = NULL, *b64 = NULL;
+	size_t len = 0;
+	ssize_t n;
+	bool binary;
+	int root = -1, pfd = -1, fd = -1;
+
+	if (max > p->limits.read_bytes)
+		max = p->limits.read_bytes;
+	if ((root = files_root(call)) < 0) {
+		r = files_path_error(call, ".", -root);
+		goto done;
+	}
+	/* O_PATH first: a FIFO or device is never really opened */
+	if ((pfd = files_openat(root, path, O_PATH, 0)) < 0) {
+		r = files_path_error(call, path, -pfd);
+		goto done;
+	}
+	if (fstat(pfd, &pst) != 0) {
+		r = files_path_error(call, path, errno);
+		goto done;
+	}
+	if (S_ISDIR(pst.st_mode)) {
+		r = files_path_error(call, path, EISDIR);
+		goto done;
+	}
+	if (!S_ISREG(pst.st_mode)) {
+		r = files_type_error(call, path, pst.st_mode, "regular file");
+		goto done;
+	}
+	if ((fd = files_openat(root, path, O_RDONLY | O_NONBLOCK, 0)) < 0) {
+		r = files_path_error(call, path, -fd);
+		goto done;
+	}
+	/* the same inode: nothing was swapped in between */
+	if (fstat(fd, &fst) != 0 || fst.st_ino != pst.st_ino ||
+	    fst.st_dev != pst.st_dev || !S_ISREG(fst.st_mode)) {
+		r = files_path_error(call, path, EAGAIN);
+		goto done;
+	}
+	if ((buf = malloc((size_t)max + 1)) == NULL)
+		return MCP_ERR_NOMEM;
+	while (len < (size_t)max) {
+		n = pread(fd, buf + len, (size_t)max - len, offset + (off_t)len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = files_path_error(call, path, errno);
+			goto done;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	binary = strcmp(enc, "base64") == 0 ||
+	    (render_is_binary(buf, render_utf8_cut(buf, len)) &&
+	    strcmp(enc, "text") != 0);
+	if (!binary && strcmp(enc, "text") == 0 &&
+	    render_is_binary(buf, render_utf8_cut(buf, len))) {
+		struct json_object *e = echo(path);
+		render_refused(call->audit, "binary file as text");
+		r = tool_result_error("'%s' is binary (it has NUL bytes or is "
+		    "not UTF-8), so it cannot be returned as text. Call again "
+		    "with encoding \"base64\" (or \"auto\").",
+		    e ? json_object_get_string(e) : "");
+		json_object_put(e);
+		goto done;
+	}
+	if (!binary)
+		len = render_utf8_cut(buf, len);	/* whole characters */
+	if ((st = json_object_new_object()) == NULL)
+		goto nomem;
+	json_object_object_add(st, "path", json_object_new_string(path));
+	json_object_object_add(st, "size", json_object_new_int64(fst.st_size));
+	json_object_object_add(st, "offset", json_object_new_int64(offset));
+	json_object_object_add(st, "bytes", json_object_new_int64(
+	    (int64_t)len));
+	json_object_object_add(st, "truncated", json_object_new_boolean(
+	    offset + (int64_t)len < fst.st_size));
+	json_object_object_add(st, "encoding",
+	    json_object_new_string(binary ? "base64" : "utf8"));
+	call->audit->ran = true;
+	call->audit->truncated = offset + (int64_t)len < fst.st_size;
+	if (binary) {
+		if ((b64 = render_base64(buf, len)) == NULL)
+			goto nomem;
+		json_object_object_add(st, "content",
+		    json_object_new_string(b64));
+		r = binary_result(path, st, b64);
+	} else {
+		json_object_object_add(st, "content",
+		    json_object_new_string_len(buf, (int)len));
+		r = tool_result_ok(st, buf);
+	}
+	st = NULL;
+	if (r == NULL)
+		goto nomem;
+ done:
+	free(buf);
+	free(b64);
+	if (fd >= 0)
+		(void)close(fd);
+	if (pfd >= 0)
+		(void)close(pfd);
+	if (root >= 0)
+		(void)close(root);
+	if (r == NULL)
+		return MCP_ERR_NOMEM;
+	*ret_result = r;
+	return MCP_OK;
+ nomem:
+	json_object_put(st);
+	json_object_put(r);
+	r = NULL;
+	goto done;
+}
+
+/* ---- write_file ---- */
+
+/* New files and directories belong to the workspace's owner (the uid
+ * sandboxed programs run as), so later runs can change them. */
+static void
+give_to_owner(int fd, const struct stat *root_st)
+{
+	/* best effort: a file we cannot give away stays readable to all */
+	if (geteuid() == 0 && root_st->st_uid != 0 &&
+	    fchown(fd, root_st->st_uid, root_st->st_gid) != 0)
+		return;
+}
+
+/*
+ * Walks the directories of path (all but the last component) from root,
+ * one component at a time, never following symlinks, creating missing ones
+ * if create. Returns an O_PATH fd of the parent or -errno; *ret_base points
+ * into path at the last component.
+ */
+static int
+open_parent(int root, const struct stat *root_st, char *path, bool create,
+    const char **ret_base)
+{
+	char *comp = path, *slash;
+	int cur, next;
+
+	if ((cur = dup(root)) < 0)
+		return -errno;
+	for (;;) {
+		slash = strchr(comp, '/');
+		if (slash == NULL)
+			break;
+		*slash = '\0';
+		if (comp[0] == '\0' || strcmp(comp, ".") == 0) {
+			comp = slash + 1;
+			continue;
+		}
+		next = files_openat(cur, comp, O_PATH | O_DIRECTORY |
+		    O_NOFOLLOW, 0);
+		if (next == -ENOENT && create) {
+			int dfd;
+			if (mkdirat(cur, comp, 0755) != 0 && errno != EEXIST) {
+				next = -errno;
+			} else {
+				dfd = files_openat(cur, comp, O_RDONLY |
+				    O_DIRECTORY | O_NOFOLLOW, 0);
+				if (dfd >= 0) {
+					give_to_owner(dfd, root_st);
+					(void)close(dfd);
+				}
+				next = files_openat(cur, comp, O_PATH |
+				    O_DIRECTORY | O_NOFOLLOW, 0);
+			}
+		}
+		*slash = '/';
+		(void)close(cur);
+		if (next < 0)
+			return next;
+		cur = next;
+		comp = slash + 1;
+	}
+	*ret_base = comp;
+	return cur;
+}
+
+static enum mcp_err
+write_file(const struct tool_call *call, const struct json_object *args,
+    struct json_object **ret_result)
+{
+	const struct policy *p = call->env->policy;
+	const char *path = str_arg(args, "path", "");
+	const char *content = str_arg(args, "content", "");
+	const char *enc = str_arg(args, "encoding", "utf8");
+	const char *mode = str_arg(args, "mode", "overwrite");
+	bool create_dirs = bool_arg(args, "create_dirs", false);
+	uint64_t cap = (uint64_t)p->limits.file_size_mb << 20;
+	struct json_object *st = NULL, *r = NULL;
+	struct stat root_st, pst, fst;
+	const char *base = NULL, *data;
+	char *copy = NULL;
+	void *decoded = NULL;
+	size_t len, done = 0;
+	bool existed = false;
+	int root = -1, parent = -1, pfd = -1, fd = -1, flags;
+
+	if (strcmp(enc, "base64") == 0) {
+		decoded = render_base64_decode(content, strlen(content), &len);
+		if (decoded == NULL) {
+			if (errno == ENOMEM)
+				return MCP_ERR_NOMEM;
+			render_refused(call->audit, "bad base64");
+			r = tool_result_error("content is not valid base64 "
+			    "(RFC 4648 alphabet, no whitespace).");
+			goto done;
+		}
+		data = decoded;
+	} else {
+		data = content;
+		len = strlen(content);
+	}
+	if ((root = files_root(call)) < 0) {
+		r = files_path_error(call, ".", -root);
+		goto done;
+	}
+	if (fstat(root, &root_st) != 0) {
+		r = files_path_error(call, ".", errno);
+		goto done;
+	}
+	if ((copy = strdup(path)) == NULL)
+		return MCP_ERR_NOMEM;
+	parent = open_parent(root, &root_st, copy, create_dirs, &base);
+	if (parent < 0) {
+		r = files_path_error(call, path, -parent);
+		goto done;
+	}
+	if (base[0] == '\0' || strcmp(base, ".") == 0 ||
+	    strcmp(base, "..") == 0) {
+		r = files_path_error(call, path,
+		    strcmp(base, "..") == 0 ? EXDEV : EISDIR);
+		goto done;
+	}
+	/* what is there now, without following or opening it for real */
+	pfd = files_openat(parent, base, O_PATH | O_NOFOLLOW, 0);
+	if (pfd >= 0) {
+		if (fstat(pfd, &pst) != 0) {
+			r = files_path_error(call, path, errno);
+			goto done;
+		}
+		if (S_ISLNK(pst.st_mode)) {
+			r = files_path_error(call, path, ELOOP);
+			goto done;
+		}
+		if (S_ISDIR(pst.st_mode)) {
+			r = files_path_error(call, path, EISDIR);
+			goto done;
+		}
+		if (!S_ISREG(pst.st_mode)) {
+			r = files_type_error(call, path, pst.st_mode,
+			    "regular file");
+			goto done;
+		}
+		if (strcmp(mode, "create") == 0) {
+			r = files_path_error(call, path, EEXIST);
+			goto done;
+		}
+		existed = true;
+	} else if (pfd != -ENOENT) {
+		r = files_path_error(call, path, -pfd);
+		goto done;
+	}
+	flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK;
+	if (!existed)
+		flags |= O_EXCL;	/* nothing may appear in between */
+	if (strcmp(mode, "append") == 0)
+		flags |= O_APPEND;
+	if ((fd = files_openat(parent, base, flags, 0644)) < 0) {
+		r = files_path_error(call, path, -fd);
+		goto done;
+	}
+	if (fstat(fd, &fst) != 0 || !S_ISREG(fst.st_mode) || (existed &&
+	    (fst.st_ino != pst.st_ino || fst.st_dev != pst.st_dev))) {
+		r = files_path_error(call, path, EAGAIN);
+		goto done;
+	}
+	if (!existed)
+		give_to_owner(fd, &root_st);
+	if ((strcmp(mode, "append") == 0 ? (uint64_t)fst.st_size : 0) +
+	    len > cap) {
+		render_refused(call->audit, "file size limit");
+		r = tool_result_error("Writing %zu bytes would make the file "
+		    "larger than the policy's limit of %u MiB; nothing was "
+		    "written.", len, p->limits.file_size_mb);
+		goto done;
+	}
+	if (strcmp(mode, "overwrite") == 0 && ftruncate(fd, 0) != 0) {
+		r = files_path_error(call, path, errno);
+		goto done;
+	}
+	while (done < len) {
+		ssize_t n = write(fd, data + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = files_path_error(call, path, errno);
+			goto done;
+		}
+		done += (size_t)n;
+	}
+	if (fstat(fd, &fst) != 0) {
+		r = files_path_error(call, path, errno);
+		goto done;
+	}
+	call->audit->ran = true;
+	if ((st = json_object_new_object()) == NULL)
+		return MCP_ERR_NOMEM;
+	json_object_object_add(st, "path", json_object_new_string(path));
+	json_object_object_add(st, "bytes_written",
+	    json_object_new_int64((int64_t)done));
+	json_object_object_add(st, "size", json_object_new_int64(fst.st_size));
+	json_object_object_add(st, "created", json_object_new_boolean(!existed));
+	r = render_ok_json(st);
+ done:
+	free(copy);
+	free(decoded);
+	if (fd >= 0)
+		(void)close(fd);
+	if (pfd >= 0)
+		(void)close(pfd);
+	if (parent >= 0)
+		(void)close(parent);
+	if (root >= 0)
+		(void)close(root);
+	if (r == NULL)
+		return MCP_ERR_NOMEM;
+	*ret_result = r;
+	return MCP_OK;
+}
+
+const struct tool_def tool_def_read_file = {
+	.name = "read_file",
+	.title = "Read a workspace file",
+	.description = "Read a file of the workspace. path is relative to "
+	    "the workspace root; absolute paths, '..' above the root and "
+	    "symbolic links pointing out are refused, as are FIFOs and "
+	    "devices. Text (UTF-8) comes back as text; binary files come "
+	    "back base64-encoded as a resource (encoding \"auto\"), or "
+	    "refused with encoding \"text\". At most max_bytes bytes from "
+	    "offset are returned (bounded by the policy); truncated says "
+	    "whether more follows.",
+	.input_schema = "read_file.input.json",
+	.output_schema = "read_file.output.json",
+	.annotations = { .read_only = true, .destructive = false,
+	    .idempotent = true, .open_world = false },
+	.handler = read_file,
+};
+
+const struct tool_def tool_def_write_file = {
+	.name = "write_file",
+	.title = "Write a workspace file",
+	.description = "Write a file of the workspace (the same files "
+	    "run_command and run_code see under /workspace). path is "
+	    "relative to the workspace root; absolute paths, '..' and "
+	    "symbolic links are refused. mode \"overwrite\" (default) "
+	    "replaces the content, \"append\" adds to it, \"create\" fails "
+	    "if the file exists. content is UTF-8 text, or base64 with "
+	    "encoding \"base64\". create_dirs makes missing parent "
+	    "directories. The policy bounds the file size.",
+	.input_schema = "write_file.input.json",
+	.output_schema = "write_file.output.json",
+	.annotations = { .read_only = false, .destructive = true,
+	    .idempotent = false, .open_world = false },
+	.handler = write_file,
+};

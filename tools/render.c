@@ -1,0 +1,386 @@
+/*
+ * Rendering of program output and file bytes into CallToolResults. Trusts
+ * nothing about the bytes: every string handed to json-c is well-formed
+ * UTF-8 (json-c would copy ill-formed bytes into the reply verbatim).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render.h"
+#include "sandbox.h"
+#include "tool.h"
+
+/* Length of the well-formed sequence at s[0..n), or 0 if ill-formed. */
+static size_t
+utf8_seq(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0];
+	size_t len, i;
+	uint32_t cp;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2;
+		cp = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3;
+		cp = c & 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4;
+		cp = c & 0x07;
+	} else
+		return 0;
+	if (n < len)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+bool
+render_utf8_valid(const char *data, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)data;
+	size_t i = 0, k;
+
+	while (i < len) {
+		if ((k = utf8_seq(s + i, len - i)) == 0)
+			return false;
+		i += k;
+	}
+	return true;
+}
+
+size_t
+render_utf8_cut(const char *data, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)data;
+	size_t i, back;
+
+	/* a sequence is at most 4 bytes: look at the last 3 for a lead */
+	for (back = 1; back <= 3 && back <= len; back++) {
+		i = len - back;
+		if ((s[i] & 0xc0) == 0x80)
+			continue;	/* continuation: keep looking back */
+		if (s[i] >= 0xc0) {
+			size_t need = s[i] >= 0xf0 ? 4 : s[i] >= 0xe0 ? 3 : 2;
+			if (back < need)
+				return i;	/* the last sequence is cut */
+		}
+		return len;
+	}
+	return len;
+}
+
+bool
+render_is_binary(const char *data, size_t len)
+{
+	return memchr(data, '\0', len) != NULL ||
+	    !render_utf8_valid(data, len);
+}
+
+struct json_object *
+render_string(const char *data, size_t len, size_t *replaced)
+{
+	const unsigned char *s = (const unsigned char *)data;
+	struct json_object *o;
+	char *buf;
+	size_t i = 0, w = 0, k, bad = 0;
+
+	if (render_utf8_valid(data, len)) {
+		if (replaced != NULL)
+			*replaced = 0;
+		return json_object_new_string_len(data, (int)len);
+	}
+	/* each bad byte becomes 3 bytes of U+FFFD */
+	if ((buf = malloc(len * 3 + 1)) == NULL)
+		return NULL;
+	while (i < len) {
+		if ((k = utf8_seq(s + i, len - i)) == 0) {
+			memcpy(buf + w, "\xef\xbf\xbd", 3);
+			w += 3;
+			i++;
+			bad++;
+			continue;
+		}
+		memcpy(buf + w, s + i, k);
+		w += k;
+		i += k;
+	}
+	o = json_object_new_string_len(buf, (int)w);
+	free(buf);
+	if (replaced != NULL)
+		*replaced = bad;
+	return o;
+}
+
+char *
+render_base64(const void *data, size_t len)
+{
+	static const char tab[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const unsigned char *s = data;
+	char *out, *w;
+	size_t i;
+
+	if ((out = malloc((len + 2) / 3 * 4 + 1)) == NULL)
+		return NULL;
+	w = out;
+	for (i = 0; i + 2 < len; i += 3) {
+		*w++ = tab[s[i] >> 2];
+		*w++ = tab[((s[i] & 3) << 4) | (s[i + 1] >> 4)];
+		*w++ = tab[((s[i + 1] & 15) << 2) | (s[i + 2] >> 6)];
+		*w++ = tab[s[i + 2] & 63];
+	}
+	if (i < len) {
+		*w++ = tab[s[i] >> 2];
+		if (i + 1 < len) {
+			*w++ = tab[((s[i] & 3) << 4) | (s[i + 1] >> 4)];
+			*w++ = tab[(s[i + 1] & 15) << 2];
+		} else {
+			*w++ = tab[(s[i] & 3) << 4];
+			*w++ = '=';
+		}
+		*w++ = '=';
+	}
+	*w = '\0';
+	return out;
+}
+
+static int
+b64_val(unsigned char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == '+')
+		return 62;
+	if (c == '/')
+		return 63;
+	return -1;
+}
+
+void *
+render_base64_decode(const char *text, size_t len, size_t *ret_len)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	unsigned char *out;
+	uint32_t acc = 0;
+	size_t i, w = 0, bits = 0, pad = 0;
+
+	*ret_len = 0;
+	while (len > 0 && s[len - 1] == '=') {
+		len--;
+		pad++;
+	}
+	if (pad > 2 || len % 4 == 1) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if ((out = malloc(len / 4 * 3 + 3)) == NULL)
+		return NULL;
+	for (i = 0; i < len; i++) {
+		int v = b64_val(s[i]);
+		if (v < 0) {
+			free(out);
+			errno = EINVAL;
+			return NULL;
+		}
+		acc = (acc << 6) | (uint32_t)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			out[w++] = (unsigned char)(acc >> bits);
+			acc &= (1u << bits) - 1;
+		}
+	}
+	*ret_len = w;
+	return out;
+}
+
+struct json_object *
+render_run_structured(const struct sb_result *res)
+{
+	struct json_object *o, *v;
+
+	if ((o = json_object_new_object()) == NULL)
+		return NULL;
+	if (json_object_object_add(o, "exit_code", res->exited ?
+	    json_object_new_int(res->exit_code) : NULL) != 0 ||
+	    json_object_object_add(o, "signal", json_object_new_int(
+	    res->exited ? 0 : res->signal)) != 0 ||
+	    json_object_object_add(o, "timed_out",
+	    json_object_new_boolean(res->timed_out)) != 0)
+		goto fail;
+	if ((v = render_string(res->out.data ? res->out.data : "",
+	    res->out.len, NULL)) == NULL ||
+	    json_object_object_add(o, "stdout", v) != 0)
+		goto fail;
+	if ((v = render_string(res->err_out.data ? res->err_out.data : "",
+	    res->err_out.len, NULL)) == NULL ||
+	    json_object_object_add(o, "stderr", v) != 0)
+		goto fail;
+	if (json_object_object_add(o, "stdout_bytes",
+	    json_object_new_int64((int64_t)res->out.total)) != 0 ||
+	    json_object_object_add(o, "stderr_bytes",
+	    json_object_new_int64((int64_t)res->err_out.total)) != 0 ||
+	    json_object_object_add(o, "stdout_truncated",
+	    json_object_new_boolean(res->out.truncated)) != 0 ||
+	    json_object_object_add(o, "stderr_truncated",
+	    json_object_new_boolean(res->err_out.truncated)) != 0 ||
+	    json_object_object_add(o, "duration_ms",
+	    json_object_new_int64((int64_t)(res->duration_us / 1000))) != 0)
+		goto fail;
+	return o;
+ fail:
+	json_object_put(o);
+	return NULL;
+}
+
+/* One status sentence. */
+static void
+run_status(const struct sb_result *res, const char *what, uint32_t timeout_ms,
+    char *buf, size_t len)
+{
+	if (res->cancelled)
+		(void)snprintf(buf, len, "Cancelled: %s was killed.", what);
+	else if (res->timed_out)
+		(void)snprintf(buf, len, "Timed out: %s was killed after %u ms "
+		    "(the deadline). Make it faster, or ask for a longer "
+		    "timeout_ms within the policy.", what, timeout_ms);
+	else if (!res->exited)
+		(void)snprintf(buf, len, "%s was killed by signal %d%s.", what,
+		    res->signal, res->signal == 9 ? " (a limit: memory, "
+		    "processes or CPU time)" : res->signal == 25 ?
+		    " (the file size limit)" : "");
+	else if (res->exit_code != 0)
+		(void)snprintf(buf, len, "%s exited with status %d.", what,
+		    res->exit_code);
+	else
+		(void)snprintf(buf, len, "%s exited with status 0.", what);
+	if (buf[0] >= 'a' && buf[0] <= 'z')
+		buf[0] = (char)(buf[0] - 'a' + 'A');
+}
+
+/* Appends "--- name ---\n" + sanitized bytes + notes. */
+static void
+text_stream(char *buf, size_t cap, size_t *w, const char *name,
+    const struct sb_output *o)
+{
+	struct json_object *s;
+	int n;
+
+	if (o->len == 0 && o->total == 0)
+		return;
+	s = render_string(o->data ? o->data : "", o->len, NULL);
+	n = snprintf(buf + *w, cap - *w, "\n--- %s ---\n%s%s", name,
+	    s != NULL ? json_object_get_string(s) : "",
+	    o->len > 0 && o->data[o->len - 1] != '\n' ? "\n" : "");
+	json_object_put(s);
+	if (n > 0)
+		*w = (size_t)n >= cap - *w ? cap - 1 : *w + (size_t)n;
+	if (o->truncated) {
+		n = snprintf(buf + *w, cap - *w,
+		    "[%s truncated: %llu bytes written, first %zu kept]\n",
+		    name, (unsigned long long)o->total, o->len);
+		if (n > 0)
+			*w = (size_t)n >= cap - *w ? cap - 1 : *w + (size_t)n;
+	}
+}
+
+char *
+render_run_text(const struct sb_result *res, const char *what,
+    uint32_t timeout_ms)
+{
+	size_t cap, w;
+	char *buf;
+
+	/* status + both streams (each may triple when sanitized) + notes */
+	cap = 512 + 3 * (res->out.len + res->err_out.len) + 256;
+	if ((buf = malloc(cap)) == NULL)
+		return NULL;
+	run_status(res, what, timeout_ms, buf, 512);
+	w = strlen(buf);
+	text_stream(buf, cap, &w, "stdout", &res->out);
+	text_stream(buf, cap, &w, "stderr", &res->err_out);
+	buf[w] = '\0';
+	return buf;
+}
+
+static void
+audit_ran(const struct sb_result *res, struct tool_audit *audit)
+{
+	audit->ran = true;
+	audit->exit_code = res->exited ? res->exit_code : -1;
+	audit->term_signal = res->exited ? 0 : res->signal;
+	audit->duration_us = res->duration_us;
+	audit->timed_out = res->timed_out;
+	audit->truncated = res->out.truncated || res->err_out.truncated;
+}
+
+struct json_object *
+render_run_result(const struct sb_result *res, const char *what,
+    uint32_t timeout_ms, struct tool_audit *audit)
+{
+	struct json_object *st, *r;
+	char *text;
+
+	audit_ran(res, audit);
+	if ((st = render_run_structured(res)) == NULL)
+		return NULL;
+	if ((text = render_run_text(res, what, timeout_ms)) == NULL) {
+		json_object_put(st);
+		return NULL;
+	}
+	if (res->exited && res->exit_code == 0)
+		r = tool_result_ok(st, text);
+	else
+		r = tool_result_error_structured(st, text);
+	free(text);
+	return r;
+}
+
+struct json_object *
+render_sandbox_failure(const struct sb_result *res, const char *what,
+    struct tool_audit *audit)
+{
+	render_refused(audit, "sandbox could not be built");
+	return tool_result_error("%s was not run: the sandbox could not be "
+	    "built (stage %s: %s). This is a problem of the server's host, "
+	    "not of the request.", what, sb_stage_name(res->failed_stage),
+	    res->message[0] != '\0' ? res->message : "no detail");
+}
+
+struct json_object *
+render_ok_json(struct json_object *structured)
+{
+	const char *text;
+
+	text = json_object_to_json_string_ext(structured,
+	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (text == NULL) {
+		json_object_put(structured);
+		return NULL;
+	}
+	/* tool_result_ok copies text before structured can go away */
+	return tool_result_ok(structured, text);
+}
+
+void
+render_refused(struct tool_audit *audit, const char *reason)
+{
+	audit->refused = true;
+	(void)snprintf(audit->reason, sizeof(audit->reason), "%s", reason);
+}

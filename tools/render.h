@@ -1,0 +1,73 @@
+/*
+ * Rendering for the policy tools: bytes from programs and files become
+ * valid JSON strings (UTF-8 checked, bad sequences replaced), binary
+ * becomes base64, and a sandbox result becomes content[] +
+ * structuredContent with isError for failures a model can act on.
+ */
+#ifndef RENDER_H
+#define RENDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <json-c/json.h>
+
+struct sb_result;
+struct tool_audit;
+
+/* true when data[0..len) is well-formed UTF-8 (no overlongs, no
+ * surrogates, nothing above U+10FFFF). NUL bytes count as valid. */
+bool render_utf8_valid(const char *data, size_t len);
+
+/*
+ * The longest prefix of data[0..len) that does not end inside a UTF-8
+ * sequence: for cutting text at a byte cap without splitting a character.
+ */
+size_t render_utf8_cut(const char *data, size_t len);
+
+/* A new JSON string of data with every ill-formed sequence replaced by
+ * U+FFFD (owned; NULL on allocation failure). *replaced counts them. */
+struct json_object *render_string(const char *data, size_t len,
+    size_t *replaced);
+
+/* Base64 (RFC 4648, padded) of data: owned, NUL-terminated, or NULL. */
+char *render_base64(const void *data, size_t len);
+
+/* Decodes padded or unpadded base64 (whitespace not allowed). Owned
+ * buffer and *ret_len, or NULL if invalid (or on ENOMEM: *ret_len = 0 and
+ * errno ENOMEM). */
+void *render_base64_decode(const char *text, size_t len, size_t *ret_len);
+
+/* true when data looks binary: a NUL byte or ill-formed UTF-8. */
+bool render_is_binary(const char *data, size_t len);
+
+/*
+ * The CallToolResult of a program that ran (sb_run returned 0). what names
+ * it in messages ("the command", "the code", "the script"). Fills the audit
+ * facts. structured gets: exit_code, signal, timed_out, stdout, stderr,
+ * stdout_bytes, stderr_bytes, stdout_truncated, stderr_truncated,
+ * duration_ms. isError unless it exited 0. Owned result or NULL.
+ */
+struct json_object *render_run_result(const struct sb_result *res,
+    const char *what, uint32_t timeout_ms, struct tool_audit *audit);
+
+/* The same structured object alone (owned, or NULL). */
+struct json_object *render_run_structured(const struct sb_result *res);
+
+/* The text block of a run: status line, then stdout and stderr. Owned. */
+char *render_run_text(const struct sb_result *res, const char *what,
+    uint32_t timeout_ms);
+
+/* isError result for a sandbox that could not be built: "not run". */
+struct json_object *render_sandbox_failure(const struct sb_result *res,
+    const char *what, struct tool_audit *audit);
+
+/* Success with structured (ownership taken) and its JSON serialization as
+ * the text block. Owned result, or NULL. */
+struct json_object *render_ok_json(struct json_object *structured);
+
+/* Records a refusal in the audit facts (reason is short, no arguments). */
+void render_refused(struct tool_audit *audit, const char *reason);
+
+#endif

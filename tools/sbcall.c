@@ -1,0 +1,233 @@
+/*
+ * The shared path of the sandboxed tools from a plain request to sb_run().
+ * Trusts that args passed the schema; still refuses environment names the
+ * policy forbids (LD_*, interpreter hooks), because a schema pattern cannot
+ * express the whole list. Never waits for a slot longer than the policy's
+ * queue_wait_ms.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy.h"
+#include "render.h"
+#include "sbcall.h"
+#include "slots.h"
+
+#define SBCALL_PROGRESS_MS	1000	/* one progress notification a second */
+
+struct progress_bridge {
+	const struct tool_call *call;
+	uint32_t timeout_ms;
+};
+
+static void
+progress_cb(void *arg, uint64_t elapsed_ms, uint64_t output_bytes)
+{
+	struct progress_bridge *b = arg;
+	char msg[96];	/* "running for 12.3 s, 123456 output bytes" */
+
+	(void)snprintf(msg, sizeof(msg), "running for %.1f s, %llu output "
+	    "bytes", (double)elapsed_ms / 1000.0,
+	    (unsigned long long)output_bytes);
+	b->call->progress(b->call->cb_arg, (double)elapsed_ms,
+	    (double)b->timeout_ms, msg);
+}
+
+static bool
+cancel_polled(void *arg)
+{
+	return sb_cancel_fired(arg);
+}
+
+uint32_t
+sbcall_timeout(const struct tool_call *call, int64_t requested_ms)
+{
+	const struct policy_limits *l = &call->env->policy->limits;
+
+	if (requested_ms <= 0)
+		return l->timeout_ms;
+	if (requested_ms > l->max_timeout_ms)
+		return l->max_timeout_ms;
+	return (uint32_t)requested_ms;
+}
+
+/* envp: policy base, then overrides (replacing same names). Owned array of
+ * owned strings; NULL with *bad naming a refused variable or on ENOMEM. */
+static char **
+build_env(const struct policy *p, const struct json_object *over,
+    const char **bad)
+{
+	size_t n = 0, i, max = p->nenv + SBCALL_MAX_ENV + 1;
+	char **envp;
+
+	*bad = NULL;
+	if ((envp = calloc(max, sizeof(char *))) == NULL)
+		return NULL;
+	for (i = 0; i < p->nenv; i++)
+		if (asprintf(&envp[n++], "%s=%s", p->env[i].name,
+		    p->env[i].value) < 0)
+			goto fail;
+	if (over == NULL)
+		return envp;
+	json_object_object_foreach((struct json_object *)over, name, val) {
+		size_t nl = strlen(name), k;
+		const char *v = json_object_get_string(val);
+
+		if (!policy_env_name_ok(name) ||
+		    policy_env_name_forbidden(name)) {
+			*bad = name;
+			goto fail;
+		}
+		for (k = 0; k < n; k++)
+			if (strncmp(envp[k], name, nl) == 0 &&
+			    envp[k][nl] == '=')
+				break;
+		if (k == n && n + 1 >= max) {
+			*bad = name;
+			goto fail;
+		}
+		if (k < n)
+			free(envp[k]);
+		else
+			n++;
+		if (asprintf(&envp[k], "%s=%s", name, v ? v : "") < 0) {
+			envp[k] = NULL;
+			goto fail;
+		}
+	}
+	return envp;
+ fail:
+	for (i = 0; i < max; i++)
+		free(envp[i]);
+	free(envp);
+	return NULL;
+}
+
+static void
+env_free(char **envp)
+{
+	size_t i;
+
+	for (i = 0; envp != NULL && envp[i] != NULL; i++)
+		free(envp[i]);
+	free(envp);
+}
+
+enum mcp_err
+sbcall_run(const struct tool_call *call, const struct sbcall *c,
+    struct sb_result *res, struct json_object **ret_refusal)
+{
+	const struct tool_env *env = call->env;
+	const struct policy *p = env->policy;
+	struct progress_bridge bridge = { call, 0 };
+	struct sb_bind binds[SBCALL_MAX_BINDS];
+	struct sb_request req;
+	struct json_object *refusal = NULL;
+	const char *bad = NULL;
+	char **envp = NULL;
+	enum tool_slot_rc slot = TOOL_SLOT_BUSY;
+	bool have_slot = false;
+	size_t i, nb = 0;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	memset(&req, 0, sizeof(req));
+	if (env->sb == NULL) {
+		render_refused(call->audit, "no sandbox");
+		refusal = tool_result_error("%s was not run: the sandbox is not "
+		    "available on this server (see mcp-sandbox --check).",
+		    c->what);
+		goto out;
+	}
+	if ((envp = build_env(p, c->env, &bad)) == NULL) {
+		if (bad == NULL)
+			return MCP_ERR_NOMEM;
+		render_refused(call->audit, "environment variable refused");
+		refusal = tool_result_error("%s was not run: the environment "
+		    "variable '%s' may not be set (loader, interpreter and "
+		    "shell hooks such as LD_*, PYTHON*, NODE_OPTIONS, BASH_ENV "
+		    "are refused). Remove it and call again.", c->what, bad);
+		goto out;
+	}
+	for (i = 0; i < SBCALL_MAX_BINDS; i++) {
+		if (c->binds[i] == NULL)
+			continue;
+		binds[nb].host_path = c->binds[i];
+		binds[nb].sandbox_path = c->binds[i];
+		nb++;
+	}
+	req.program = c->program;
+	req.argv = c->argv;
+	req.envp = (const char *const *)envp;
+	req.stdin_data = c->stdin_data;
+	req.stdin_len = c->stdin_len;
+	req.workspace_host = c->workspace_host != NULL ? c->workspace_host :
+	    call->workspace;
+	req.workspace_path = SB_DEFAULT_WORKSPACE;
+	req.workspace_writable = c->workspace_writable;
+	req.binds = nb > 0 ? binds : NULL;
+	req.nbinds = nb;
+	sb_limits_default(&req.limits);
+	req.limits.wall_ms = c->timeout_ms != 0 ? c->timeout_ms :
+	    p->limits.timeout_ms;
+	/* CPU time per process: the whole deadline, rounded up */
+	req.limits.cpu_s = (req.limits.wall_ms + 999) / 1000;
+	req.limits.as_bytes = (uint64_t)p->limits.memory_mb << 20;
+	req.limits.fsize_bytes = (uint64_t)p->limits.file_size_mb << 20;
+	req.limits.nproc = p->limits.processes;
+	req.limits.tmp_bytes = (uint64_t)p->limits.tmp_mb << 20;
+	req.limits.stdout_cap = p->limits.output_bytes;
+	req.limits.stderr_cap = p->limits.output_bytes;
+	req.network = SB_NET_NONE;
+	bridge.timeout_ms = req.limits.wall_ms;
+	req.progress = progress_cb;
+	req.progress_arg = &bridge;
+	req.progress_ms = SBCALL_PROGRESS_MS;
+
+	if (env->slots != NULL) {
+		slot = tool_slots_acquire(env->slots,
+		    call->cancel != NULL ? cancel_polled : NULL, call->cancel);
+		switch (slot) {
+		case TOOL_SLOT_OK:
+			have_slot = true;
+			break;
+		case TOOL_SLOT_BUSY:
+			render_refused(call->audit, "busy");
+			refusal = tool_result_error("%s was not run: the server "
+			    "is busy (%u sandboxes running and %u calls "
+			    "waiting). Try again in a moment.", c->what,
+			    p->limits.max_sandboxes, p->limits.queue);
+			goto out;
+		case TOOL_SLOT_TIMEOUT:
+			render_refused(call->audit, "busy: queue wait expired");
+			refusal = tool_result_error("%s was not run: the server "
+			    "is busy; no sandbox became free within %u ms. Try "
+			    "again in a moment.", c->what,
+			    p->limits.queue_wait_ms);
+			goto out;
+		case TOOL_SLOT_CANCELLED:
+			render_refused(call->audit, "cancelled while queued");
+			refusal = tool_result_error("%s was not run: the call "
+			    "was cancelled.", c->what);
+			goto out;
+		}
+	}
+	if (call->cancel != NULL && sb_cancel_fired(call->cancel)) {
+		render_refused(call->audit, "cancelled");
+		refusal = tool_result_error("%s was not run: the call was "
+		    "cancelled.", c->what);
+		goto out;
+	}
+	rc = sb_run(env->sb, &req, call->cancel, res);
+	if (rc < 0)
+		refusal = render_sandbox_failure(res, c->what, call->audit);
+ out:
+	if (have_slot)
+		tool_slots_release(env->slots);
+	env_free(envp);
+	if (refusal == NULL && (call->audit->refused || env->sb == NULL))
+		return MCP_ERR_NOMEM;
+	*ret_refusal = refusal;
+	return MCP_OK;
+}

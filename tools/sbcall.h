@@ -1,0 +1,49 @@
+/*
+ * One sandboxed run for a tool handler: environment (policy defaults, then
+ * the request's checked overrides), limits from the policy, read-only binds
+ * of the toolchain, a sandbox slot (bounded wait), progress and
+ * cancellation. Below this line there is no JSON except the overrides.
+ */
+#ifndef SBCALL_H
+#define SBCALL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <json-c/json.h>
+
+#include "mcp_err.h"
+#include "sandbox.h"
+#include "tool.h"
+
+#define SBCALL_MAX_ENV		32	/* request overrides per call */
+#define SBCALL_MAX_BINDS	4	/* toolchain prefixes per call */
+
+struct sbcall {
+	const char *program;		/* absolute, as inside */
+	const char *const *argv;	/* NULL-terminated */
+	const struct json_object *env;	/* borrowed: {NAME: VALUE}, or NULL */
+	const void *stdin_data;
+	size_t stdin_len;
+	uint32_t timeout_ms;		/* 0: the policy's default */
+	const char *workspace_host;	/* NULL: the call's workspace */
+	bool workspace_writable;
+	const char *binds[SBCALL_MAX_BINDS];	/* host dirs, same path inside */
+	const char *what;		/* "the command", for messages */
+};
+
+/*
+ * Runs c. Returns MCP_OK and either *ret_refusal (an isError result owned
+ * by the caller: busy, cancelled, bad environment, sandbox not built; the
+ * audit facts are filled) or a filled *res (it ran; release it with
+ * sb_result_fini in any case). Any other return is an internal error.
+ */
+enum mcp_err sbcall_run(const struct tool_call *call, const struct sbcall *c,
+    struct sb_result *res, struct json_object **ret_refusal)
+    __attribute__((warn_unused_result));
+
+/* The deadline a call gets: requested (0: default), clamped to the policy. */
+uint32_t sbcall_timeout(const struct tool_call *call, int64_t requested_ms);
+
+#endif
