@@ -16,11 +16,8 @@
 static const struct tool_def tool_defs[] = {
 	{
 		.name = "calculate",
-		.title = "Calculator (exact)",
-		.description = "Evaluate an arithmetic expression exactly: "
-		    "integers of any size, decimals and fractions stay "
-		    "exact (0.1+0.2 is 3/10, 1/3 stays 1/3). Operators: "
-		    "+ - * / % ^ and parentheses, unary minus.",
+		.title = CALC_TOOL_TITLE,
+		.description = CALC_TOOL_DESCRIPTION,
 		.input_schema = "calculate.input.json",
 		.output_schema = "calculate.output.json",
 		.annotations = { .read_only = true, .destructive = false,
