@@ -275,7 +275,7 @@ int
 sc_sub(struct cctx *c, const char *kw, const char *name, size_t idx, bool use_idx,
     const struct json_object *v, struct snode **ret)
 {
-	size_t old = sc_path_push(c, kw);
+	size_t old = c->pathlen;	/* the keyword itself is already on the path */
 	int r;
 
 	if (name != NULL)
