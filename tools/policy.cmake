@@ -30,6 +30,7 @@ set(MCP_POLICY_TOOL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/sbcall.c
   ${CMAKE_CURRENT_LIST_DIR}/files.c
   ${CMAKE_CURRENT_LIST_DIR}/files_walk.c
+  ${CMAKE_CURRENT_LIST_DIR}/sqlite.c
   ${MCP_POLICY_DEFAULT_C}
 )
 target_sources(mcp_tools PRIVATE ${MCP_POLICY_TOOL_SOURCES})

@@ -1,0 +1,493 @@
+/*
+ * query_sqlite: one read-only SQL statement with bound parameters on a
+ * database the policy names, in-process (like calculate: validation and a
+ * read-only engine are its protection). The connection is opened
+ * SQLITE_OPEN_READONLY in defensive mode with extensions off and no attach
+ * slots; an authorizer allows reads only (no writes, ATTACH, transactions,
+ * PRAGMA changes or file-touching functions); a progress handler enforces
+ * the deadline and cancellation; rows and bytes are capped with a flag.
+ * The SQL text and parameters are never logged.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include <sqlite3.h>
+
+#include "policy.h"
+#include "render.h"
+#include "sandbox.h"
+#include "sandboxed.h"
+
+#define SQL_PROGRESS_OPS	1000	/* VM steps between deadline checks */
+#define SQL_MAX_PARAMS		64	/* schema maxItems of params */
+#define SQL_MAX_LENGTH		(16 << 20)	/* one string or blob value */
+#define SQL_MAX_SQL_LENGTH	100000	/* the statement (schema: 65536) */
+#define SQL_MAX_EXPR_DEPTH	100	/* nested expressions */
+#define SQL_MAX_COLUMNS		500	/* result columns */
+#define SQL_VALUE_OVERHEAD	8	/* bytes counted per value besides data */
+
+/* Pragmas that only read the schema, with a table or index argument. */
+static const char *const read_pragmas[] = {
+	"table_info", "table_xinfo", "table_list", "index_list", "index_info",
+	"index_xinfo", "foreign_key_list",
+};
+
+/* Functions that touch files or load code (most exist only in the CLI or
+ * when an extension is loaded; refused by name all the same). */
+static const char *const denied_functions[] = {
+	"load_extension", "readfile", "writefile", "edit", "fts3_tokenizer",
+	"zipfile", "sqlar_compress", "sqlar_uncompress", "lsmode",
+};
+
+struct sql_run {
+	struct timespec deadline;
+	struct sb_cancel *cancel;	/* borrowed; may be NULL */
+	bool timed_out;
+	bool cancelled;
+	const char *denied;		/* what the authorizer refused */
+};
+
+static int
+authorize(void *arg, int action, const char *a1, const char *a2,
+    const char *db, const char *trigger)
+{
+	struct sql_run *run = arg;
+	size_t i;
+
+	switch (action) {
+	case SQLITE_SELECT:
+	case SQLITE_READ:
+	case SQLITE_RECURSIVE:
+		return SQLITE_OK;
+	case SQLITE_FUNCTION:
+		for (i = 0; i < sizeof(denied_functions) / sizeof(char *); i++)
+			if (a2 != NULL && strcasecmp(a2, denied_functions[i]) == 0) {
+				run->denied = "a function that touches files";
+				return SQLITE_DENY;
+			}
+		return SQLITE_OK;
+	case SQLITE_PRAGMA:
+		for (i = 0; i < sizeof(read_pragmas) / sizeof(char *); i++)
+			if (a1 != NULL && strcasecmp(a1, read_pragmas[i]) == 0)
+				return SQLITE_OK;
+		run->denied = "this PRAGMA";
+		return SQLITE_DENY;
+	case SQLITE_ATTACH:
+	case SQLITE_DETACH:
+		run->denied = "ATTACH and DETACH";
+		return SQLITE_DENY;
+	case SQLITE_TRANSACTION:
+	case SQLITE_SAVEPOINT:
+		run->denied = "transactions";
+		return SQLITE_DENY;
+	default:
+		run->denied = "writes and schema changes";
+		return SQLITE_DENY;
+	}
+}
+
+static int
+progress(void *arg)
+{
+	struct sql_run *run = arg;
+	struct timespec now;
+
+	if (run->cancel != NULL && sb_cancel_fired(run->cancel)) {
+		run->cancelled = true;
+		return 1;
+	}
+	(void)clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec > run->deadline.tv_sec ||
+	    (now.tv_sec == run->deadline.tv_sec &&
+	    now.tv_nsec >= run->deadline.tv_nsec)) {
+		run->timed_out = true;
+		return 1;	/* SQLITE_INTERRUPT */
+	}
+	return 0;
+}
+
+/* true if s holds only whitespace and SQL comments. */
+static bool
+only_comments(const char *s)
+{
+	for (;;) {
+		while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r' ||
+		    *s == '\f' || *s == ';')
+			s++;
+		if (s[0] == '-' && s[1] == '-') {
+			s = strchrnul(s, '\n');
+			continue;
+		}
+		if (s[0] == '/' && s[1] == '*') {
+			const char *e = strstr(s + 2, "*/");
+			if (e == NULL)
+				return true;	/* an open comment runs to the end */
+			s = e + 2;
+			continue;
+		}
+		return *s == '\0';
+	}
+}
+
+static int
+bind_params(sqlite3_stmt *stmt, const struct json_object *params)
+{
+	size_t i, n = params != NULL ? json_object_array_length(params) : 0;
+
+	for (i = 0; i < n; i++) {
+		struct json_object *v = json_object_array_get_idx(params, i);
+		int k = (int)i + 1, rc;
+
+		switch (json_object_get_type(v)) {
+		case json_type_null:
+			rc = sqlite3_bind_null(stmt, k);
+			break;
+		case json_type_boolean:
+			rc = sqlite3_bind_int(stmt, k, json_object_get_boolean(v));
+			break;
+		case json_type_int:
+			rc = sqlite3_bind_int64(stmt, k, json_object_get_int64(v));
+			break;
+		case json_type_double:
+			rc = sqlite3_bind_double(stmt, k,
+			    json_object_get_double(v));
+			break;
+		default:
+			rc = sqlite3_bind_text(stmt, k, json_object_get_string(v),
+			    json_object_get_string_len(v), SQLITE_TRANSIENT);
+			break;
+		}
+		if (rc != SQLITE_OK)
+			return rc;
+	}
+	return SQLITE_OK;
+}
+
+/* One column value as JSON (owned; NULL is JSON null); *bytes grows. */
+static struct json_object *
+column_json(sqlite3_stmt *stmt, int i, size_t *bytes, bool *fail)
+{
+	const void *blob;
+	char *b64;
+	struct json_object *o, *v;
+	double d;
+	int n;
+
+	*bytes += SQL_VALUE_OVERHEAD;
+	switch (sqlite3_column_type(stmt, i)) {
+	case SQLITE_INTEGER:
+		v = json_object_new_int64(sqlite3_column_int64(stmt, i));
+		break;
+	case SQLITE_FLOAT:
+		d = sqlite3_column_double(stmt, i);
+		/* JSON has no NaN or infinity */
+		return isfinite(d) ? json_object_new_double(d) : NULL;
+	case SQLITE_TEXT:
+		n = sqlite3_column_bytes(stmt, i);
+		*bytes += (size_t)n;
+		v = render_string((const char *)sqlite3_column_text(stmt, i),
+		    (size_t)n, NULL);
+		break;
+	case SQLITE_BLOB:
+		blob = sqlite3_column_blob(stmt, i);
+		n = sqlite3_column_bytes(stmt, i);
+		*bytes += ((size_t)n + 2) / 3 * 4;
+		if ((b64 = render_base64(blob ? blob : "", (size_t)n)) == NULL) {
+			*fail = true;
+			return NULL;
+		}
+		o = json_object_new_object();
+		v = json_object_new_string(b64);
+		free(b64);
+		if (o == NULL || v == NULL ||
+		    json_object_object_add(o, "base64", v) != 0) {
+			json_object_put(o);
+			json_object_put(v);
+			*fail = true;
+			return NULL;
+		}
+		return o;
+	default:
+		return NULL;
+	}
+	if (v == NULL)
+		*fail = true;
+	return v;
+}
+
+static struct json_object * __attribute__((format(printf, 3, 4)))
+sql_error(const struct tool_call *call, const char *reason, const char *fmt,
+    ...)
+{
+	char msg[1024];	/* a sentence and an SQLite message */
+	va_list ap;
+
+	va_start(ap, fmt);
+	(void)vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	render_refused(call->audit, reason);
+	return tool_result_error("%s", msg);
+}
+
+static enum mcp_err
+query_sqlite(const struct tool_call *call, const struct json_object *args,
+    struct json_object **ret_result)
+{
+	const struct policy *pol = call->env->policy;
+	const struct policy_database *pdb;
+	struct json_object *v, *params = NULL;	/* borrowed from args */
+	struct json_object *st = NULL, *cols = NULL, *rows = NULL, *r = NULL;
+	struct sql_run run;
+	struct timespec t0, t1;
+	sqlite3 *db = NULL;
+	sqlite3_stmt *stmt = NULL;
+	const char *name, *sql, *tail = NULL;
+	size_t bytes = 0, nrows = 0, max_rows = pol->limits.sql_rows;
+	bool truncated = false, fail = false;
+	int rc, i, ncol, nparam;
+
+	(void)json_object_object_get_ex(args, "database", &v);
+	name = json_object_get_string(v);
+	(void)json_object_object_get_ex(args, "sql", &v);
+	sql = json_object_get_string(v);
+	(void)json_object_object_get_ex(args, "params", &params);
+	if (json_object_object_get_ex(args, "max_rows", &v) &&
+	    (size_t)json_object_get_int64(v) < max_rows)
+		max_rows = (size_t)json_object_get_int64(v);
+
+	if ((pdb = policy_find_database(pol, name)) == NULL) {
+		r = sql_error(call, "unknown database", "There is no database "
+		    "called '%s' in the policy; the tool's description lists "
+		    "the databases offered.", pol->ndatabases > 0 ? name :
+		    "(none configured)");
+		goto out;
+	}
+	memset(&run, 0, sizeof(run));
+	run.cancel = call->cancel;
+	(void)clock_gettime(CLOCK_MONOTONIC, &t0);
+	run.deadline = t0;
+	run.deadline.tv_sec += pol->limits.sql_timeout_ms / 1000;
+	run.deadline.tv_nsec += (long)(pol->limits.sql_timeout_ms % 1000) *
+	    1000000L;
+	if (run.deadline.tv_nsec >= 1000000000L) {
+		run.deadline.tv_sec++;
+		run.deadline.tv_nsec -= 1000000000L;
+	}
+
+	rc = sqlite3_open_v2(pdb->path, &db, SQLITE_OPEN_READONLY |
+	    SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE, NULL);
+	if (rc != SQLITE_OK) {
+		r = sql_error(call, "database open failed", "The database "
+		    "could not be opened: %s.", db ? sqlite3_errmsg(db) :
+		    sqlite3_errstr(rc));
+		goto out;
+	}
+	(void)sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+	(void)sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0,
+	    NULL);
+	(void)sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
+	(void)sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, 0);
+	(void)sqlite3_limit(db, SQLITE_LIMIT_LENGTH, SQL_MAX_LENGTH);
+	(void)sqlite3_limit(db, SQLITE_LIMIT_SQL_LENGTH, SQL_MAX_SQL_LENGTH);
+	(void)sqlite3_limit(db, SQLITE_LIMIT_EXPR_DEPTH, SQL_MAX_EXPR_DEPTH);
+	(void)sqlite3_limit(db, SQLITE_LIMIT_VARIABLE_NUMBER, SQL_MAX_PARAMS);
+	(void)sqlite3_limit(db, SQLITE_LIMIT_COLUMN, SQL_MAX_COLUMNS);
+	(void)sqlite3_busy_timeout(db, (int)pol->limits.sql_timeout_ms);
+	sqlite3_set_authorizer(db, authorize, &run);
+	sqlite3_progress_handler(db, SQL_PROGRESS_OPS, progress, &run);
+
+	rc = sqlite3_prepare_v3(db, sql, -1, 0, &stmt, &tail);
+	if (rc != SQLITE_OK) {
+		if (rc == SQLITE_AUTH)
+			r = sql_error(call, "not read-only", "Refused: "
+			    "query_sqlite only reads (SELECT, WITH, and PRAGMA "
+			    "table_info and the like); %s are not allowed.",
+			    run.denied ? run.denied : "writes");
+		else if (run.timed_out || run.cancelled)
+			r = sql_error(call, "deadline", "The query was stopped "
+			    "while being prepared: %s.", run.cancelled ?
+			    "cancelled" : "deadline reached");
+		else
+			r = sql_error(call, "sql error", "SQL error: %s.",
+			    sqlite3_errmsg(db));
+		goto out;
+	}
+	if (stmt == NULL) {
+		r = sql_error(call, "empty sql", "%s", "The SQL holds no "
+		    "statement (only whitespace or comments).");
+		goto out;
+	}
+	if (tail != NULL && !only_comments(tail)) {
+		r = sql_error(call, "several statements", "%s", "Give exactly "
+		    "one SQL statement per call (text follows the first ';').");
+		goto out;
+	}
+	if (!sqlite3_stmt_readonly(stmt)) {
+		r = sql_error(call, "not read-only", "%s", "Refused: the "
+		    "statement would write; query_sqlite only reads.");
+		goto out;
+	}
+	nparam = sqlite3_bind_parameter_count(stmt);
+	if ((size_t)nparam != (params ? json_object_array_length(params) : 0)) {
+		char msg[128];	/* two counts */
+		(void)snprintf(msg, sizeof(msg), "%d, but %zu were given",
+		    nparam, params ? json_object_array_length(params) : 0);
+		r = sql_error(call, "parameter count", "The statement has "
+		    "%s; pass one params item per ? or :name placeholder.",
+		    msg);
+		goto out;
+	}
+	if (bind_params(stmt, params) != SQLITE_OK) {
+		r = sql_error(call, "bind failed", "A parameter could not be "
+		    "bound: %s.", sqlite3_errmsg(db));
+		goto out;
+	}
+	ncol = sqlite3_column_count(stmt);
+	if ((st = json_object_new_object()) == NULL ||
+	    (cols = json_object_new_array()) == NULL ||
+	    (rows = json_object_new_array()) == NULL)
+		goto nomem;
+	for (i = 0; i < ncol; i++) {
+		const char *cn = sqlite3_column_name(stmt, i);
+		if ((v = render_string(cn ? cn : "", cn ? strlen(cn) : 0,
+		    NULL)) == NULL || json_object_array_add(cols, v) != 0)
+			goto nomem;
+	}
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		struct json_object *row;
+
+		if (nrows == max_rows || bytes > pol->limits.sql_bytes) {
+			truncated = true;
+			break;
+		}
+		if ((row = json_object_new_array_ext(ncol)) == NULL ||
+		    json_object_array_add(rows, row) != 0) {
+			json_object_put(row);
+			goto nomem;
+		}
+		for (i = 0; i < ncol; i++) {
+			v = column_json(stmt, i, &bytes, &fail);
+			if (fail || json_object_array_add(row, v) != 0)
+				goto nomem;
+		}
+		nrows++;
+	}
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		if (run.timed_out) {
+			char ms[16];	/* a uint32 */
+			(void)snprintf(ms, sizeof(ms), "%u",
+			    pol->limits.sql_timeout_ms);
+			r = sql_error(call, "deadline", "The query was stopped "
+			    "after %s ms (the policy's deadline); add a LIMIT "
+			    "or a narrower WHERE.", ms);
+			call->audit->timed_out = true;
+		}
+		else if (run.cancelled)
+			r = sql_error(call, "cancelled", "%s",
+			    "The query was cancelled.");
+		else if (rc == SQLITE_AUTH)
+			r = sql_error(call, "not read-only", "Refused: %s are "
+			    "not allowed; query_sqlite only reads.",
+			    run.denied ? run.denied : "writes");
+		else
+			r = sql_error(call, "sql error", "SQL error: %s.",
+			    sqlite3_errmsg(db));
+		call->audit->ran = true;
+		goto out;
+	}
+	(void)clock_gettime(CLOCK_MONOTONIC, &t1);
+	call->audit->ran = true;
+	call->audit->truncated = truncated;
+	call->audit->duration_us = (uint64_t)((t1.tv_sec - t0.tv_sec) *
+	    1000000L + (t1.tv_nsec - t0.tv_nsec) / 1000);
+	json_object_object_add(st, "columns", cols);
+	json_object_object_add(st, "rows", rows);
+	cols = rows = NULL;
+	json_object_object_add(st, "row_count",
+	    json_object_new_int64((int64_t)nrows));
+	json_object_object_add(st, "truncated",
+	    json_object_new_boolean(truncated));
+	r = render_ok_json(st);
+	st = NULL;
+	if (r == NULL)
+		goto nomem;
+ out:
+	json_object_put(cols);
+	json_object_put(rows);
+	json_object_put(st);
+	sqlite3_finalize(stmt);
+	sqlite3_close_v2(db);
+	if (r == NULL)
+		return MCP_ERR_NOMEM;
+	*ret_result = r;
+	return MCP_OK;
+ nomem:
+	r = NULL;
+	goto out;
+}
+
+/*
+ * tools/list: the database names become the enum of "database", and the
+ * description lists them, so a model sees what it may query.
+ */
+static enum mcp_err
+query_sqlite_tailor(const struct tool_env *env, struct json_object *tool)
+{
+	const struct policy *p = env->policy;
+	struct json_object *schema, *props, *db, *en;	/* borrowed */
+	char *desc = NULL;
+	size_t i, len = 0;
+	FILE *f;
+
+	if (p->ndatabases == 0)
+		return MCP_OK;
+	if (!json_object_object_get_ex(tool, "inputSchema", &schema) ||
+	    !json_object_object_get_ex(schema, "properties", &props) ||
+	    !json_object_object_get_ex(props, "database", &db))
+		return MCP_ERR_INTERNAL;
+	if ((en = json_object_new_array()) == NULL)
+		return MCP_ERR_NOMEM;
+	for (i = 0; i < p->ndatabases; i++)
+		json_object_array_add(en,
+		    json_object_new_string(p->databases[i].name));
+	json_object_object_del(db, "pattern");
+	json_object_object_add(db, "enum", en);
+	if ((f = open_memstream(&desc, &len)) == NULL)
+		return MCP_ERR_NOMEM;
+	(void)fprintf(f, "%s Databases:", tool_def_query_sqlite.description);
+	for (i = 0; i < p->ndatabases; i++)
+		(void)fprintf(f, "%s %s", i ? "," : "", p->databases[i].name);
+	(void)fputc('.', f);
+	if (fclose(f) != 0) {
+		free(desc);
+		return MCP_ERR_NOMEM;
+	}
+	json_object_object_add(tool, "description",
+	    json_object_new_string(desc));
+	free(desc);
+	return MCP_OK;
+}
+
+const struct tool_def tool_def_query_sqlite = {
+	.name = "query_sqlite",
+	.title = "Query a SQLite database (read-only)",
+	.description = "Run one read-only SQL statement (SELECT, WITH, or "
+	    "PRAGMA table_info/index_list and the like) on a SQLite database "
+	    "offered by the policy. Pass values as params bound to ? or :name "
+	    "placeholders, never pasted into the SQL. Writes, ATTACH, "
+	    "transactions, PRAGMA changes and file functions are refused. "
+	    "Rows come back as arrays in column order (blobs as "
+	    "{\"base64\": ...}); rows and bytes are capped and truncated "
+	    "says whether more rows exist.",
+	.input_schema = "query_sqlite.input.json",
+	.output_schema = "query_sqlite.output.json",
+	.annotations = { .read_only = true, .destructive = false,
+	    .idempotent = true, .open_world = false },
+	.handler = query_sqlite,
+	.tailor = query_sqlite_tailor,
+};
