@@ -40,7 +40,80 @@ struct vctx {
 	struct vseg seg[SCHEMA_MAX_INSTANCE_DEPTH];
 };
 
-static int eval_node(struct vctx *c, const struct snode *n, const struct json_object *inst);
+/*
+ * Which members of one instance object or array some keyword has evaluated
+ * (by position), for unevaluatedProperties/unevaluatedItems. Only built
+ * below a node that has one of those; NULL everywhere else.
+ */
+static int vabort(struct vctx *c, enum mcp_err st, const char *kw, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+struct sacc {
+	size_t n;
+	uint64_t *bits;			/* inl, or owned if n > SACC_INLINE_BITS */
+	uint64_t inl[SACC_INLINE_WORDS];
+};
+
+static int eval_node(struct vctx *c, const struct snode *n, const struct json_object *inst,
+    struct sacc *acc);
+
+static size_t
+member_count(const struct json_object *inst)
+{
+	if (json_object_is_type(inst, json_type_object))
+		return (size_t)json_object_object_length(inst);
+	if (json_object_is_type(inst, json_type_array))
+		return json_object_array_length(inst);
+	return 0;
+}
+
+static int
+sacc_init(struct vctx *c, struct sacc *a, const struct json_object *inst)
+{
+	size_t words;
+
+	a->n = member_count(inst);
+	words = (a->n + 63) / 64;
+	memset(a->inl, 0, sizeof(a->inl));
+	a->bits = a->inl;
+	if (words > SACC_INLINE_WORDS && (a->bits = calloc(words, sizeof(uint64_t))) == NULL) {
+		a->bits = a->inl;
+		a->n = 0;
+		return vabort(c, MCP_ERR_NOMEM, "unevaluated", "out of memory");
+	}
+	return V_OK;
+}
+
+static void
+sacc_fini(struct sacc *a)
+{
+	if (a->bits != a->inl)
+		free(a->bits);
+}
+
+static void
+sacc_mark(struct sacc *a, size_t i)
+{
+	if (a != NULL && i < a->n)
+		a->bits[i / 64] |= (uint64_t)1 << (i % 64);
+}
+
+static bool
+sacc_has(const struct sacc *a, size_t i)
+{
+	return i < a->n && (a->bits[i / 64] >> (i % 64)) & 1;
+}
+
+static void
+sacc_merge(struct sacc *dst, const struct sacc *src)
+{
+	size_t i;
+
+	if (dst == NULL)
+		return;
+	for (i = 0; i < (dst->n + 63) / 64 && i < (src->n + 63) / 64; i++)
+		dst->bits[i] |= src->bits[i];
+}
 
 static void
 fill_path(const struct vctx *c, char *buf, size_t size)
@@ -115,7 +188,7 @@ vfail(struct vctx *c, const char *kw, const char *fmt, ...)
 	return V_FAIL;
 }
 
-static int __attribute__((format(printf, 4, 5)))
+static int
 vabort(struct vctx *c, enum mcp_err st, const char *kw, const char *fmt, ...)
 {
 	va_list ap;
@@ -149,7 +222,7 @@ eval_at(struct vctx *c, const struct snode *n, const struct json_object *inst,
 
 	if ((r = seg_push(c, key, idx)) != V_OK)
 		return r;
-	r = eval_node(c, n, inst);
+	r = eval_node(c, n, inst, NULL);
 	c->nseg--;
 	return r;
 }
@@ -351,14 +424,15 @@ eval_unique(struct vctx *c, const struct json_object *inst, size_t len)
 }
 
 static int
-eval_contains(struct vctx *c, const struct snode *n, const struct json_object *inst, size_t len)
+eval_contains(struct vctx *c, const struct snode *n, const struct json_object *inst, size_t len,
+    struct sacc *acc)
 {
 	uint64_t min = (n->kw & SK_MINCONTAINS) ? n->min_contains : 1, cnt = 0;
 	bool hasmax = (n->kw & SK_MAXCONTAINS) != 0;
 	size_t i;
 	int r;
 
-	if (min == 0 && !hasmax)
+	if (min == 0 && !hasmax && acc == NULL)
 		return V_OK;
 	c->quiet++;
 	for (i = 0; i < len; i++) {
@@ -367,9 +441,11 @@ eval_contains(struct vctx *c, const struct snode *n, const struct json_object *i
 			c->quiet--;
 			return r;
 		}
-		if (r == V_OK)
+		if (r == V_OK) {
 			cnt++;
-		if ((!hasmax && cnt >= min) || (hasmax && cnt > n->max_contains))
+			sacc_mark(acc, i);
+		}
+		if (acc == NULL && ((!hasmax && cnt >= min) || (hasmax && cnt > n->max_contains)))
 			break;
 	}
 	c->quiet--;
@@ -387,7 +463,8 @@ eval_contains(struct vctx *c, const struct snode *n, const struct json_object *i
 }
 
 static int
-eval_array(struct vctx *c, const struct snode *n, const struct json_object *inst)
+eval_array(struct vctx *c, const struct snode *n, const struct json_object *inst,
+    struct sacc *acc)
 {
 	size_t len = json_object_array_length(inst), i;
 	const struct snode *item;
@@ -411,9 +488,10 @@ eval_array(struct vctx *c, const struct snode *n, const struct json_object *inst
 			    len, n->nprefix);
 		if ((r = eval_at(c, item, json_object_array_get_idx(inst, i), NULL, i)) != V_OK)
 			return r;
+		sacc_mark(acc, i);
 	}
 	if (n->contains != NULL)
-		return eval_contains(c, n, inst, len);
+		return eval_contains(c, n, inst, len, acc);
 	return V_OK;
 }
 
@@ -459,7 +537,7 @@ eval_name(struct vctx *c, const struct snode *n, const char *k)
 		return vabort(c, MCP_ERR_NOMEM, "propertyNames", "out of memory");
 	}
 	c->quiet++;
-	r = eval_node(c, n->propnames, c->name);
+	r = eval_node(c, n->propnames, c->name, NULL);
 	c->quiet--;
 	if (r != V_FAIL)
 		return r;
@@ -470,7 +548,7 @@ eval_name(struct vctx *c, const struct snode *n, const char *k)
 
 static int
 eval_member(struct vctx *c, const struct snode *n, const char *k,
-    const struct json_object *v)
+    const struct json_object *v, size_t pos, struct sacc *acc)
 {
 	char name[ARG_NAME_MAX];
 	const struct sprop *p;
@@ -499,18 +577,22 @@ eval_member(struct vctx *c, const struct snode *n, const char *k,
 		if ((r = eval_at(c, n->patprops[i].node, v, k, 0)) != V_OK)
 			return r;
 	}
+	if (matched)
+		sacc_mark(acc, pos);
 	if (matched || n->additional == NULL)
 		return V_OK;
 	if (n->additional->kw & SK_FALSE)
 		return fail_additional(c, n, k);
+	sacc_mark(acc, pos);
 	return eval_at(c, n->additional, v, k, 0);
 }
 
 static int
-eval_object(struct vctx *c, const struct snode *n, const struct json_object *inst)
+eval_object(struct vctx *c, const struct snode *n, const struct json_object *inst,
+    struct sacc *acc)
 {
 	char a[ARG_NAME_MAX], b[ARG_NAME_MAX];
-	size_t cnt = (size_t)json_object_object_length(inst), i, k;
+	size_t cnt = (size_t)json_object_object_length(inst), i, k, pos = 0;
 	int r;
 
 	if ((n->kw & SK_MINPROPS) && cnt < n->min_props)
@@ -546,14 +628,14 @@ eval_object(struct vctx *c, const struct snode *n, const struct json_object *ins
 				return vabort(c, MCP_ERR_TOO_LARGE, "work",
 				    "validation work exceeded the budget of %d steps",
 				    SCHEMA_MAX_WORK);
-			if ((r = eval_member(c, n, key, val)) != V_OK)
+			if ((r = eval_member(c, n, key, val, pos++, acc)) != V_OK)
 				return r;
 		}
 	}
 	for (i = 0; i < n->ndepsch; i++) {
 		if (!json_object_object_get_ex(inst, n->depsch[i].name, NULL))
 			continue;
-		if ((r = eval_node(c, n->depsch[i].node, inst)) != V_OK)
+		if ((r = eval_node(c, n->depsch[i].node, inst, acc)) != V_OK)
 			return r;
 	}
 	return V_OK;
@@ -595,39 +677,52 @@ eval_values(struct vctx *c, const struct snode *n, const struct json_object *ins
 }
 
 static int
-eval_quiet(struct vctx *c, const struct snode *n, const struct json_object *inst)
+eval_quiet(struct vctx *c, const struct snode *n, const struct json_object *inst,
+    struct sacc *acc)
 {
+	struct sacc tmp;
 	int r;
 
+	if (acc != NULL && (r = sacc_init(c, &tmp, inst)) != V_OK)
+		return r;
 	c->quiet++;
-	r = eval_node(c, n, inst);
+	r = eval_node(c, n, inst, acc != NULL ? &tmp : NULL);
 	c->quiet--;
+	if (acc != NULL) {
+		if (r == V_OK)	/* only a passing subschema contributes annotations */
+			sacc_merge(acc, &tmp);
+		sacc_fini(&tmp);
+	}
 	return r;
 }
 
 static int
-eval_logic(struct vctx *c, const struct snode *n, const struct json_object *inst)
+eval_logic(struct vctx *c, const struct snode *n, const struct json_object *inst,
+    struct sacc *acc)
 {
+	bool any = false;
 	size_t i, hits = 0, first = 0;
 	int r;
 
 	for (i = 0; i < n->nallof; i++)
-		if ((r = eval_node(c, n->allof[i], inst)) != V_OK)
+		if ((r = eval_node(c, n->allof[i], inst, acc)) != V_OK)
 			return r;
 	if (n->nanyof > 0) {
 		for (i = 0; i < n->nanyof; i++) {
-			if ((r = eval_quiet(c, n->anyof[i], inst)) < 0)
+			if ((r = eval_quiet(c, n->anyof[i], inst, acc)) < 0)
 				return r;
 			if (r == V_OK)
-				break;
+				any = true;
+			if (r == V_OK && acc == NULL)
+				break;	/* all branches only when collecting annotations */
 		}
-		if (i == n->nanyof)
+		if (!any)
 			return vfail(c, "anyOf", "value matches none of the %zu anyOf alternatives",
 			    n->nanyof);
 	}
 	if (n->noneof > 0) {
 		for (i = 0; i < n->noneof; i++) {
-			if ((r = eval_quiet(c, n->oneof[i], inst)) < 0)
+			if ((r = eval_quiet(c, n->oneof[i], inst, acc)) < 0)
 				return r;
 			if (r != V_OK)
 				continue;
@@ -642,26 +737,27 @@ eval_logic(struct vctx *c, const struct snode *n, const struct json_object *inst
 			    n->noneof);
 	}
 	if (n->not_ != NULL) {
-		if ((r = eval_quiet(c, n->not_, inst)) < 0)
+		if ((r = eval_quiet(c, n->not_, inst, NULL)) < 0)
 			return r;
 		if (r == V_OK)
 			return vfail(c, "not", "value must not match the \"not\" schema");
 	}
 	if (n->if_ != NULL) {
-		if ((r = eval_quiet(c, n->if_, inst)) < 0)
+		if ((r = eval_quiet(c, n->if_, inst, acc)) < 0)
 			return r;
-		if (r == V_OK && n->then_ != NULL && (r = eval_node(c, n->then_, inst)) != V_OK)
+		if (r == V_OK && n->then_ != NULL && (r = eval_node(c, n->then_, inst, acc)) != V_OK)
 			return r;
-		if (r == V_FAIL && n->else_ != NULL && (r = eval_node(c, n->else_, inst)) != V_OK)
+		if (r == V_FAIL && n->else_ != NULL && (r = eval_node(c, n->else_, inst, acc)) != V_OK)
 			return r;
 	}
 	if (n->ref != NULL)
-		return eval_node(c, n->ref, inst);
+		return eval_node(c, n->ref, inst, acc);
 	return V_OK;
 }
 
 static int
-eval_body(struct vctx *c, const struct snode *n, const struct json_object *inst)
+eval_body(struct vctx *c, const struct snode *n, const struct json_object *inst,
+    struct sacc *acc)
 {
 	int r;
 
@@ -680,22 +776,66 @@ eval_body(struct vctx *c, const struct snode *n, const struct json_object *inst)
 			return r;
 		break;
 	case json_type_array:
-		if (n->has_array && (r = eval_array(c, n, inst)) != V_OK)
+		if (n->has_array && (r = eval_array(c, n, inst, acc)) != V_OK)
 			return r;
 		break;
 	case json_type_object:
-		if (n->has_object && (r = eval_object(c, n, inst)) != V_OK)
+		if (n->has_object && (r = eval_object(c, n, inst, acc)) != V_OK)
 			return r;
 		break;
 	default:
 		break;
 	}
-	return eval_logic(c, n, inst);
+	return eval_logic(c, n, inst, acc);
+}
+
+/* unevaluatedProperties / unevaluatedItems: members no other keyword evaluated. */
+static int
+eval_unevaluated(struct vctx *c, const struct snode *n, const struct json_object *inst,
+    struct sacc *acc)
+{
+	char name[ARG_NAME_MAX];
+	size_t i = 0, len;
+	int r;
+
+	if (json_object_is_type(inst, json_type_object) && n->uneval_props != NULL) {
+		json_object_object_foreach((struct json_object *)inst, k, v) {
+			if (!sacc_has(acc, i)) {
+				if (n->uneval_props->kw & SK_FALSE) {
+					squote(k, strlen(k), name, sizeof(name));
+					return vfail(c, "unevaluatedProperties",
+					    "unexpected property %s", name);
+				}
+				if ((r = eval_at(c, n->uneval_props, v, k, 0)) != V_OK)
+					return r;
+				sacc_mark(acc, i);
+			}
+			i++;
+		}
+	}
+	if (json_object_is_type(inst, json_type_array) && n->uneval_items != NULL) {
+		len = json_object_array_length(inst);
+		for (i = 0; i < len; i++) {
+			if (sacc_has(acc, i))
+				continue;
+			if (n->uneval_items->kw & SK_FALSE)
+				return vfail(c, "unevaluatedItems",
+				    "array item %zu is not allowed (unevaluatedItems)", i);
+			r = eval_at(c, n->uneval_items, json_object_array_get_idx(inst, i), NULL, i);
+			if (r != V_OK)
+				return r;
+			sacc_mark(acc, i);
+		}
+	}
+	return V_OK;
 }
 
 static int
-eval_node(struct vctx *c, const struct snode *n, const struct json_object *inst)
+eval_node(struct vctx *c, const struct snode *n, const struct json_object *inst,
+    struct sacc *acc)
 {
+	struct sacc local;
+	bool own;
 	int r;
 
 	if (++c->work > SCHEMA_MAX_WORK)
@@ -707,8 +847,19 @@ eval_node(struct vctx *c, const struct snode *n, const struct json_object *inst)
 		    SCHEMA_MAX_EVAL_DEPTH);
 	if (n->kw & SK_FALSE)
 		return vfail(c, "false", "no value is allowed here");
+	own = (n->uneval_props != NULL && json_object_is_type(inst, json_type_object)) ||
+	    (n->uneval_items != NULL && json_object_is_type(inst, json_type_array));
+	if (own && (r = sacc_init(c, &local, inst)) != V_OK)
+		return r;
 	c->depth++;
-	r = eval_body(c, n, inst);
+	r = eval_body(c, n, inst, own ? &local : acc);
+	if (own) {
+		if (r == V_OK)
+			r = eval_unevaluated(c, n, inst, &local);
+		if (r == V_OK)
+			sacc_merge(acc, &local);
+		sacc_fini(&local);
+	}
 	c->depth--;
 	return r;
 }
@@ -726,7 +877,7 @@ schema_validate(const struct schema *s, const struct json_object *instance,
 		err->keyword[0] = '\0';
 		err->message[0] = '\0';
 	}
-	r = eval_node(&c, s->root, instance);
+	r = eval_node(&c, s->root, instance, NULL);
 	st = r == V_OK ? MCP_OK : r == V_FAIL ? MCP_ERR_INVALID_PARAMS : c.fatal;
 	pcre2_match_data_free(c.md);
 	if (c.name != NULL)

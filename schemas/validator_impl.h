@@ -15,6 +15,8 @@
 
 #include "validator.h"
 
+/* Members tracked for unevaluated* without allocating (bits, in 64-bit words). */
+#define SACC_INLINE_WORDS 4
 /* Longest rendering of a constant or enum list kept for messages. */
 #define SCHEMA_TEXT_MAX 200
 
@@ -131,6 +133,7 @@ struct snode {
 	struct snode *not_, *if_, *then_, *else_;
 	struct snode *ref;
 	const char *ref_src;	/* borrowed */
+	struct snode *uneval_props, *uneval_items;
 };
 
 /* Bump allocation list of one schema: every node and array hangs here. */

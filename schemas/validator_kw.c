@@ -332,6 +332,17 @@ kw_single(struct cctx *c, struct snode *n, const char *kw, const struct json_obj
 }
 
 static int
+kw_uneval(struct cctx *c, struct snode *n, const char *kw, const struct json_object *v)
+{
+	if (strcmp(kw, "unevaluatedItems") == 0) {
+		n->has_array = true;
+		return sc_sub(c, kw, NULL, 0, false, v, &n->uneval_items);
+	}
+	n->has_object = true;
+	return sc_sub(c, kw, NULL, 0, false, v, &n->uneval_props);
+}
+
+static int
 kw_defs(struct cctx *c, struct snode *n, const char *kw, const struct json_object *v)
 {
 	struct sprop *defs;
@@ -488,7 +499,7 @@ annot_array(struct cctx *c, struct snode *n, const char *kw, const struct json_o
 }
 
 /* Sorted by name for bsearch. Not here: $anchor, $dynamicRef, $dynamicAnchor,
- * $vocabulary, unevaluatedItems, unevaluatedProperties, content*, dependencies,
+ * $vocabulary, content*, dependencies,
  * definitions: they fail the compile as unsupported. */
 static const struct kwdef kwdefs[] = {
 	{ "$comment", annot_string },
@@ -537,6 +548,8 @@ static const struct kwdef kwdefs[] = {
 	{ "then", kw_single },
 	{ "title", annot_string },
 	{ "type", kw_type },
+	{ "unevaluatedItems", kw_uneval },
+	{ "unevaluatedProperties", kw_uneval },
 	{ "uniqueItems", kw_unique },
 	{ "writeOnly", annot_bool },
 };

@@ -393,8 +393,9 @@ START_TEST(unknown_keyword_fails_compile)
 	    "unsupported keyword \"maxLenght\" at /properties/x");
 	compile_fails("{\"properties\":{\"x\":{\"$dynamicRef\":\"#a\"}}}",
 	    "unsupported keyword \"$dynamicRef\" at /properties/x");
-	compile_fails("{\"unevaluatedProperties\":false}",
-	    "unsupported keyword \"unevaluatedProperties\" at the schema root");
+	compile_fails("{\"$anchor\":\"a\"}", "unsupported keyword \"$anchor\" at the schema root");
+	compile_fails("{\"contentEncoding\":\"base64\"}",
+	    "unsupported keyword \"contentEncoding\" at the schema root");
 	compile_fails("{\"items\":[{}]}",
 	    "\"items\" must be a schema (2020-12 uses prefixItems for tuples) at /items");
 	compile_fails("{\"minLength\":-1}", "\"minLength\" must be a non-negative integer at /minLength");
@@ -467,6 +468,24 @@ START_TEST(validate_without_error_struct)
 }
 END_TEST
 
+START_TEST(unevaluated_properties_sees_in_place_applicators)
+{
+	const char *s = "{\"properties\":{\"kind\":{\"enum\":[\"a\",\"b\"]}},"
+	    "\"oneOf\":[{\"properties\":{\"kind\":{\"const\":\"a\"},\"x\":{}}},"
+	    "{\"properties\":{\"kind\":{\"const\":\"b\"},\"y\":{}}}],"
+	    "\"unevaluatedProperties\":false}";
+
+	valid(s, "{\"kind\":\"a\",\"x\":1}");
+	valid(s, "{\"kind\":\"b\",\"y\":1}");
+	invalid(s, "{\"kind\":\"a\",\"y\":1}", "", "unevaluatedProperties",
+	    "arguments: unexpected property \"y\"");
+	invalid("{\"prefixItems\":[{}],\"unevaluatedItems\":false}", "[1,2]", "",
+	    "unevaluatedItems", "arguments: array item 1 is not allowed (unevaluatedItems)");
+	valid("{\"prefixItems\":[{}],\"contains\":{\"type\":\"string\"},"
+	    "\"unevaluatedItems\":false}", "[1,\"s\",\"t\"]");
+}
+END_TEST
+
 START_TEST(boolean_schemas)
 {
 	valid("true", "{\"anything\":[1]}");
@@ -507,6 +526,7 @@ validator_suite(void)
 	tcase_add_test(sem, non_finite_numbers_have_no_type);
 	tcase_add_test(sem, validate_without_error_struct);
 	tcase_add_test(sem, boolean_schemas);
+	tcase_add_test(sem, unevaluated_properties_sees_in_place_applicators);
 	suite_add_tcase(s, sem);
 
 	tcase_add_test(bounds, work_budget_stops_quadratic_unique_items);
