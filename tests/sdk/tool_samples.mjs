@@ -16,9 +16,16 @@
 //            { isError: true, textIncludes: [...] }
 //                                          a tool error whose text names
 //                                          these (argument, rule, limit).
+// Calls run in the order of this table (write_file comes before the tools
+// that read what it wrote), on the server's fresh private workspace.
 // Helpers below build the common shapes.
 
-/** A successful call with exact structuredContent and text. */
+import assert from 'node:assert/strict';
+
+/**
+ * A successful call with exact structuredContent and text (text undefined:
+ * any non-empty text rendering).
+ */
 export function ok(why, args, structuredContent, text)
 {
 	return { why, args, then: { structuredContent, text } };
@@ -44,12 +51,25 @@ const PURE = {
 	openWorldHint: false,
 };
 
+/** The 4 hints of a tool that changes the workspace. */
+const WRITES = {
+	readOnlyHint: false,
+	destructiveHint: true,
+	idempotentHint: false,
+	openWorldHint: false,
+};
+
+// The file every file tool sample works on, and its content.
+const SAMPLE_DIR = 'sdk-sample';
+const SAMPLE_FILE = `${SAMPLE_DIR}/hello.txt`;
+const SAMPLE_TEXT = 'hello from the SDK test\n';
+
 // The longest expression calculate.input.json accepts (maxLength).
 const CALC_EXPR_MAX = 4096;
 
 export const TOOL_SAMPLES = {
 	calculate: {
-		meta: { title: 'Calculator (exact)', annotations: PURE },
+		meta: { title: 'Exact calculator', annotations: PURE },
 		calls: [
 			ok('exact decimals', { expression: '0.1+0.2' },
 				{ value: '3/10', kind: 'fraction', decimal: '0.3', decimalExact: true },
@@ -68,7 +88,73 @@ export const TOOL_SAMPLES = {
 			toolError('expression missing', {}, 'expression', 'required'),
 		],
 	},
-	// Tools of issue 4 go here, one entry each, e.g.
+	write_file: {
+		meta: { title: 'Write a workspace file', annotations: WRITES },
+		calls: [
+			ok('a new file in a new directory',
+				{ path: SAMPLE_FILE, content: SAMPLE_TEXT, create_dirs: true },
+				{
+					path: SAMPLE_FILE,
+					bytes_written: SAMPLE_TEXT.length,
+					size: SAMPLE_TEXT.length,
+					created: true,
+				},
+				undefined),
+			toolError('a path above the workspace', { path: '../sdk-escape.txt', content: 'x' }),
+		],
+	},
+	read_file: {
+		meta: { title: 'Read a workspace file', annotations: PURE },
+		calls: [
+			custom('the file write_file wrote', { path: SAMPLE_FILE }, (r) => {
+				assert.deepEqual(r.structuredContent, {
+					path: SAMPLE_FILE,
+					size: SAMPLE_TEXT.length,
+					offset: 0,
+					bytes: SAMPLE_TEXT.length,
+					truncated: false,
+					encoding: 'utf8',
+					content: SAMPLE_TEXT,
+				});
+			}),
+			toolError('an absolute path', { path: '/etc/passwd' }),
+		],
+	},
+	list_directory: {
+		meta: { title: 'List a workspace directory', annotations: PURE },
+		calls: [
+			custom('the directory write_file made', { path: SAMPLE_DIR }, (r) => {
+				const sc = r.structuredContent;
+				assert.equal(sc.truncated, false);
+				assert.equal(sc.entries.length, 1, JSON.stringify(sc.entries));
+				assert.ok(sc.entries[0].path.endsWith('hello.txt'), sc.entries[0].path);
+				assert.equal(sc.entries[0].type, 'file');
+				assert.equal(sc.entries[0].size, SAMPLE_TEXT.length);
+			}),
+		],
+	},
+	search_files: {
+		meta: { title: 'Search workspace files', annotations: PURE },
+		calls: [
+			custom('content written by write_file', { content: 'from the SDK' }, (r) => {
+				const sc = r.structuredContent;
+				assert.equal(sc.truncated, false);
+				assert.equal(sc.matches.length, 1, JSON.stringify(sc.matches));
+				assert.ok(sc.matches[0].path.endsWith('hello.txt'), sc.matches[0].path);
+				assert.equal(sc.matches[0].line, 1);
+				assert.equal(sc.matches[0].text, SAMPLE_TEXT.trimEnd());
+			}),
+		],
+	},
+	query_sqlite: {
+		meta: { title: 'Query a SQLite database (read-only)', annotations: PURE },
+		calls: [
+			// Databases come from the policy; none is named "sdk_no_such_db".
+			toolError('a database the policy does not offer',
+				{ database: 'sdk_no_such_db', sql: 'SELECT 1' }, 'sdk_no_such_db'),
+		],
+	},
+	// Tools of issue 4 still to come go here, one entry each, e.g.
 	// run_command: { meta: {...}, calls: [custom('echo', { argv: ['/bin/echo', 'hello'] },
 	//	(r) => assert.equal(r.structuredContent.stdout, 'hello\n'))] },
 };
