@@ -211,6 +211,75 @@ int sc_sub_array(struct cctx *c, const char *kw, const struct json_object *v,
 int sc_sub_map(struct cctx *c, const char *kw, const struct json_object *v,
     struct sprop **ret, size_t *retn);
 
+/* --- validate (validator_eval.c, validator_apply.c, validator_verr.c) --- */
+
+/* Longest argument name quoted in a message. */
+#define SCHEMA_ARG_NAME_MAX 72
+
+enum {
+	V_ABORT = -1,	/* a bound was exceeded; c->fatal says which */
+	V_OK = 0,
+	V_FAIL = 1,
+};
+
+struct vseg {
+	const char *key;	/* borrowed from the instance; NULL: idx */
+	size_t idx;
+};
+
+/* One validate call; lives on the caller's stack. */
+struct vctx {
+	const struct schema *s;
+	struct schema_error *err;	/* borrowed from the caller; may be NULL */
+	unsigned quiet;			/* >0: inside anyOf/oneOf/not/if/contains */
+	unsigned depth;			/* nested sv_node calls */
+	unsigned nseg;
+	unsigned long work;
+	enum mcp_err fatal;
+	pcre2_match_data *md;		/* owned, made on first match */
+	struct json_object *name;	/* owned, made on first propertyNames */
+	struct vseg seg[SCHEMA_MAX_INSTANCE_DEPTH];	/* instance path, for messages */
+};
+
+/*
+ * Which members of one instance object or array some keyword has evaluated
+ * (by position), for unevaluatedProperties/unevaluatedItems. Only built
+ * below a node that has one of those; NULL everywhere else.
+ */
+struct sacc {
+	size_t n;
+	uint64_t *bits;			/* inl, or owned if n > 64 * SACC_INLINE_WORDS */
+	uint64_t inl[SACC_INLINE_WORDS];
+};
+
+/* validator_eval.c */
+int sv_node(struct vctx *c, const struct snode *n, const struct json_object *inst,
+    struct sacc *acc);
+int sv_at(struct vctx *c, const struct snode *n, const struct json_object *inst,
+    const char *key, size_t idx);
+
+/* validator_apply.c */
+int sv_acc_init(struct vctx *c, struct sacc *a, const struct json_object *inst);
+void sv_acc_fini(struct sacc *a);
+void sv_acc_mark(struct sacc *a, size_t i);
+bool sv_acc_has(const struct sacc *a, size_t i);
+void sv_acc_merge(struct sacc *dst, const struct sacc *src);
+int sv_logic(struct vctx *c, const struct snode *n, const struct json_object *inst,
+    struct sacc *acc);
+int sv_unevaluated(struct vctx *c, const struct snode *n, const struct json_object *inst,
+    struct sacc *acc);
+
+/* validator_verr.c */
+int sv_fail(struct vctx *c, const char *kw, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int sv_abort(struct vctx *c, enum mcp_err st, const char *kw, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* 1 match, 0 no match, 2 not UTF-8, V_ABORT. */
+int sv_match(struct vctx *c, const struct spattern *p, const char *s, size_t len);
+uint8_t sv_type_mask(const struct json_object *j);
+int sv_fail_type(struct vctx *c, const struct snode *n, const struct json_object *inst);
+int sv_fail_additional(struct vctx *c, const struct snode *n, const char *k);
+
 /* --- validator_num.c --- */
 bool snum_from_json(const struct json_object *j, struct snum *ret);
 int snum_cmp(const struct snum *a, const struct snum *b);
