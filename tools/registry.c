@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "calculate.h"
+#include "fixtures.h"
 #include "registry.h"
 #include "schema_files.h"
 #include "validator.h"
@@ -23,6 +24,103 @@ static const struct tool_def tool_defs[] = {
 		.annotations = { .read_only = true, .destructive = false,
 		    .idempotent = true, .open_world = false },
 		.handler = tool_calculate,
+	},
+	/*
+	 * Conformance fixtures (tests/conformance): listed and callable only
+	 * with the test-only --conformance-fixtures flag.
+	 */
+	{
+		.name = "test_simple_text",
+		.title = "Simple text (fixture)",
+		.description = "Conformance fixture: returns one fixed text block.",
+		.input_schema = "fixture_none.input.json",
+		.annotations = { .read_only = true, .destructive = false,
+		    .idempotent = true, .open_world = false },
+		.handler = fixture_simple_text,
+		.fixture = true,
+	},
+	{
+		.name = "test_image_content",
+		.title = "Image content (fixture)",
+		.description = "Conformance fixture: returns one image block (a 1x1 PNG).",
+		.input_schema = "fixture_none.input.json",
+		.annotations = { .read_only = true, .destructive = false,
+		    .idempotent = true, .open_world = false },
+		.handler = fixture_image_content,
+		.fixture = true,
+	},
+	{
+		.name = "test_audio_content",
+		.title = "Audio content (fixture)",
+		.description = "Conformance fixture: returns one audio block (a short WAV).",
+		.input_schema = "fixture_none.input.json",
+		.annotations = { .read_only = true, .destructive = false,
+		    .idempotent = true, .open_world = false },
+		.handler = fixture_audio_content,
+		.fixture = true,
+	},
+	{
+		.name = "test_embedded_resource",
+		.title = "Embedded resource (fixture)",
+		.description = "Conformance fixture: returns one embedded text resource.",
+		.input_schema = "fixture_none.input.json",
+		.annotations = { .read_only = true, .destructive = false,
+		    .idempotent = true, .open_world = false },
+		.handler = fixture_embedded_resource,
+		.fixture = true,
+	},
+	{
+		.name = "test_multiple_content_types",
+		.title = "Mixed content (fixture)",
+		.description = "Conformance fixture: returns a text, an image "
+		    "and an embedded resource block.",
+		.input_schema = "fixture_none.input.json",
+		.annotations = { .read_only = true, .destructive = false,
+		    .idempotent = true, .open_world = false },
+		.handler = fixture_multiple_content_types,
+		.fixture = true,
+	},
+	{
+		.name = "test_tool_with_logging",
+		.title = "Logging (fixture)",
+		.description = "Conformance fixture: sends three info log "
+		    "notifications 50 ms apart, then returns.",
+		.input_schema = "fixture_none.input.json",
+		.annotations = { .read_only = true, .destructive = false,
+		    .idempotent = true, .open_world = false },
+		.handler = fixture_tool_with_logging,
+		.fixture = true,
+	},
+	{
+		.name = "test_error_handling",
+		.title = "Error result (fixture)",
+		.description = "Conformance fixture: always returns a tool error (isError).",
+		.input_schema = "fixture_none.input.json",
+		.annotations = { .read_only = true, .destructive = false,
+		    .idempotent = true, .open_world = false },
+		.handler = fixture_error_handling,
+		.fixture = true,
+	},
+	{
+		.name = "test_tool_with_progress",
+		.title = "Progress (fixture)",
+		.description = "Conformance fixture: reports progress 0, 50, "
+		    "100 of 100, 50 ms apart, then returns.",
+		.input_schema = "fixture_none.input.json",
+		.annotations = { .read_only = true, .destructive = false,
+		    .idempotent = true, .open_world = false },
+		.handler = fixture_tool_with_progress,
+		.fixture = true,
+	},
+	{
+		.name = "json_schema_2020_12_tool",
+		.title = "JSON Schema 2020-12 (fixture)",
+		.description = "Tool with JSON Schema 2020-12 features",
+		.input_schema = "fixture_json_schema_2020_12.input.json",
+		.annotations = { .read_only = true, .destructive = false,
+		    .idempotent = true, .open_world = false },
+		.handler = fixture_json_schema_2020_12,
+		.fixture = true,
 	},
 };
 

@@ -1,0 +1,225 @@
+/*
+ * Conformance fixture tools: fixed answers in the shapes the suite's
+ * scenarios check (content blocks of every type, an isError result, log
+ * and progress notifications spaced in time). Test-only; registered with
+ * .fixture = true so a normal server never lists them.
+ */
+#include <poll.h>
+#include <stdio.h>
+
+#include "fixtures.h"
+#include "sandbox.h"
+
+/*
+ * Pause between the notifications of the logging and progress fixtures.
+ * The scenarios ask for "~50ms" so that a client sees them arrive one by
+ * one on the stream, not in one burst.
+ */
+#define FIXTURE_STEP_MS		50
+
+/* A 1x1 red PNG, made for this file. */
+static const char fixture_png[] =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ"
+    "/pLvAAAAAElFTkSuQmCC";
+
+/* A WAV file: 8 kHz, mono, 8 bit, 16 samples of silence. */
+static const char fixture_wav[] =
+    "UklGRjQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YRAAAACAgICAgICAgICA"
+    "gICAgICA";
+
+/* Waits FIXTURE_STEP_MS, or less if the call is cancelled meanwhile.
+ * Returns whether it was cancelled. */
+static bool
+step_wait(const struct tool_call *call)
+{
+	struct pollfd pfd;
+
+	if (call->cancel == NULL) {
+		(void)poll(NULL, 0, FIXTURE_STEP_MS);
+		return false;
+	}
+	pfd.fd = call->cancel->efd;
+	pfd.events = POLLIN;
+	(void)poll(&pfd, 1, FIXTURE_STEP_MS);
+	return sb_cancel_fired(call->cancel);
+}
+
+/* {"type":"text","text":...}, new reference. */
+static struct json_object *
+text_block(const char *text)
+{
+	struct json_object *b = json_object_new_object();
+
+	json_object_object_add(b, "type", json_object_new_string("text"));
+	json_object_object_add(b, "text", json_object_new_string(text));
+	return b;
+}
+
+/* An image or audio block with base64 data, new reference. */
+static struct json_object *
+media_block(const char *type, const char *data, const char *mime)
+{
+	struct json_object *b = json_object_new_object();
+
+	json_object_object_add(b, "type", json_object_new_string(type));
+	json_object_object_add(b, "data", json_object_new_string(data));
+	json_object_object_add(b, "mimeType", json_object_new_string(mime));
+	return b;
+}
+
+/* An embedded text resource block, new reference. */
+static struct json_object *
+resource_block(const char *uri, const char *mime, const char *text)
+{
+	struct json_object *b = json_object_new_object();
+	struct json_object *r = json_object_new_object();
+
+	json_object_object_add(r, "uri", json_object_new_string(uri));
+	json_object_object_add(r, "mimeType", json_object_new_string(mime));
+	json_object_object_add(r, "text", json_object_new_string(text));
+	json_object_object_add(b, "type", json_object_new_string("resource"));
+	json_object_object_add(b, "resource", r);
+	return b;
+}
+
+/* {"content":[blocks...]}; takes ownership of the n blocks. */
+static enum mcp_err
+result_of(struct json_object **blocks, size_t n,
+    struct json_object **ret_result)
+{
+	struct json_object *res = json_object_new_object();
+	struct json_object *content = json_object_new_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_object_array_add(content, blocks[i]);
+	json_object_object_add(res, "content", content);
+	*ret_result = res;
+	return MCP_OK;
+}
+
+enum mcp_err
+fixture_simple_text(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result)
+{
+	struct json_object *b[] = {
+		text_block("This is a simple text response for testing."),
+	};
+
+	return result_of(b, 1, ret_result);
+}
+
+enum mcp_err
+fixture_image_content(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result)
+{
+	struct json_object *b[] = {
+		media_block("image", fixture_png, "image/png"),
+	};
+
+	return result_of(b, 1, ret_result);
+}
+
+enum mcp_err
+fixture_audio_content(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result)
+{
+	struct json_object *b[] = {
+		media_block("audio", fixture_wav, "audio/wav"),
+	};
+
+	return result_of(b, 1, ret_result);
+}
+
+enum mcp_err
+fixture_embedded_resource(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result)
+{
+	struct json_object *b[] = {
+		resource_block("test://embedded-resource", "text/plain",
+		    "This is an embedded resource content."),
+	};
+
+	return result_of(b, 1, ret_result);
+}
+
+enum mcp_err
+fixture_multiple_content_types(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result)
+{
+	struct json_object *b[] = {
+		text_block("Multiple content types test:"),
+		media_block("image", fixture_png, "image/png"),
+		resource_block("test://mixed-content-resource",
+		    "application/json", "{\"test\":\"data\",\"value\":123}"),
+	};
+
+	return result_of(b, 3, ret_result);
+}
+
+enum mcp_err
+fixture_tool_with_logging(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result)
+{
+	static const char *const lines[] = {
+		"Tool execution started",
+		"Tool processing data",
+		"Tool execution completed",
+	};
+	struct json_object *b[1];
+	size_t i;
+
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		if (i > 0 && step_wait(call))
+			break;
+		call->log(call->cb_arg, TOOL_LOG_INFO, "conformance", lines[i]);
+	}
+	b[0] = text_block("Tool with logging executed successfully");
+	return result_of(b, 1, ret_result);
+}
+
+enum mcp_err
+fixture_error_handling(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result)
+{
+	struct json_object *res;
+
+	res = tool_result_error("This tool intentionally returns an error "
+	    "for testing");
+	if (res == NULL)
+		return MCP_ERR_NOMEM;
+	*ret_result = res;
+	return MCP_OK;
+}
+
+enum mcp_err
+fixture_tool_with_progress(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result)
+{
+	static const double steps[] = { 0, 50, 100 };
+	struct json_object *b[1];
+	size_t i;
+
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		if (i > 0 && step_wait(call))
+			break;
+		call->progress(call->cb_arg, steps[i], 100, NULL);
+	}
+	b[0] = text_block("Tool with progress executed successfully");
+	return result_of(b, 1, ret_result);
+}
+
+enum mcp_err
+fixture_json_schema_2020_12(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result)
+{
+	struct json_object *b[1];
+	char text[512];
+
+	/* args passed the schema: at most "name" and "address" */
+	(void)snprintf(text, sizeof(text), "Received arguments: %s",
+	    json_object_to_json_string_ext((struct json_object *)args,
+	    JSON_C_TO_STRING_PLAIN));
+	b[0] = text_block(text);
+	return result_of(b, 1, ret_result);
+}

@@ -1,0 +1,32 @@
+/*
+ * The conformance suite's fixture tools (npm @modelcontextprotocol/
+ * conformance, server scenarios tools-call-*, json-schema-2020-12). They
+ * exist only when the server runs with --conformance-fixtures, a test-only
+ * flag: absent from --help and from a normal tools/list. They touch no
+ * file, run no sandbox and hold no state.
+ */
+#ifndef FIXTURES_H
+#define FIXTURES_H
+
+#include "tool.h"
+
+enum mcp_err fixture_simple_text(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result);
+enum mcp_err fixture_image_content(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result);
+enum mcp_err fixture_audio_content(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result);
+enum mcp_err fixture_embedded_resource(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result);
+enum mcp_err fixture_multiple_content_types(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result);
+enum mcp_err fixture_tool_with_logging(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result);
+enum mcp_err fixture_error_handling(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result);
+enum mcp_err fixture_tool_with_progress(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result);
+enum mcp_err fixture_json_schema_2020_12(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result);
+
+#endif
