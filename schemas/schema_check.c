@@ -35,7 +35,8 @@ check_one(const struct schema_file *f)
 	doc = json_tokener_parse_ex(tok, f->text, (int)f->len);
 	jerr = json_tokener_get_error(tok);
 	if (doc == NULL || jerr != json_tokener_success) {
-		fprintf(stderr, "schema-check: %s: not valid JSON: %s\n", f->name,
+		fprintf(stderr, "schema-check: %s: not valid JSON at offset %zu: %s\n", f->name,
+		    json_tokener_get_parse_end(tok),
 		    jerr == json_tokener_continue ? "unexpected end of input" :
 		    json_tokener_error_desc(jerr));
 		goto out;
