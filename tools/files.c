@@ -39,7 +39,9 @@ files_openat(int dirfd, const char *path, int flags, mode_t mode)
 	int i, fd = -EAGAIN;
 
 	memset(&how, 0, sizeof(how));
-	how.flags = (uint64_t)(flags | O_CLOEXEC | O_NOCTTY);
+	/* openat2 refuses O_PATH with any flag but these */
+	how.flags = (uint64_t)(flags | O_CLOEXEC |
+	    ((flags & O_PATH) ? 0 : O_NOCTTY));
 	how.mode = (flags & O_CREAT) ? mode : 0;
 	how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
 	for (i = 0; i < FILES_OPENAT2_RETRIES && fd == -EAGAIN; i++) {
@@ -332,8 +334,10 @@ read_file(const struct tool_call *call, const struct json_object *args,
 		json_object_put(e);
 		goto done;
 	}
-	if (!binary)
+	if (!binary) {
 		len = render_utf8_cut(buf, len);	/* whole characters */
+		buf[len] = '\0';
+	}
 	if ((st = json_object_new_object()) == NULL)
 		goto nomem;
 	json_object_object_add(st, "path", json_object_new_string(path));
@@ -407,6 +411,13 @@ open_parent(int root, const struct stat *root_st, char *path, bool create,
 	char *comp = path, *slash;
 	int cur, next;
 
+	if (path[0] == '/') {
+		/* let the kernel judge it (RESOLVE_BENEATH: EXDEV) */
+		next = files_openat(root, path, O_PATH, 0);
+		if (next >= 0)
+			(void)close(next);
+		return next >= 0 ? -EXDEV : next;
+	}
 	if ((cur = dup(root)) < 0)
 		return -errno;
 	for (;;) {

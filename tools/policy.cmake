@@ -36,3 +36,5 @@ set(MCP_POLICY_TOOL_SOURCES
 target_sources(mcp_tools PRIVATE ${MCP_POLICY_TOOL_SOURCES})
 target_include_directories(mcp_tools PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 target_link_libraries(mcp_tools PUBLIC PkgConfig::JSONC PkgConfig::SQLITE Threads::Threads)
+# tests/unit/tools.cmake builds its tests only when these sources are in.
+set_property(GLOBAL PROPERTY MCP_POLICY_TOOLS_INCLUDED ON)

@@ -64,21 +64,18 @@ size_t
 render_utf8_cut(const char *data, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)data;
-	size_t i, back;
+	size_t i = len, need;
 
-	/* a sequence is at most 4 bytes: look at the last 3 for a lead */
-	for (back = 1; back <= 3 && back <= len; back++) {
-		i = len - back;
-		if ((s[i] & 0xc0) == 0x80)
-			continue;	/* continuation: keep looking back */
-		if (s[i] >= 0xc0) {
-			size_t need = s[i] >= 0xf0 ? 4 : s[i] >= 0xe0 ? 3 : 2;
-			if (back < need)
-				return i;	/* the last sequence is cut */
-		}
+	/* back over at most 3 continuation bytes to the last lead byte */
+	while (i > 0 && len - i < 3 && (s[i - 1] & 0xc0) == 0x80)
+		i--;
+	if (i == 0)
 		return len;
-	}
-	return len;
+	i--;
+	if (s[i] < 0xc2 || s[i] > 0xf4)
+		return len;	/* ASCII or not a lead byte: nothing is cut */
+	need = s[i] >= 0xf0 ? 4 : s[i] >= 0xe0 ? 3 : 2;
+	return len - i < need ? i : len;
 }
 
 bool
