@@ -413,7 +413,9 @@ compile_root(struct cctx *c, const struct json_object *doc)
 		}
 		c->id = json_object_get_string(v);
 	}
-	return sc_node(c, doc, &c->s->root);
+	if (sc_node(c, doc, &c->s->root) < 0)
+		return -1;
+	return sc_resolve_anchors(c);
 }
 
 enum mcp_err
@@ -449,6 +451,8 @@ schema_compile(const struct json_object *doc, struct schema **ret, char *err,
 	(void)compile_root(&c, doc);
  out:
 	free(c.cache);
+	free(c.anchors);
+	free(c.pending);
 	if (c.st != MCP_OK) {
 		schema_free(s);
 		return c.st;

@@ -163,6 +163,14 @@ struct cache_ent {
 	struct snode *n;
 };
 
+/* A $anchor, or a $ref to one resolved once every anchor is known. */
+struct sanchor {
+	const char *name;	/* borrowed from the doc, or sc_calloc'd */
+	struct snode *n;	/* the anchored node, or the node holding the $ref */
+	const char *ref;	/* pending only: the $ref text, borrowed */
+	const char *path;	/* pending only: where the $ref is, sc_calloc'd */
+};
+
 struct cctx {
 	struct schema *s;
 	const struct json_object *doc;	/* borrowed root */
@@ -176,6 +184,10 @@ struct cctx {
 	enum mcp_err st;
 	char *err;			/* borrowed from the caller */
 	size_t errlen;
+	struct sanchor *anchors;	/* owned: $anchor name -> node */
+	size_t nanchors, canchors;
+	struct sanchor *pending;	/* owned: $ref "#name" waiting for the whole tree */
+	size_t npending, cpending;
 };
 
 typedef int sc_kw_fn(struct cctx *c, struct snode *n, const char *kw,
@@ -187,6 +199,8 @@ struct kwdef {
 
 /* The keyword named k, or NULL (validator_kw.c). */
 const struct kwdef *sc_kw_find(const char *k);
+/* Points every pending $ref "#name" at its $anchor (validator_kw.c). */
+int sc_resolve_anchors(struct cctx *c);
 
 int sc_fail(struct cctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int sc_nomem(struct cctx *c);

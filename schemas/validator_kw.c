@@ -1,8 +1,9 @@
 /*
  * The supported keywords, one compile handler each, and local $ref
  * resolution. A keyword absent from kwdefs[] fails the compile. $ref stays
- * inside the document: "#", "#/json/pointer" (percent-decoded, ~0 ~1), or the
- * root $id followed by such a fragment; anything else is refused, never fetched.
+ * inside the document: "#", "#/json/pointer" (percent-decoded, ~0 ~1), "#name"
+ * (a $anchor), or the root $id followed by such a fragment; anything else is
+ * refused, never fetched.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -427,6 +428,81 @@ ref_walk(struct cctx *c, const char *p)
 	return *p == '\0' ? cur : NULL;
 }
 
+/* Appends to a growable sanchor array; for pending refs, copies name and path. */
+static int
+anchor_add(struct cctx *c, struct sanchor **a, size_t *na, size_t *ca, struct snode *n,
+    const char *name, const char *ref)
+{
+	struct sanchor *na_;
+	char *nm, *path;
+
+	if (*na == *ca) {
+		size_t cap = *ca == 0 ? 8 : *ca * 2;
+
+		if ((na_ = realloc(*a, cap * sizeof(*na_))) == NULL)
+			return sc_nomem(c);
+		*a = na_;
+		*ca = cap;
+	}
+	(*a)[*na].n = n;
+	(*a)[*na].name = name;
+	(*a)[*na].ref = ref;
+	(*a)[*na].path = NULL;
+	if (ref != NULL) {
+		if ((nm = sc_calloc(c, strlen(name) + 1, 1)) == NULL ||
+		    (path = sc_calloc(c, c->pathlen + 1, 1)) == NULL)
+			return -1;
+		memcpy(nm, name, strlen(name));
+		memcpy(path, c->path, c->pathlen);
+		(*a)[*na].name = nm;
+		(*a)[*na].path = path;
+	}
+	(*na)++;
+	return 0;
+}
+
+static int
+kw_anchor(struct cctx *c, struct snode *n, const char *kw, const struct json_object *v)
+{
+	const char *name, *p;
+	size_t i;
+
+	if (sc_string(c, kw, v, &name) < 0)
+		return -1;
+	/* 2020-12: ^[A-Za-z_][-A-Za-z0-9._]*$ */
+	for (p = name; *p != '\0'; p++) {
+		if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || *p == '_' ||
+		    (p > name && ((*p >= '0' && *p <= '9') || *p == '-' || *p == '.')))
+			continue;
+		return sc_fail(c, "\"$anchor\" \"%s\" is not a valid anchor name", name);
+	}
+	if (p == name)
+		return sc_fail(c, "\"$anchor\" must not be empty");
+	for (i = 0; i < c->nanchors; i++)
+		if (strcmp(c->anchors[i].name, name) == 0 && c->anchors[i].n != n)
+			return sc_fail(c, "\"$anchor\" \"%s\" is defined twice", name);
+	return anchor_add(c, &c->anchors, &c->nanchors, &c->canchors, n, name, NULL);
+}
+
+int
+sc_resolve_anchors(struct cctx *c)
+{
+	size_t i, k;
+
+	for (i = 0; i < c->npending; i++) {
+		for (k = 0; k < c->nanchors; k++)
+			if (strcmp(c->anchors[k].name, c->pending[i].name) == 0)
+				break;
+		if (k == c->nanchors) {
+			sc_path_set(c, c->pending[i].path, strlen(c->pending[i].path));
+			return sc_fail(c, "$ref \"%s\" names no $anchor in this document",
+			    c->pending[i].ref);
+		}
+		c->pending[i].n->ref = c->anchors[k].n;
+	}
+	return 0;
+}
+
 static int
 kw_ref(struct cctx *c, struct snode *n, const char *kw, const struct json_object *v)
 {
@@ -462,7 +538,7 @@ kw_ref(struct cctx *c, struct snode *n, const char *kw, const struct json_object
 	}
 	ptr[o] = '\0';
 	if (ptr[0] != '\0' && ptr[0] != '/')
-		return sc_fail(c, "$ref \"%s\": plain-name fragments ($anchor) unsupported", ref);
+		return anchor_add(c, &c->pending, &c->npending, &c->cpending, n, ptr, ref);
 	if ((target = ref_walk(c, ptr)) == NULL)
 		return sc_fail(c, "$ref \"%s\" points to nothing in this document", ref);
 	savedlen = c->pathlen;
@@ -498,10 +574,11 @@ annot_array(struct cctx *c, struct snode *n, const char *kw, const struct json_o
 	return 0;
 }
 
-/* Sorted by name for bsearch. Not here: $anchor, $dynamicRef, $dynamicAnchor,
+/* Sorted by name for bsearch. Not here: $dynamicRef, $dynamicAnchor,
  * $vocabulary, content*, dependencies,
  * definitions: they fail the compile as unsupported. */
 static const struct kwdef kwdefs[] = {
+	{ "$anchor", kw_anchor },
 	{ "$comment", annot_string },
 	{ "$defs", kw_defs },
 	{ "$id", kw_id },

@@ -41,7 +41,6 @@ struct diff {
 
 #define R_REMOTE "remote refs, or refs into an embedded $id resource: refused, no network fetch"
 #define R_ID "embedded $id (new base URI) unsupported"
-#define R_ANCHOR "$anchor / plain-name fragments unsupported"
 #define R_DYN "$dynamicRef/$dynamicAnchor unsupported"
 #define R_META "$ref to the 2020-12 metaschema: remote, no network fetch"
 #define R_CONTENT "content* keywords unsupported (rejected, not silently ignored)"

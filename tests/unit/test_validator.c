@@ -393,7 +393,8 @@ START_TEST(unknown_keyword_fails_compile)
 	    "unsupported keyword \"maxLenght\" at /properties/x");
 	compile_fails("{\"properties\":{\"x\":{\"$dynamicRef\":\"#a\"}}}",
 	    "unsupported keyword \"$dynamicRef\" at /properties/x");
-	compile_fails("{\"$anchor\":\"a\"}", "unsupported keyword \"$anchor\" at the schema root");
+	compile_fails("{\"$dynamicAnchor\":\"a\"}",
+	    "unsupported keyword \"$dynamicAnchor\" at the schema root");
 	compile_fails("{\"contentEncoding\":\"base64\"}",
 	    "unsupported keyword \"contentEncoding\" at the schema root");
 	compile_fails("{\"items\":[{}]}",
@@ -430,6 +431,22 @@ START_TEST(local_refs_resolve_pointers)
 	valid(s, "{\"x\":1,\"y\":\"s\",\"z\":11,\"w\":2,\"t\":{\"t\":{\"t\":{}}}}");
 	invalid(s, "{\"z\":9}", "/z", "minimum", "argument \"z\": 9 is less than minimum 10");
 	invalid(s, "{\"w\":\"no\"}", "/w", "type", "argument \"w\": expected integer, got string");
+}
+END_TEST
+
+START_TEST(anchor_refs_resolve_after_the_whole_tree)
+{
+	const char *s = "{\"properties\":{\"a\":{\"$ref\":\"#pos\"}},"
+	    "\"$defs\":{\"p\":{\"$anchor\":\"pos\",\"minimum\":0}}}";
+
+	valid(s, "{\"a\":1}");
+	invalid(s, "{\"a\":-1}", "/a", "minimum", "argument \"a\": -1 is less than minimum 0");
+	compile_fails("{\"properties\":{\"a\":{\"$ref\":\"#nope\"}}}",
+	    "$ref \"#nope\" names no $anchor in this document at /properties/a/$ref");
+	compile_fails("{\"$defs\":{\"a\":{\"$anchor\":\"x\"},\"b\":{\"$anchor\":\"x\"}}}",
+	    "\"$anchor\" \"x\" is defined twice at /$defs/b/$anchor");
+	compile_fails("{\"$anchor\":\"1x\"}", "\"$anchor\" \"1x\" is not a valid anchor name "
+	    "at /$anchor");
 }
 END_TEST
 
@@ -522,6 +539,7 @@ validator_suite(void)
 	tcase_add_test(sem, big_integers_compare_exactly);
 	tcase_add_test(sem, equality_is_json_equality);
 	tcase_add_test(sem, local_refs_resolve_pointers);
+	tcase_add_test(sem, anchor_refs_resolve_after_the_whole_tree);
 	tcase_add_test(sem, ecma_regex_classes_are_ascii);
 	tcase_add_test(sem, non_finite_numbers_have_no_type);
 	tcase_add_test(sem, validate_without_error_struct);
