@@ -1,0 +1,215 @@
+/*
+ * check: the isolation probe behind `mcp-sandbox --check`. Tries each layer
+ * alone in a throw-away child, then a whole sandboxed /bin/true, and says
+ * for every layer whether it works, why not, and how to fix it. Reads a few
+ * sysctls to name the cause. Never writes anything itself: it reports
+ * through the caller's callback.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* Run fn in a forked child; 0 if it exited 0, else the errno it exited with. */
+static int
+probe(int (*fn)(void))
+{
+	pid_t pid;
+	int ws;
+
+	pid = fork();
+	if (pid < 0)
+		return errno;
+	if (pid == 0)
+		_exit(fn());
+	while (waitpid(pid, &ws, 0) < 0)
+		if (errno != EINTR)
+			return errno;
+	if (WIFEXITED(ws))
+		return WEXITSTATUS(ws);
+	return EINTR;
+}
+
+static int
+p_userns(void)
+{
+	return unshare(CLONE_NEWUSER) < 0 ? errno : 0;
+}
+
+static int
+p_all_ns(void)
+{
+	return unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID |
+	    CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP | CLONE_NEWNET) < 0 ?
+	    errno : 0;
+}
+
+static int
+p_seccomp(void)
+{
+	struct sock_fprog f[2];
+
+	if (sb_seccomp_build(f) < 0)
+		return EINVAL;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return errno;
+	if (syscall(SYS_seccomp, 1 /* SET_MODE_FILTER */, 0U, &f[0]) < 0 ||
+	    syscall(SYS_seccomp, 1, 0U, &f[1]) < 0)
+		return errno;
+	/* An unknown syscall must now fail with ENOSYS. */
+	return syscall(1000) < 0 && errno == ENOSYS ? 0 : EPERM;
+}
+
+static int
+p_close_range(void)
+{
+	return syscall(SYS_close_range, 1000U, 1001U, 0U) < 0 ? errno : 0;
+}
+
+static int
+read_sysctl(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	(void)close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+static void
+userns_reason(char *buf, size_t len)
+{
+	char v[32];
+
+	if (read_sysctl("/proc/sys/user/max_user_namespaces", v, sizeof(v)) ==
+	    0 && strcmp(v, "0") == 0)
+		(void)snprintf(buf, len, "user.max_user_namespaces is 0");
+	else if (read_sysctl(
+	    "/proc/sys/kernel/apparmor_restrict_unprivileged_userns", v,
+	    sizeof(v)) == 0 && strcmp(v, "1") == 0)
+		(void)snprintf(buf, len, "AppArmor restricts unprivileged "
+		    "user namespaces (Ubuntu 23.10+)");
+	else if (read_sysctl("/proc/sys/kernel/unprivileged_userns_clone", v,
+	    sizeof(v)) == 0 && strcmp(v, "0") == 0)
+		(void)snprintf(buf, len, "kernel.unprivileged_userns_clone is 0");
+	else if (access("/.dockerenv", F_OK) == 0)
+		(void)snprintf(buf, len, "inside a container whose seccomp "
+		    "profile blocks unshare/clone with namespace flags");
+	else
+		(void)snprintf(buf, len, "refused by the kernel or an LSM");
+}
+
+static void
+cgroup_report(sb_check_fn fn, void *arg)
+{
+	struct stat st;
+
+	if (stat("/sys/fs/cgroup/cgroup.controllers", &st) == 0)
+		fn(arg, "cgroups", false, false, "cgroup v2 is mounted but "
+		    "this build enforces memory and processes with rlimits "
+		    "(RLIMIT_AS, RLIMIT_NPROC counted per sandbox userns)",
+		    "nothing needed");
+	else if (stat("/sys/fs/cgroup/memory", &st) == 0)
+		fn(arg, "cgroups", false, false, "cgroup v1 hybrid (no v2 "
+		    "delegation): memory and process limits use rlimits "
+		    "(RLIMIT_AS, RLIMIT_NPROC counted per sandbox userns); peak "
+		    "memory comes from wait4()", "boot with "
+		    "systemd.unified_cgroup_hierarchy=1 for cgroup v2");
+	else
+		fn(arg, "cgroups", false, false, "no cgroup filesystem: limits "
+		    "use rlimits", "mount cgroup2 at /sys/fs/cgroup");
+}
+
+int
+sb_check(const struct sb_config *cfg, sb_check_fn fn, void *arg)
+{
+	static const char *const argv[] = { "/bin/true", NULL };
+	struct sb_request req = { 0 };
+	struct sb_result res;
+	struct sb_ctx *ctx = NULL;
+	char why[256];
+	int e, abi, rc = 0;
+
+	e = probe(p_userns);
+	userns_reason(why, sizeof(why));
+	fn(arg, "user namespace", e == 0, true, e == 0 ? (geteuid() == 0 ?
+	    "server is root: sandboxes run as kernel uid 65534" :
+	    "sandboxes run as the server's own uid") : why,
+	    "sysctl -w user.max_user_namespaces=15000; on Ubuntu 24.04 an "
+	    "AppArmor profile with 'userns,' for this binary; in Docker "
+	    "--security-opt seccomp=unconfined (or a profile allowing "
+	    "unshare/clone)");
+	e = probe(p_all_ns);
+	(void)snprintf(why, sizeof(why), "unshare(user|mnt|pid|ipc|uts|"
+	    "cgroup|net): %s", e == 0 ? "ok" : strerror(e));
+	fn(arg, "mount, pid, ipc, uts, cgroup, net namespaces", e == 0, true,
+	    why, "as for the user namespace; CONFIG_*_NS in the kernel");
+	e = probe(p_seccomp);
+	(void)snprintf(why, sizeof(why), "allow-list (ENOSYS default, EPERM "
+	    "groups, other ABIs killed): %s", e == 0 ? "ok" : strerror(e));
+	fn(arg, "seccomp filter", e == 0, true, why,
+	    "a kernel with CONFIG_SECCOMP_FILTER");
+	e = probe(p_close_range);
+	fn(arg, "close_range", e == 0, true, e == 0 ? "ok" : strerror(e),
+	    "Linux 5.11 or newer");
+	abi = sb_landlock_abi();
+	if (abi > 0)
+		(void)snprintf(why, sizeof(why), "ABI %d%s", abi, abi >= 6 ?
+		    " (fs, tcp, abstract unix and signal scoping)" : "");
+	else
+		(void)snprintf(why, sizeof(why),
+		    "not available: defence in depth only");
+	fn(arg, "landlock", abi > 0, false, why,
+	    "Linux 5.13+ with lsm=...,landlock on the kernel command line");
+	cgroup_report(fn, arg);
+
+	if (sb_ctx_new(cfg, &ctx, &res) < 0) {
+		fn(arg, "sandbox context", false, true, res.message,
+		    "see the layer named in the message");
+		return -1;
+	}
+	fn(arg, "netns pool", ctx->pool_on, false, ctx->pool_on ?
+	    "pre-created empty network namespaces are joined with setns" :
+	    "off: each run creates a fresh network namespace (~0.6 ms)",
+	    "run the server as root, or accept the cost");
+	req.program = argv[0];
+	req.argv = argv;
+	sb_limits_default(&req.limits);
+	if (sb_run(ctx, &req, NULL, &res) < 0) {
+		fn(arg, "full sandbox (/bin/true)", false, true, res.message,
+		    "fix the layer named in the message");
+		rc = -1;
+	} else if (!res.exited || res.exit_code != 0) {
+		(void)snprintf(why, sizeof(why), "ran but ended with %s %d",
+		    res.exited ? "exit" : "signal",
+		    res.exited ? res.exit_code : res.signal);
+		fn(arg, "full sandbox (/bin/true)", false, true, why,
+		    "report a bug");
+		rc = -1;
+	} else {
+		(void)snprintf(why, sizeof(why), "ran in %llu us",
+		    (unsigned long long)res.duration_us);
+		fn(arg, "full sandbox (/bin/true)", true, true, why, "");
+	}
+	sb_result_fini(&res);
+	sb_ctx_free(ctx);
+	return rc;
+}

@@ -1,0 +1,449 @@
+/*
+ * child: everything between clone() and execve(). Runs in a copy of a
+ * possibly multi-threaded server, so it makes only async-signal-safe system
+ * calls from a plan built beforehand: no malloc, no stdio, no locks. Each
+ * failing step writes {stage, errno} on the status pipe and exits; nothing
+ * is ever run with a layer missing. The first process is the pid-1 reaper
+ * of the sandbox; it forks the program and exits when the program does,
+ * which takes every other process of the namespace with it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/landlock.h>
+#include <linux/mount.h>
+#include <linux/openat2.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <grp.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* Landlock constants newer than Debian 12's headers (ABI 3 to 6). */
+#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
+#define LANDLOCK_ACCESS_FS_TRUNCATE	(1ULL << 14)
+#endif
+#ifndef LANDLOCK_ACCESS_FS_IOCTL_DEV
+#define LANDLOCK_ACCESS_FS_IOCTL_DEV	(1ULL << 15)
+#endif
+#define SB_LL_NET_BIND_TCP		(1ULL << 0)
+#define SB_LL_NET_CONNECT_TCP		(1ULL << 1)
+#define SB_LL_SCOPE_ABSTRACT_UNIX	(1ULL << 0)
+#define SB_LL_SCOPE_SIGNAL		(1ULL << 1)
+
+/* The ruleset attribute as of Landlock ABI 6; older ABIs take a prefix. */
+struct sb_ll_ruleset_attr {
+	uint64_t handled_access_fs;
+	uint64_t handled_access_net;
+	uint64_t scoped;
+};
+
+/* Report a failed step (detail: 1 + the mop index, or 0) and exit. */
+static void __attribute__((noreturn))
+child_fail_at(int fd, enum sb_stage stage, int err, int detail)
+{
+	struct sb_status st = {
+		.kind = SB_STATUS_FAIL,
+		.stage = stage,
+		.err = err,
+		.wstatus = detail,
+	};
+
+	(void)!write(fd, &st, sizeof(st));
+	_exit(127);
+}
+
+static void __attribute__((noreturn))
+child_fail(int fd, enum sb_stage stage, int err)
+{
+	child_fail_at(fd, stage, err, 0);
+}
+
+static pid_t
+raw_fork(void)
+{
+	return (pid_t)syscall(SYS_clone, (unsigned long)SIGCHLD, NULL, NULL,
+	    NULL, 0UL);
+}
+
+/*
+ * Move the fds the plan needs to SB_FD_STATUS.., all CLOEXEC, and close
+ * everything else, including the server's stdio and any fd another thread
+ * opened without CLOEXEC.
+ */
+static void
+shuffle_fds(const struct sb_plan *p)
+{
+	int tmp[SB_FD_FIRST_BIND - SB_FD_STATUS];
+	int high = SB_FD_STATUS + p->nfds;
+	int i;
+
+	for (i = 0; i < p->nfds; i++) {
+		tmp[i] = -1;
+		if (p->fd_from[i] < 0)
+			continue;
+		tmp[i] = fcntl(p->fd_from[i], F_DUPFD_CLOEXEC, high);
+		if (tmp[i] < 0)
+			child_fail(p->fd_from[0], SB_STAGE_FDS, errno);
+	}
+	for (i = 0; i < p->nfds; i++) {
+		if (tmp[i] < 0)
+			continue;
+		if (dup3(tmp[i], SB_FD_STATUS + i, O_CLOEXEC) < 0)
+			child_fail(tmp[0], SB_STAGE_FDS, errno);
+	}
+	if (syscall(SYS_close_range, (unsigned)high, ~0U, 0U) < 0)
+		child_fail(SB_FD_STATUS, SB_STAGE_FDS, errno);
+	for (i = 0; i < p->nfds; i++)
+		if (p->fd_from[i] < 0)
+			(void)close(SB_FD_STATUS + i);
+	(void)syscall(SYS_close_range, 0U, 2U, 0U);
+}
+
+/* Open every bind source at its planned fd, in our own mount namespace. */
+static void
+open_sources(const struct sb_plan *p)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS,
+	};
+	size_t i;
+	int fd;
+
+	for (i = 0; i < p->nmops; i++) {
+		const struct sb_mop *m = &p->mops[i];
+
+		if (m->kind != SB_MOP_BIND)
+			continue;
+		fd = (int)syscall(SYS_openat2, AT_FDCWD, m->host, &how,
+		    sizeof(how));
+		if (fd < 0)
+			child_fail_at(SB_FD_STATUS, m->stage, errno, (int)i + 1);
+		if (fd != m->fd) {
+			if (dup3(fd, m->fd, O_CLOEXEC) < 0)
+				child_fail_at(SB_FD_STATUS, m->stage, errno,
+				    (int)i + 1);
+			(void)close(fd);
+		}
+	}
+}
+
+static int
+write_all(int fd, const char *buf, size_t len)
+{
+	ssize_t n;
+
+	while (len > 0) {
+		n = write(fd, buf, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int
+bind_flags(const struct sb_mop *m)
+{
+	struct mount_attr attr = { 0 };
+
+	attr.attr_set = MOUNT_ATTR_NOSUID;
+	if (!m->device)
+		attr.attr_set |= MOUNT_ATTR_NODEV;
+	if (!m->writable)
+		attr.attr_set |= MOUNT_ATTR_RDONLY;
+	if (syscall(SYS_mount_setattr, AT_FDCWD, m->path, 0U, &attr,
+	    sizeof(attr)) < 0)
+		return -errno;
+	return 0;
+}
+
+static int
+do_mop(const struct sb_mop *m)
+{
+	int fd, rc;
+
+	switch (m->kind) {
+	case SB_MOP_DIR:
+		if (mkdir(m->path, m->mode) < 0 && errno != EEXIST)
+			return -errno;
+		return 0;
+	case SB_MOP_FILE:
+		fd = open(m->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+		    m->mode);
+		if (fd < 0)
+			return -errno;
+		rc = write_all(fd, m->arg, m->arg_len);
+		(void)close(fd);
+		return rc;
+	case SB_MOP_SYMLINK:
+		if (symlink(m->arg, m->path) < 0)
+			return -errno;
+		return 0;
+	case SB_MOP_BIND:
+		if (m->src_dir) {
+			if (mkdir(m->path, 0755) < 0 && errno != EEXIST)
+				return -errno;
+		} else {
+			fd = open(m->path, O_WRONLY | O_CREAT | O_CLOEXEC,
+			    0444);
+			if (fd < 0)
+				return -errno;
+			(void)close(fd);
+		}
+		if (mount(m->src, m->path, NULL, MS_BIND, NULL) < 0)
+			return -errno;
+		return bind_flags(m);
+	case SB_MOP_TMPFS:
+		if (mkdir(m->path, m->mode) < 0 && errno != EEXIST)
+			return -errno;
+		if (mount("tmpfs", m->path, "tmpfs", MS_NOSUID | MS_NODEV,
+		    m->arg) < 0)
+			return -errno;
+		return 0;
+	case SB_MOP_PROC:
+		if (mkdir(m->path, 0555) < 0 && errno != EEXIST)
+			return -errno;
+		if (mount("proc", m->path, "proc",
+		    MS_NOSUID | MS_NODEV | MS_NOEXEC, m->arg) < 0)
+			return -errno;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static void
+build_root(const struct sb_plan *p)
+{
+	size_t i;
+	int rc, fd;
+
+	if (p->limit_nested_userns) {
+		/* Our userns's own limit: nothing below it may nest another. */
+		fd = open("/proc/sys/user/max_user_namespaces",
+		    O_WRONLY | O_CLOEXEC);
+		if (fd < 0)
+			child_fail(SB_FD_STATUS, SB_STAGE_NESTED_USERNS, errno);
+		rc = write_all(fd, "0\n", 2);
+		(void)close(fd);
+		if (rc < 0)
+			child_fail(SB_FD_STATUS, SB_STAGE_NESTED_USERNS, -rc);
+	}
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		child_fail(SB_FD_STATUS, SB_STAGE_MOUNTS, errno);
+	if (mount("tmpfs", p->staging, "tmpfs", MS_NOSUID | MS_NODEV,
+	    p->root_opts) < 0 || chdir(p->staging) < 0)
+		child_fail(SB_FD_STATUS, SB_STAGE_MOUNTS, errno);
+	for (i = 0; i < p->nmops; i++)
+		if ((rc = do_mop(&p->mops[i])) < 0)
+			child_fail_at(SB_FD_STATUS, p->mops[i].stage, -rc,
+			    (int)i + 1);
+	if (mount(NULL, ".", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY |
+	    MS_NOSUID | MS_NODEV, NULL) < 0)
+		child_fail(SB_FD_STATUS, SB_STAGE_MOUNTS, errno);
+	/* New root on top of the old, then detach the old from under it. */
+	if (syscall(SYS_pivot_root, ".", ".") < 0 ||
+	    umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
+		child_fail(SB_FD_STATUS, SB_STAGE_PIVOT, errno);
+	if (sethostname(p->hostname, strlen(p->hostname)) < 0)
+		child_fail(SB_FD_STATUS, SB_STAGE_HOSTNAME, errno);
+}
+
+static int
+drop_caps(int last_cap)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+	int i;
+
+	for (i = 0; i <= last_cap; i++)
+		if (prctl(PR_CAPBSET_DROP, i, 0, 0, 0) < 0 && errno != EINVAL)
+			return -errno;
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 &&
+	    errno != EINVAL)
+		return -errno;
+	memset(data, 0, sizeof(data));
+	if (syscall(SYS_capset, &hdr, data) < 0)
+		return -errno;
+	return 0;
+}
+
+static int
+apply_landlock(const struct sb_plan *p)
+{
+	struct sb_ll_ruleset_attr attr = { 0 };
+	struct landlock_path_beneath_attr rule;
+	size_t attr_size, i;
+	int rfd, fd, rc = 0;
+
+	if (p->landlock_abi <= 0)
+		return 0;
+	attr.handled_access_fs = (LANDLOCK_ACCESS_FS_REFER << 1) - 1;
+	if (p->landlock_abi < 2)
+		attr.handled_access_fs &= ~LANDLOCK_ACCESS_FS_REFER;
+	if (p->landlock_abi >= 3)
+		attr.handled_access_fs |= LANDLOCK_ACCESS_FS_TRUNCATE;
+	if (p->landlock_abi >= 5)
+		attr.handled_access_fs |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
+	attr_size = sizeof(uint64_t);
+	if (p->landlock_abi >= 4) {
+		/* No TCP rule at all: bind and connect are denied. */
+		attr.handled_access_net = SB_LL_NET_BIND_TCP |
+		    SB_LL_NET_CONNECT_TCP;
+		attr_size = 2 * sizeof(uint64_t);
+	}
+	if (p->landlock_abi >= 6) {
+		/* No abstract unix socket or signal reaches outside. */
+		attr.scoped = SB_LL_SCOPE_ABSTRACT_UNIX | SB_LL_SCOPE_SIGNAL;
+		attr_size = sizeof(attr);
+	}
+	rfd = (int)syscall(SYS_landlock_create_ruleset, &attr, attr_size, 0U);
+	if (rfd < 0)
+		return -errno;
+	for (i = 0; i < p->nll_rules; i++) {
+		fd = open(p->ll_rules[i].path, O_PATH | O_CLOEXEC);
+		if (fd < 0) {
+			rc = -errno;
+			goto out;
+		}
+		rule.allowed_access = p->ll_rules[i].access &
+		    attr.handled_access_fs;
+		rule.parent_fd = fd;
+		if (syscall(SYS_landlock_add_rule, rfd,
+		    LANDLOCK_RULE_PATH_BENEATH, &rule, 0U) < 0)
+			rc = -errno;
+		(void)close(fd);
+		if (rc < 0)
+			goto out;
+	}
+	if (syscall(SYS_landlock_restrict_self, rfd, 0U) < 0)
+		rc = -errno;
+ out:
+	(void)close(rfd);
+	return rc;
+}
+
+/* The program's own process: session, stdio, limits, privileges, exec. */
+static void __attribute__((noreturn))
+program(const struct sb_plan *p, bool have_stdin)
+{
+	const int st = SB_FD_STATUS;
+	struct rlimit rl;
+	size_t i;
+	int fd, rc, k;
+
+	if (setsid() < 0)
+		child_fail(st, SB_STAGE_SESSION, errno);
+	/* Not CLOEXEC: it may land on fd 0 itself, and dup2(0, 0) keeps flags. */
+	fd = have_stdin ? SB_FD_STDIN : open("/dev/null", O_RDONLY);
+	if (fd < 0 || dup2(fd, 0) < 0 || dup2(SB_FD_STDOUT, 1) < 0 ||
+	    dup2(SB_FD_STDERR, 2) < 0 || chdir(p->cwd) < 0)
+		child_fail(st, SB_STAGE_SESSION, errno);
+	for (i = 0; i < p->nrlimits; i++) {
+		rl.rlim_cur = p->rlimits[i].soft;
+		rl.rlim_max = p->rlimits[i].hard;
+		if (setrlimit(p->rlimits[i].resource, &rl) < 0)
+			child_fail(st, SB_STAGE_RLIMITS, errno);
+	}
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		child_fail(st, SB_STAGE_PDEATHSIG, errno);
+	if ((rc = drop_caps(p->last_cap)) < 0)
+		child_fail(st, SB_STAGE_CAPS, -rc);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		child_fail(st, SB_STAGE_NO_NEW_PRIVS, errno);
+	if (syscall(SYS_close_range, 3U, ~0U, (unsigned)CLOSE_RANGE_CLOEXEC) < 0)
+		child_fail(st, SB_STAGE_FDS, errno);
+	if ((rc = apply_landlock(p)) < 0)
+		child_fail(st, SB_STAGE_LANDLOCK, -rc);
+	for (k = 0; k < 2; k++)
+		if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0U,
+		    &p->filters[k]) < 0)
+			child_fail(st, SB_STAGE_SECCOMP, errno);
+	execve(p->program, p->argv, p->envp);
+	child_fail(st, SB_STAGE_EXEC, errno);
+}
+
+/* Reap everything until the program exits; report its status; exit. */
+static void __attribute__((noreturn))
+reap(pid_t prog)
+{
+	struct sb_status st = { .kind = SB_STATUS_EXIT };
+	struct rusage ru;
+	int ws;
+	pid_t r;
+
+	for (;;) {
+		r = wait4(-1, &ws, 0, &ru);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			child_fail(SB_FD_STATUS, SB_STAGE_INIT, errno);
+		}
+		if ((uint64_t)ru.ru_maxrss > st.maxrss_kib)
+			st.maxrss_kib = (uint64_t)ru.ru_maxrss;
+		if (r == prog)
+			break;
+	}
+	st.wstatus = ws;
+	(void)!write(SB_FD_STATUS, &st, sizeof(st));
+	_exit(0);
+}
+
+void
+sb_child_init(const struct sb_plan *p)
+{
+	bool have_stdin = p->fd_from[SB_FD_STDIN - SB_FD_STATUS] >= 0;
+	char go;
+	pid_t prog;
+
+	shuffle_fds(p);
+	/* Still the creator's kernel ids here, while the parent maps ours. */
+	open_sources(p);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		child_fail(SB_FD_STATUS, SB_STAGE_PDEATHSIG, errno);
+	/* The parent writes our uid/gid maps, then one byte; EOF: it died. */
+	if (read(SB_FD_SYNC, &go, 1) != 1)
+		_exit(127);
+	(void)close(SB_FD_SYNC);
+	if (p->drop_groups && setgroups(0, NULL) < 0)
+		child_fail(SB_FD_STATUS, SB_STAGE_CREDENTIALS, errno);
+	if (setresgid(p->gid, p->gid, p->gid) < 0 ||
+	    setresuid(p->uid, p->uid, p->uid) < 0)
+		child_fail(SB_FD_STATUS, SB_STAGE_CREDENTIALS, errno);
+	build_root(p);
+	(void)syscall(SYS_close_range, (unsigned)SB_FD_FIRST_BIND, ~0U, 0U);
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		child_fail(SB_FD_STATUS, SB_STAGE_INIT, errno);
+	prog = raw_fork();
+	if (prog < 0)
+		child_fail(SB_FD_STATUS, SB_STAGE_INIT, errno);
+	if (prog == 0)
+		program(p, have_stdin);
+	{
+		struct sb_status fk = { .kind = SB_STATUS_FORKED };
+
+		(void)!write(SB_FD_STATUS, &fk, sizeof(fk));
+	}
+	(void)close(SB_FD_STDOUT);
+	(void)close(SB_FD_STDERR);
+	(void)close(SB_FD_STDIN);
+	(void)drop_caps(p->last_cap);
+	reap(prog);
+}

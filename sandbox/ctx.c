@@ -1,0 +1,265 @@
+/*
+ * ctx: the server-wide sandbox context (compiled filter, host sources of
+ * the system binds, netns pool, probes), cancellation, and the names and
+ * likely causes of each stage. Built once, before any worker thread runs a
+ * sandbox; read-only afterwards except for the pool's own lock.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#ifndef LANDLOCK_CREATE_RULESET_VERSION
+#define LANDLOCK_CREATE_RULESET_VERSION	(1U << 0)
+#endif
+
+struct sb_stage_info {
+	const char *name;
+	const char *cause;	/* the likely cause when this step fails */
+};
+
+static const struct sb_stage_info sb_stages[SB_STAGE_COUNT] = {
+	[SB_STAGE_NONE] = { "none", "" },
+	[SB_STAGE_REQUEST] = { "request", "the request itself" },
+	[SB_STAGE_RESOURCES] = { "resources",
+	    "out of fds or memory in the server" },
+	[SB_STAGE_NETNS] = { "netns",
+	    "network namespaces refused (container seccomp profile?)" },
+	[SB_STAGE_CLONE] = { "clone",
+	    "user namespaces disabled: user.max_user_namespaces=0, "
+	    "kernel.apparmor_restrict_unprivileged_userns=1 (Ubuntu 24.04), "
+	    "or a container seccomp profile blocking clone/unshare" },
+	[SB_STAGE_USERNS_MAP] = { "userns-map",
+	    "uid_map/gid_map write refused (LSM, or not root and the "
+	    "sandbox id is not ours)" },
+	[SB_STAGE_CREDENTIALS] = { "credentials",
+	    "setresuid/setresgid to the sandbox ids refused" },
+	[SB_STAGE_NESTED_USERNS] = { "nested-userns",
+	    "cannot write user.max_user_namespaces in the sandbox userns "
+	    "(read-only /proc/sys in a container?)" },
+	[SB_STAGE_MOUNTS] = { "mounts",
+	    "mount refused in the new namespace (container seccomp or "
+	    "AppArmor profile, or a bind source the sandbox uid cannot reach)" },
+	[SB_STAGE_PROC] = { "proc",
+	    "fresh procfs refused: a container masks /proc (mount it "
+	    "unmasked, e.g. docker --security-opt systempaths=unconfined)" },
+	[SB_STAGE_DEV] = { "dev", "binding /dev nodes refused" },
+	[SB_STAGE_PIVOT] = { "pivot-root",
+	    "pivot_root refused (staging dir on a shared or rootfs mount)" },
+	[SB_STAGE_HOSTNAME] = { "hostname", "sethostname refused in the uts ns" },
+	[SB_STAGE_INIT] = { "init", "the sandbox's pid 1 could not fork or "
+	    "died unexpectedly (OOM killer?)" },
+	[SB_STAGE_SESSION] = { "session", "setsid, stdio or cwd failed" },
+	[SB_STAGE_RLIMITS] = { "rlimits", "setrlimit refused" },
+	[SB_STAGE_CAPS] = { "caps", "dropping capabilities failed" },
+	[SB_STAGE_NO_NEW_PRIVS] = { "no-new-privs", "PR_SET_NO_NEW_PRIVS failed" },
+	[SB_STAGE_PDEATHSIG] = { "pdeathsig", "PR_SET_PDEATHSIG failed" },
+	[SB_STAGE_FDS] = { "fds", "close_range or dup failed (kernel < 5.11?)" },
+	[SB_STAGE_LANDLOCK] = { "landlock",
+	    "Landlock ruleset refused though the kernel offers it" },
+	[SB_STAGE_SECCOMP] = { "seccomp",
+	    "seccomp filter refused (kernel without CONFIG_SECCOMP_FILTER?)" },
+	[SB_STAGE_EXEC] = { "exec",
+	    "execve failed inside the sandbox (missing interpreter or "
+	    "library, or not executable)" },
+	[SB_STAGE_WAIT] = { "wait", "poll/read/wait failed in the server" },
+};
+
+const char *
+sb_stage_name(enum sb_stage stage)
+{
+	if ((unsigned)stage >= SB_STAGE_COUNT)
+		return "unknown";
+	return sb_stages[stage].name;
+}
+
+/* Record a failure: stage, errno and "sandbox <stage>: <what>: <err> (cause)". */
+void
+sb_fail(struct sb_result *res, enum sb_stage stage, int err, const char *what)
+{
+	const char *cause = (unsigned)stage < SB_STAGE_COUNT ?
+	    sb_stages[stage].cause : "";
+
+	res->failed_stage = stage;
+	res->err = err;
+	(void)snprintf(res->message, sizeof(res->message),
+	    "sandbox %s failed: %s%s%s (likely cause: %s)", sb_stage_name(stage),
+	    what != NULL ? what : "", what != NULL ? ": " : "", strerror(err),
+	    cause);
+}
+
+int
+sb_landlock_abi(void)
+{
+	long v;
+
+	v = syscall(SYS_landlock_create_ruleset, NULL, 0,
+	    LANDLOCK_CREATE_RULESET_VERSION);
+	return v < 0 ? 0 : (int)v;
+}
+
+static int
+read_last_cap(void)
+{
+	char buf[16];
+	ssize_t n;
+	int fd, v;
+
+	if ((fd = open("/proc/sys/kernel/cap_last_cap", O_RDONLY | O_CLOEXEC)) < 0)
+		return CAP_LAST_CAP;
+	n = read(fd, buf, sizeof(buf) - 1);
+	(void)close(fd);
+	if (n <= 0)
+		return CAP_LAST_CAP;
+	buf[n] = '\0';
+	v = atoi(buf);
+	return v > 0 && v < 64 ? v : CAP_LAST_CAP;
+}
+
+static int
+add_sysent(struct sb_ctx *ctx, const struct sb_sys_path *sp)
+{
+	struct sb_sysent *e = &ctx->sys[ctx->nsys];
+	struct stat st;
+	ssize_t n;
+
+	if (lstat(sp->path, &st) < 0)
+		return errno == ENOENT && !sp->required ? 0 : -errno;
+	e->path = sp->path;
+	if (S_ISLNK(st.st_mode)) {
+		n = readlink(sp->path, e->link, sizeof(e->link) - 1);
+		if (n < 0)
+			return -errno;
+		e->link[n] = '\0';
+		e->kind = SB_SYS_SYMLINK;
+	} else if (S_ISDIR(st.st_mode) && !sp->device) {
+		e->kind = SB_SYS_BIND_DIR;
+	} else if (S_ISREG(st.st_mode) && !sp->device) {
+		e->kind = SB_SYS_BIND_FILE;
+	} else if (S_ISCHR(st.st_mode) && sp->device) {
+		e->kind = SB_SYS_DEVICE;
+	} else {
+		return -EINVAL;
+	}
+	ctx->nsys++;
+	return 0;
+}
+
+int
+sb_ctx_new(const struct sb_config *cfg, struct sb_ctx **ret,
+    struct sb_result *res)
+{
+	static const struct sb_config defaults = { 0 };
+	struct sb_ctx *ctx;
+	struct stat st;
+	size_t i;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	if (cfg == NULL)
+		cfg = &defaults;
+	if ((ctx = calloc(1, sizeof(*ctx))) == NULL) {
+		sb_fail(res, SB_STAGE_RESOURCES, ENOMEM, "context");
+		return -ENOMEM;
+	}
+	ctx->host_root = geteuid() == 0;
+	if (ctx->host_root) {
+		ctx->uid = cfg->uid != 0 ? cfg->uid : SB_DEFAULT_UID;
+		ctx->gid = cfg->gid != 0 ? cfg->gid : SB_DEFAULT_GID;
+	} else {
+		ctx->uid = geteuid();
+		ctx->gid = getegid();
+	}
+	ctx->staging = cfg->staging != NULL ? cfg->staging : "/tmp";
+	if (stat(ctx->staging, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		rc = -ENOTDIR;
+		sb_fail(res, SB_STAGE_MOUNTS, ENOTDIR, "staging dir");
+		goto fail;
+	}
+	for (i = 0; i < 2; i++) {
+		ctx->filters[i].len = sb_bpf_len[i];
+		ctx->filters[i].filter = (struct sock_filter *)sb_bpf_insns[i];
+	}
+	for (i = 0; i < sb_nsys_paths; i++) {
+		if (ctx->nsys >= SB_MAX_SYSENTS)
+			break;
+		if ((rc = add_sysent(ctx, &sb_sys_paths[i])) < 0) {
+			sb_fail(res, SB_STAGE_MOUNTS, -rc, sb_sys_paths[i].path);
+			goto fail;
+		}
+	}
+	(void)snprintf(ctx->passwd, sizeof(ctx->passwd),
+	    "root:x:0:0:root:/root:/usr/sbin/nologin\n"
+	    "sandbox:x:%u:%u:sandbox:/tmp:/bin/sh\n"
+	    "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
+	    SB_INSIDE_UID, SB_INSIDE_GID);
+	(void)snprintf(ctx->group, sizeof(ctx->group),
+	    "root:x:0:\nsandbox:x:%u:\nnogroup:x:65534:\n", SB_INSIDE_GID);
+	ctx->last_cap = read_last_cap();
+	ctx->landlock_abi = sb_landlock_abi();
+	if (cfg->netns_pool > 0 && ctx->host_root &&
+	    sb_netns_pool_init(&ctx->pool, cfg->netns_pool) == 0)
+		ctx->pool_on = true;
+	*ret = ctx;
+	return 0;
+ fail:
+	sb_ctx_free(ctx);
+	return rc;
+}
+
+void
+sb_ctx_free(struct sb_ctx *ctx)
+{
+	if (ctx == NULL)
+		return;
+	if (ctx->pool_on)
+		sb_netns_pool_fini(&ctx->pool);
+	free(ctx);
+}
+
+int
+sb_cancel_init(struct sb_cancel *c)
+{
+	atomic_init(&c->fired, false);
+	c->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	return c->efd < 0 ? -errno : 0;
+}
+
+/* Async-signal-safe: an atomic store and one write(). */
+void
+sb_cancel_fire(struct sb_cancel *c)
+{
+	uint64_t one = 1;
+
+	atomic_store(&c->fired, true);
+	(void)!write(c->efd, &one, sizeof(one));
+}
+
+bool
+sb_cancel_fired(struct sb_cancel *c)
+{
+	return atomic_load(&c->fired);
+}
+
+void
+sb_cancel_fini(struct sb_cancel *c)
+{
+	if (c->efd >= 0)
+		(void)close(c->efd);
+	c->efd = -1;
+}
+
+void
+sb_result_fini(struct sb_result *res)
+{
+	sb_output_fini(&res->out);
+	sb_output_fini(&res->err_out);
+}

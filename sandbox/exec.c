@@ -1,0 +1,477 @@
+/*
+ * exec: sb_run(), the parent side of one run. Builds the plan, clones the
+ * sandbox's init into fresh namespaces, writes its id maps, then polls its
+ * output, status pipe, pidfd and the cancel eventfd until the init is
+ * reaped. The deadline and cancellation kill the init, which takes the
+ * whole pid namespace down. Safe to call from several threads at once.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* After the init is reaped, how long leaked pipe ends may delay the end. */
+#define SB_DRAIN_MS		2000
+/* Bytes read from a pipe per read(); a pipe holds 64 KiB by default. */
+#define SB_READ_CHUNK		65536
+/* Default minimum interval between progress callbacks. */
+#define SB_PROGRESS_MS		1000
+
+#define SB_NS_FLAGS (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | \
+	CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP)
+
+enum { PFD_OUT, PFD_ERR, PFD_STATUS, PFD_PID, PFD_CANCEL, PFD_COUNT };
+
+/* The parent's view of one run in flight. */
+struct run {
+	pid_t pid;
+	int pidfd;
+	int out, err, status;	/* read ends, non-blocking; -1 once at EOF */
+	bool reaped, killed, forked, got_exit, got_fail;
+	struct sb_status exit_rec, fail_rec;
+	int init_ws;
+	struct rusage ru;
+};
+
+static uint64_t
+mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+static int
+write_file(const char *path, const char *s)
+{
+	size_t len = strlen(s);
+	ssize_t n;
+	int fd, rc = 0;
+
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	n = write(fd, s, len);
+	if (n < 0)
+		rc = -errno;
+	else if ((size_t)n != len)
+		rc = -EIO;
+	(void)close(fd);
+	return rc;
+}
+
+static int
+write_maps(const struct sb_ctx *ctx, pid_t pid)
+{
+	char path[64], map[64];
+	int rc;
+
+	if (!ctx->host_root) {
+		/* An unprivileged writer may map its own gid only after this. */
+		(void)snprintf(path, sizeof(path), "/proc/%d/setgroups", pid);
+		if ((rc = write_file(path, "deny")) < 0)
+			return rc;
+	}
+	(void)snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
+	(void)snprintf(map, sizeof(map), "%u %u 1\n", SB_INSIDE_UID,
+	    (unsigned)ctx->uid);
+	if ((rc = write_file(path, map)) < 0)
+		return rc;
+	(void)snprintf(path, sizeof(path), "/proc/%d/gid_map", pid);
+	(void)snprintf(map, sizeof(map), "%u %u 1\n", SB_INSIDE_GID,
+	    (unsigned)ctx->gid);
+	return write_file(path, map);
+}
+
+static void
+close_fd(int *fd)
+{
+	if (*fd >= 0)
+		(void)close(*fd);
+	*fd = -1;
+}
+
+/* Read what a stream has now; at EOF close it. */
+static void
+drain(int *fd, struct sb_output *o, char *buf)
+{
+	ssize_t n;
+
+	for (;;) {
+		n = read(*fd, buf, SB_READ_CHUNK);
+		if (n > 0) {
+			sb_output_append(o, buf, (size_t)n);
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		close_fd(fd);
+		return;
+	}
+}
+
+static void
+read_status(struct run *r)
+{
+	struct sb_status recs[8];
+	ssize_t n;
+	size_t i;
+
+	for (;;) {
+		n = read(r->status, recs, sizeof(recs));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n <= 0) {
+			close_fd(&r->status);
+			return;
+		}
+		for (i = 0; i < (size_t)n / sizeof(recs[0]); i++) {
+			if (recs[i].kind == SB_STATUS_FAIL && !r->got_fail) {
+				r->fail_rec = recs[i];
+				r->got_fail = true;
+			} else if (recs[i].kind == SB_STATUS_EXIT) {
+				r->exit_rec = recs[i];
+				r->got_exit = true;
+			} else if (recs[i].kind == SB_STATUS_FORKED) {
+				r->forked = true;
+			}
+		}
+	}
+}
+
+static void
+kill_init(struct run *r)
+{
+	if (!r->killed && !r->reaped)
+		(void)kill(r->pid, SIGKILL);
+	r->killed = true;
+}
+
+static void
+reap(struct run *r, int flags)
+{
+	pid_t w;
+
+	if (r->reaped)
+		return;
+	do {
+		w = wait4(r->pid, &r->init_ws, flags | __WALL, &r->ru);
+	} while (w < 0 && errno == EINTR);
+	if (w == r->pid || (w < 0 && errno == ECHILD))
+		r->reaped = true;
+}
+
+static int
+poll_timeout(uint64_t now, uint64_t until)
+{
+	uint64_t ms;
+
+	if (until <= now)
+		return 0;
+	ms = (until - now + 999) / 1000;
+	return ms > 60000 ? 60000 : (int)ms;
+}
+
+/* Poll until the init is reaped and the streams are at EOF. */
+static int
+supervise(struct run *r, const struct sb_request *req,
+    const struct sb_plan *p, struct sb_cancel *cancel, struct sb_result *res,
+    uint64_t t0)
+{
+	uint64_t deadline = t0 + (uint64_t)p->limits.wall_ms * 1000;
+	uint64_t interval = (uint64_t)(req->progress_ms != 0 ?
+	    req->progress_ms : SB_PROGRESS_MS) * 1000;
+	uint64_t next_progress = t0 + interval, drain_until = 0, now, until;
+	struct pollfd pfd[PFD_COUNT];
+	char *buf;
+	int n;
+
+	if ((buf = malloc(SB_READ_CHUNK)) == NULL)
+		return -ENOMEM;
+	while (r->out >= 0 || r->err >= 0 || r->status >= 0 || !r->reaped) {
+		now = mono_us();
+		if (!r->killed && !r->reaped && now >= deadline) {
+			kill_init(r);
+			res->timed_out = true;
+		}
+		if (r->reaped && now >= drain_until)
+			break;
+		until = UINT64_MAX;
+		if (!r->killed && !r->reaped)
+			until = deadline;
+		if (req->progress != NULL && next_progress < until)
+			until = next_progress;
+		if (r->reaped && drain_until < until)
+			until = drain_until;
+		pfd[PFD_OUT] = (struct pollfd){ .fd = r->out, .events = POLLIN };
+		pfd[PFD_ERR] = (struct pollfd){ .fd = r->err, .events = POLLIN };
+		pfd[PFD_STATUS] = (struct pollfd){ .fd = r->status,
+		    .events = POLLIN };
+		pfd[PFD_PID] = (struct pollfd){ .fd = r->reaped ? -1 : r->pidfd,
+		    .events = POLLIN };
+		pfd[PFD_CANCEL] = (struct pollfd){ .fd = cancel != NULL &&
+		    !r->killed ? cancel->efd : -1, .events = POLLIN };
+		n = poll(pfd, PFD_COUNT, until == UINT64_MAX ? -1 :
+		    poll_timeout(now, until));
+		if (n < 0 && errno != EINTR) {
+			free(buf);
+			return -errno;
+		}
+		if (r->out >= 0 && pfd[PFD_OUT].revents != 0)
+			drain(&r->out, &res->out, buf);
+		if (r->err >= 0 && pfd[PFD_ERR].revents != 0)
+			drain(&r->err, &res->err_out, buf);
+		if (r->status >= 0 && pfd[PFD_STATUS].revents != 0)
+			read_status(r);
+		if (pfd[PFD_PID].fd >= 0 && pfd[PFD_PID].revents != 0) {
+			reap(r, WNOHANG);
+			if (r->reaped)
+				drain_until = mono_us() + SB_DRAIN_MS * 1000;
+		}
+		if (pfd[PFD_CANCEL].fd >= 0 && pfd[PFD_CANCEL].revents != 0 &&
+		    sb_cancel_fired(cancel)) {
+			kill_init(r);
+			res->cancelled = true;
+		}
+		if (req->progress != NULL && mono_us() >= next_progress) {
+			req->progress(req->progress_arg,
+			    (mono_us() - t0) / 1000,
+			    res->out.total + res->err_out.total);
+			next_progress = mono_us() + interval;
+		}
+	}
+	free(buf);
+	return 0;
+}
+
+static void
+fill_result(struct run *r, struct sb_result *res)
+{
+	int ws;
+
+	res->cpu_us = (uint64_t)r->ru.ru_utime.tv_sec * 1000000 +
+	    (uint64_t)r->ru.ru_utime.tv_usec +
+	    (uint64_t)r->ru.ru_stime.tv_sec * 1000000 +
+	    (uint64_t)r->ru.ru_stime.tv_usec;
+	if (r->got_exit) {
+		/* The program ended before any kill: that is its result. */
+		res->timed_out = res->cancelled = false;
+		ws = r->exit_rec.wstatus;
+		res->peak_rss_bytes = r->exit_rec.maxrss_kib * 1024;
+		if (WIFEXITED(ws)) {
+			res->exited = true;
+			res->exit_code = WEXITSTATUS(ws);
+		} else if (WIFSIGNALED(ws)) {
+			res->signal = WTERMSIG(ws);
+		}
+		return;
+	}
+	/* Killed by us, or the init died: the whole tree went with it. */
+	res->signal = WIFSIGNALED(r->init_ws) ? WTERMSIG(r->init_ws) : SIGKILL;
+}
+
+static pid_t
+clone_init(unsigned long flags, int *pidfd)
+{
+	return (pid_t)syscall(SYS_clone, flags | CLONE_PIDFD | SIGCHLD, NULL,
+	    pidfd, NULL, 0UL);
+}
+
+static int
+make_stdin(const struct sb_request *req)
+{
+	const char *p = req->stdin_data;
+	size_t left = req->stdin_len;
+	ssize_t n;
+	int fd;
+
+	if ((fd = memfd_create("sb-stdin", MFD_CLOEXEC)) < 0)
+		return -errno;
+	while (left > 0) {
+		n = write(fd, p, left);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			n = errno;
+			(void)close(fd);
+			return -(int)n;
+		}
+		p += n;
+		left -= (size_t)n;
+	}
+	if (lseek(fd, 0, SEEK_SET) < 0) {
+		n = errno;
+		(void)close(fd);
+		return -(int)n;
+	}
+	return fd;
+}
+
+int
+sb_run(struct sb_ctx *ctx, const struct sb_request *req,
+    struct sb_cancel *cancel, struct sb_result *res)
+{
+	struct run r = { .pid = -1, .pidfd = -1, .out = -1, .err = -1,
+	    .status = -1 };
+	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 };
+	int statp[2] = { -1, -1 }, syncp[2] = { -1, -1 };
+	int req_fds[SB_MAX_BINDS + 1], stdin_fd = -1, slot = -1, rc;
+	unsigned long flags = SB_NS_FLAGS;
+	struct sb_plan *p;
+	size_t nreq = 0, i;
+	uint64_t t0;
+
+	memset(res, 0, sizeof(*res));
+	if ((p = malloc(sizeof(*p))) == NULL) {
+		sb_fail(res, SB_STAGE_RESOURCES, ENOMEM, "plan");
+		return -ENOMEM;
+	}
+	if ((rc = sb_plan_build(ctx, req, p, req_fds, &nreq, res)) < 0) {
+		free(p);
+		return rc;
+	}
+	if ((rc = sb_program_check(ctx, req, res)) < 0)
+		goto out;
+	if ((rc = sb_output_init(&res->out, p->limits.stdout_cap)) < 0 ||
+	    (rc = sb_output_init(&res->err_out, p->limits.stderr_cap)) < 0) {
+		sb_fail(res, SB_STAGE_RESOURCES, -rc, "output buffers");
+		goto out;
+	}
+	if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
+	    pipe2(statp, O_CLOEXEC) < 0 || pipe2(syncp, O_CLOEXEC) < 0) {
+		rc = -errno;
+		sb_fail(res, SB_STAGE_RESOURCES, -rc, "pipes");
+		goto out;
+	}
+	if (req->stdin_len > 0 && (stdin_fd = make_stdin(req)) < 0) {
+		rc = stdin_fd;
+		sb_fail(res, SB_STAGE_RESOURCES, -rc, "stdin memfd");
+		goto out;
+	}
+	/* /dev/stdout reopens the pipe: let the sandbox uid own its ends. */
+	if (ctx->host_root && (fchown(outp[1], ctx->uid, ctx->gid) < 0 ||
+	    fchown(errp[1], ctx->uid, ctx->gid) < 0)) {
+		rc = -errno;
+		sb_fail(res, SB_STAGE_RESOURCES, -rc, "pipe owner");
+		goto out;
+	}
+	for (i = 0; i < 3; i++)
+		(void)fcntl(i == 0 ? outp[0] : i == 1 ? errp[0] : statp[0],
+		    F_SETFL, O_NONBLOCK);
+	p->fd_from[SB_FD_STATUS - SB_FD_STATUS] = statp[1];
+	p->fd_from[SB_FD_SYNC - SB_FD_STATUS] = syncp[0];
+	p->fd_from[SB_FD_STDOUT - SB_FD_STATUS] = outp[1];
+	p->fd_from[SB_FD_STDERR - SB_FD_STATUS] = errp[1];
+	p->fd_from[SB_FD_STDIN - SB_FD_STATUS] = stdin_fd;
+
+	/* Borrow an empty netns for this thread only while cloning. */
+	if (ctx->pool_on && (slot = sb_netns_pool_take(&ctx->pool)) >= 0) {
+		if (setns(ctx->pool.fds[slot], CLONE_NEWNET) < 0) {
+			rc = -errno;
+			sb_fail(res, SB_STAGE_NETNS, -rc, "joining a pooled netns");
+			goto out;
+		}
+	} else {
+		flags |= CLONE_NEWNET;
+	}
+	t0 = mono_us();
+	r.pid = clone_init(flags, &r.pidfd);
+	if (r.pid == 0)
+		sb_child_init(p);
+	rc = r.pid < 0 ? -errno : 0;
+	if (slot >= 0 && setns(ctx->pool.home_fd, CLONE_NEWNET) < 0) {
+		rc = -errno;
+		sb_fail(res, SB_STAGE_NETNS, -rc,
+		    "returning the server thread to its netns");
+		goto out_kill;
+	}
+	if (r.pid < 0) {
+		sb_fail(res, SB_STAGE_CLONE, -rc, "creating the namespaces");
+		goto out;
+	}
+	close_fd(&statp[1]);
+	close_fd(&syncp[0]);
+	close_fd(&outp[1]);
+	close_fd(&errp[1]);
+	close_fd(&stdin_fd);
+	if ((rc = write_maps(ctx, r.pid)) < 0) {
+		sb_fail(res, SB_STAGE_USERNS_MAP, -rc, "writing the id maps");
+		goto out_kill;
+	}
+	if (write(syncp[1], "g", 1) != 1) {
+		rc = -errno;
+		sb_fail(res, SB_STAGE_WAIT, -rc, "releasing the child");
+		goto out_kill;
+	}
+	close_fd(&syncp[1]);
+	r.out = outp[0];
+	r.err = errp[0];
+	r.status = statp[0];
+	outp[0] = errp[0] = statp[0] = -1;
+	if ((rc = supervise(&r, req, p, cancel, res, t0)) < 0) {
+		sb_fail(res, SB_STAGE_WAIT, -rc, "supervising the run");
+		goto out_kill;
+	}
+	res->duration_us = mono_us() - t0;
+	if (r.got_fail) {
+		char what[96] = "";
+
+		rc = -(r.fail_rec.err != 0 ? r.fail_rec.err : EIO);
+		if (r.fail_rec.wstatus > 0 &&
+		    (size_t)r.fail_rec.wstatus <= p->nmops)
+			(void)snprintf(what, sizeof(what), "/%.90s",
+			    p->mops[r.fail_rec.wstatus - 1].path);
+		sb_fail(res, (enum sb_stage)r.fail_rec.stage, -rc,
+		    what[0] != '\0' ? what : NULL);
+		goto out;
+	}
+	if (!r.forked && !r.killed) {
+		rc = -ECHILD;
+		sb_fail(res, SB_STAGE_INIT, ECHILD,
+		    "the sandbox init died during setup");
+		goto out;
+	}
+	fill_result(&r, res);
+	rc = 0;
+	goto out;
+ out_kill:
+	kill_init(&r);
+	reap(&r, 0);
+ out:
+	sb_output_finish(&res->out);
+	sb_output_finish(&res->err_out);
+	if (slot >= 0)
+		sb_netns_pool_give(&ctx->pool, slot);
+	close_fd(&r.out);
+	close_fd(&r.err);
+	close_fd(&r.status);
+	close_fd(&r.pidfd);
+	for (i = 0; i < 2; i++) {
+		close_fd(&outp[i]);
+		close_fd(&errp[i]);
+		close_fd(&statp[i]);
+		close_fd(&syncp[i]);
+	}
+	close_fd(&stdin_fd);
+	for (i = 0; i < nreq; i++)
+		(void)close(req_fds[i]);
+	sb_plan_fini(p);
+	free(p);
+	return rc;
+}

@@ -1,0 +1,250 @@
+/*
+ * Internals of mcp_sandbox shared by its files: the context, the plan the
+ * child follows, the policy tables. Nothing here is part of the interface
+ * in sandbox.h; tests reach it through this header only (like curl's
+ * UNITTEST), never through statics.
+ */
+#ifndef SB_INTERNAL_H
+#define SB_INTERNAL_H
+
+#include <linux/filter.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "sandbox.h"
+
+/* Mount operations in one plan: system dirs, /dev, /etc, binds, and room. */
+#define SB_MAX_MOPS		64
+/* Extra read-only binds a request may ask for. */
+#define SB_MAX_BINDS		16
+/* Depth of symlinks followed when checking the program path. */
+#define SB_MAX_LINK_DEPTH	8
+/* Pre-created network namespaces a context may keep (one per worker). */
+#define SB_MAX_NETNS_POOL	64
+/*
+ * The ids a program sees. Mapped to the kernel ids of the context, and
+ * distinct from the overflow id 65534 that unmapped host files (root's)
+ * show as, so nothing looks owned by the sandbox user that is not.
+ */
+#define SB_INSIDE_UID		1000
+#define SB_INSIDE_GID		1000
+/* Bytes of one path the sandbox handles (the kernel's PATH_MAX). */
+#define SB_PATH_MAX		4096
+
+/*
+ * Fixed fd numbers in the child after its fd shuffle. Everything else is
+ * closed before the first mount, so a concurrent run's pipes never leak in.
+ */
+enum sb_child_fd {
+	SB_FD_STATUS = 3,	/* status pipe, write end, CLOEXEC */
+	SB_FD_SYNC,		/* parent says "maps written", read end */
+	SB_FD_STDOUT,		/* pipe, write end */
+	SB_FD_STDERR,		/* pipe, write end */
+	SB_FD_STDIN,		/* memfd with the stdin bytes, or -1 */
+	SB_FD_FIRST_BIND,	/* O_PATH sources of binds, opened by the child */
+};
+
+/* Records on the status pipe, child -> parent; one write() each. */
+enum sb_status_kind {
+	SB_STATUS_FAIL = 1,	/* a setup step failed: stage + err */
+	SB_STATUS_EXIT,		/* init reaped the program: wstatus + maxrss */
+	SB_STATUS_FORKED,	/* setup done, init forked the program */
+};
+
+struct sb_status {
+	uint32_t kind;		/* enum sb_status_kind */
+	uint32_t stage;		/* enum sb_stage */
+	int32_t err;		/* errno */
+	int32_t wstatus;	/* EXIT: wait status; FAIL: 1 + mop index */
+	uint64_t maxrss_kib;	/* high-water RSS of the program tree */
+};
+
+enum sb_mop_kind {
+	SB_MOP_DIR,		/* mkdir path, mode */
+	SB_MOP_FILE,		/* create path with arg (len arg_len), mode */
+	SB_MOP_SYMLINK,		/* symlink arg -> path */
+	SB_MOP_BIND,		/* bind fd -> path; ro unless writable */
+	SB_MOP_TMPFS,		/* tmpfs at path with options arg */
+	SB_MOP_PROC,		/* procfs at path with options arg */
+};
+
+/* One step of building the new root; paths are relative to it. */
+struct sb_mop {
+	enum sb_mop_kind kind;
+	enum sb_stage stage;	/* reported if this step fails */
+	const char *path;	/* no leading '/'; borrowed from the plan */
+	const char *arg;	/* see kind; borrowed */
+	size_t arg_len;
+	mode_t mode;
+	const char *host;	/* SB_MOP_BIND: host source, symlink-free */
+	int fd;			/* SB_MOP_BIND: the child's fd number */
+	char src[32];		/* SB_MOP_BIND: "/proc/self/fd/N" */
+	bool src_dir;		/* SB_MOP_BIND: source is a directory */
+	bool writable;		/* SB_MOP_BIND: rw (still nosuid, nodev) */
+	bool device;		/* SB_MOP_BIND: a device node (no nodev) */
+};
+
+/* An rlimit the child sets. */
+struct sb_rlimit {
+	int resource;
+	uint64_t soft;
+	uint64_t hard;
+};
+
+/* Paths and access rights for Landlock, opened by the child after pivot. */
+struct sb_landlock_rule {
+	const char *path;	/* absolute inside the sandbox */
+	uint64_t access;
+};
+
+#define SB_MAX_LANDLOCK_RULES	(SB_MAX_BINDS + 8)
+
+/*
+ * Everything the child needs, built before clone(). The child only reads it
+ * (its copy-on-write copy), makes system calls, and never allocates.
+ */
+struct sb_plan {
+	/* fd shuffle: from[i] (parent's number) becomes SB_FD_STATUS + i */
+	int fd_from[SB_FD_FIRST_BIND - SB_FD_STATUS];
+	int nfds;
+	int nbind_fds;			/* bind sources: SB_FD_FIRST_BIND.. */
+
+	uid_t uid, gid;			/* ids inside (SB_INSIDE_UID/GID) */
+	bool drop_groups;		/* setgroups(0): a root server's gid 0 */
+	bool limit_nested_userns;	/* write max_user_namespaces = 0 */
+	const char *staging;		/* absolute host dir for the new root */
+	const char *root_opts;		/* tmpfs options of the root */
+	struct sb_mop mops[SB_MAX_MOPS];
+	size_t nmops;
+	const char *hostname;
+
+	struct sb_rlimit rlimits[8];
+	size_t nrlimits;
+	int last_cap;			/* highest capability number */
+	int landlock_abi;		/* 0: not available */
+	struct sb_landlock_rule ll_rules[SB_MAX_LANDLOCK_RULES];
+	size_t nll_rules;
+	const struct sock_fprog *filters;	/* [2], borrowed from the context */
+
+	struct sb_limits limits;	/* request limits, defaults filled in */
+	const char *cwd;		/* inside */
+	const char *program;		/* inside, absolute */
+	char *const *argv;		/* borrowed from the request */
+	char *const *envp;
+
+	/* Strings the plan owns (paths, options); freed by sb_plan_fini. */
+	char *owned[SB_MAX_MOPS + 8];
+	size_t nowned;
+};
+
+/* A host file or directory the system layout exposes. */
+enum sb_sys_kind {
+	SB_SYS_BIND_DIR,
+	SB_SYS_BIND_FILE,
+	SB_SYS_DEVICE,
+	SB_SYS_SYMLINK,
+};
+
+struct sb_sysent {
+	const char *path;	/* inside == host path; static storage */
+	enum sb_sys_kind kind;
+	char link[SB_PATH_MAX];	/* SB_SYS_SYMLINK: target as on the host */
+};
+
+#define SB_MAX_SYSENTS		24
+
+struct sb_netns_pool {
+	pthread_mutex_t lock;
+	int fds[SB_MAX_NETNS_POOL];	/* netns fds, owned */
+	bool busy[SB_MAX_NETNS_POOL];
+	unsigned n;
+	int home_fd;			/* the server's own netns, owned */
+};
+
+struct sb_ctx {
+	uid_t uid, gid;			/* kernel ids of the sandboxed process */
+	bool host_root;			/* server runs with euid 0 */
+	const char *staging;
+	struct sock_fprog filters[2];	/* allow-list, tty deny; point to const */
+	struct sb_sysent sys[SB_MAX_SYSENTS];
+	size_t nsys;
+	char passwd[256];		/* generated /etc/passwd */
+	char group[256];		/* generated /etc/group */
+	int last_cap;
+	int landlock_abi;
+	bool pool_on;
+	struct sb_netns_pool pool;
+};
+
+/* policy.c: the const tables. */
+enum sb_sys_action {
+	SB_SYS_ALLOW,
+	SB_SYS_EPERM,
+	SB_SYS_ENOSYS,
+};
+
+struct sb_syscall_rule {
+	const char *name;
+	enum sb_sys_action action;
+};
+
+struct sb_sys_path {
+	const char *path;
+	bool required;		/* missing on the host: the context fails */
+	bool device;
+};
+
+extern const struct sb_syscall_rule sb_syscall_rules[];
+extern const size_t sb_nsyscall_rules;
+extern const struct sb_sys_path sb_sys_paths[];
+extern const size_t sb_nsys_paths;
+extern const char *const sb_reserved_paths[];
+extern const size_t sb_nreserved_paths;
+extern const char sb_etc_hosts[];
+extern const char sb_proc_opts[];
+extern const char sb_hostname[];
+
+/* seccomp_bpf.c (generated at build time from this policy) */
+extern const struct sock_filter *const sb_bpf_insns[2];
+extern const unsigned short sb_bpf_len[2];
+
+/* seccomp.c */
+int sb_seccomp_build(struct sock_fprog ret[2])
+    __attribute__((warn_unused_result));
+
+/* plan.c */
+int sb_path_is_normal(const char *p);
+int sb_path_under(const char *p, const char *dir);
+int sb_plan_build(struct sb_ctx *ctx, const struct sb_request *req,
+    struct sb_plan *plan, int *req_fds, size_t *nreq_fds,
+    struct sb_result *res) __attribute__((warn_unused_result));
+void sb_plan_fini(struct sb_plan *plan);
+int sb_program_check(const struct sb_ctx *ctx, const struct sb_request *req,
+    struct sb_result *res) __attribute__((warn_unused_result));
+
+/* child.c: never returns. */
+void sb_child_init(const struct sb_plan *plan) __attribute__((noreturn));
+
+/* output.c: capped capture. */
+int sb_output_init(struct sb_output *o, size_t cap)
+    __attribute__((warn_unused_result));
+void sb_output_append(struct sb_output *o, const char *buf, size_t n);
+void sb_output_finish(struct sb_output *o);
+void sb_output_fini(struct sb_output *o);
+
+/* netns.c */
+int sb_netns_pool_init(struct sb_netns_pool *p, unsigned n)
+    __attribute__((warn_unused_result));
+int sb_netns_pool_take(struct sb_netns_pool *p);
+void sb_netns_pool_give(struct sb_netns_pool *p, int slot);
+void sb_netns_pool_fini(struct sb_netns_pool *p);
+
+/* ctx.c */
+void sb_fail(struct sb_result *res, enum sb_stage stage, int err,
+    const char *what);
+int sb_landlock_abi(void);
+
+#endif /* SB_INTERNAL_H */

@@ -1,0 +1,639 @@
+/*
+ * plan: turn a request into the straight-line plan the child follows. All
+ * checks on caller input happen here, in the parent, before any fork: paths
+ * normalised, nothing mounted on or under a reserved or writable tree, the
+ * program resolved inside what will be mounted. Allocates; the child never
+ * does.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* Landlock rights, as bits of the ABI: read+exec, and everything (rw). */
+#define SB_LL_RO	((1ULL << 0) | (1ULL << 2) | (1ULL << 3))
+#define SB_LL_RW	((1ULL << 16) - 1)
+#define SB_LL_DEV	((1ULL << 1) | (1ULL << 2) | (1ULL << 3) | \
+			 (1ULL << 14) | (1ULL << 15))
+/* inodes of /tmp: one per 4 KiB page of its size, like tmpfs's default. */
+#define SB_TMP_INODE_BYTES	4096
+/* The root tmpfs only holds mount points, symlinks and three tiny files. */
+#define SB_ROOT_OPTS		"mode=0755,size=256k,nr_inodes=256"
+
+/*
+ * 1 if p is absolute and normal: no empty, "." or ".." component, no
+ * trailing slash (except "/" itself), shorter than SB_PATH_MAX.
+ */
+int
+sb_path_is_normal(const char *p)
+{
+	const char *c;
+	size_t n;
+
+	if (p == NULL || p[0] != '/' || strlen(p) >= SB_PATH_MAX)
+		return 0;
+	if (p[1] == '\0')
+		return 1;
+	for (c = p + 1;;) {
+		n = strcspn(c, "/");
+		if (n == 0 || (n == 1 && c[0] == '.') ||
+		    (n == 2 && c[0] == '.' && c[1] == '.'))
+			return 0;
+		if (c[n] == '\0')
+			return 1;
+		c += n + 1;
+	}
+}
+
+/* 1 if normal path p is dir or lies below it. */
+int
+sb_path_under(const char *p, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return 1;
+	return strncmp(p, dir, n) == 0 && (p[n] == '\0' || p[n] == '/');
+}
+
+static const char *
+plan_strdup(struct sb_plan *p, const char *s)
+{
+	char *d;
+
+	if (p->nowned >= sizeof(p->owned) / sizeof(p->owned[0]))
+		return NULL;
+	if ((d = strdup(s)) == NULL)
+		return NULL;
+	p->owned[p->nowned++] = d;
+	return d;
+}
+
+static struct sb_mop *
+add_mop(struct sb_plan *p, enum sb_mop_kind kind, enum sb_stage stage,
+    const char *abs_path)
+{
+	struct sb_mop *m;
+
+	if (p->nmops >= SB_MAX_MOPS)
+		return NULL;
+	m = &p->mops[p->nmops++];
+	memset(m, 0, sizeof(*m));
+	m->kind = kind;
+	m->stage = stage;
+	m->path = abs_path + 1;	/* relative to the new root */
+	m->fd = -1;
+	return m;
+}
+
+static bool
+have_dir(const struct sb_plan *p, const char *rel, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < p->nmops; i++) {
+		const struct sb_mop *m = &p->mops[i];
+
+		if ((m->kind == SB_MOP_DIR || (m->kind == SB_MOP_BIND &&
+		    m->src_dir)) && strlen(m->path) == len &&
+		    strncmp(m->path, rel, len) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* mkdir every missing ancestor of abs_path (a normal path) in the new root. */
+static int
+add_parents(struct sb_plan *p, const char *abs_path, enum sb_stage stage)
+{
+	const char *c;
+	char *copy;
+	struct sb_mop *m;
+
+	for (c = strchr(abs_path + 1, '/'); c != NULL; c = strchr(c + 1, '/')) {
+		size_t len = (size_t)(c - abs_path);
+
+		if (have_dir(p, abs_path + 1, len - 1))
+			continue;
+		if ((copy = strndup(abs_path, len)) == NULL)
+			return -ENOMEM;
+		if (p->nowned >= sizeof(p->owned) / sizeof(p->owned[0])) {
+			free(copy);
+			return -E2BIG;
+		}
+		p->owned[p->nowned++] = copy;
+		if ((m = add_mop(p, SB_MOP_DIR, stage, copy)) == NULL)
+			return -E2BIG;
+		m->mode = 0755;
+	}
+	return 0;
+}
+
+/*
+ * The child opens host (O_PATH, no symlinks) itself, after it entered its
+ * mount namespace: the kernel binds only mounts of the caller's namespace.
+ */
+static int
+add_bind(struct sb_plan *p, const char *abs_path, const char *host, bool dir,
+    bool writable, bool device, enum sb_stage stage)
+{
+	struct sb_mop *m;
+	int rc;
+
+	if ((rc = add_parents(p, abs_path, stage)) < 0)
+		return rc;
+	if ((m = add_mop(p, SB_MOP_BIND, stage, abs_path)) == NULL)
+		return -E2BIG;
+	m->host = host;
+	m->fd = SB_FD_FIRST_BIND + p->nbind_fds++;
+	m->src_dir = dir;
+	m->writable = writable;
+	m->device = device;
+	(void)snprintf(m->src, sizeof(m->src), "/proc/self/fd/%d", m->fd);
+	return 0;
+}
+
+static int
+add_simple(struct sb_plan *p, enum sb_mop_kind kind, enum sb_stage stage,
+    const char *abs_path, const char *arg, mode_t mode)
+{
+	struct sb_mop *m;
+	int rc;
+
+	if ((rc = add_parents(p, abs_path, stage)) < 0)
+		return rc;
+	if ((m = add_mop(p, kind, stage, abs_path)) == NULL)
+		return -E2BIG;
+	m->arg = arg;
+	m->arg_len = arg != NULL ? strlen(arg) : 0;
+	m->mode = mode;
+	return 0;
+}
+
+static bool
+is_reserved(const char *path)
+{
+	size_t i;
+
+	if (strcmp(path, "/") == 0)
+		return true;
+	for (i = 0; i < sb_nreserved_paths; i++)
+		if (sb_path_under(path, sb_reserved_paths[i]) ||
+		    sb_path_under(sb_reserved_paths[i], path))
+			return true;
+	return false;
+}
+
+/* Open a host path given by the server, refusing symlinks anywhere in it. */
+static int
+open_host(const char *path, bool want_dir)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC | (want_dir ? O_DIRECTORY : 0),
+		.resolve = RESOLVE_NO_SYMLINKS,
+	};
+	int fd;
+
+	fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	return fd < 0 ? -errno : fd;
+}
+
+static int
+request_fail(struct sb_result *res, int err, const char *what)
+{
+	sb_fail(res, SB_STAGE_REQUEST, err, what);
+	return -err;
+}
+
+static int
+check_request(const struct sb_request *req, const char *ws,
+    struct sb_result *res)
+{
+	size_t i, j;
+
+	if (!sb_path_is_normal(req->program))
+		return request_fail(res, EINVAL,
+		    "program must be an absolute, normalised path");
+	if (req->argv == NULL || req->argv[0] == NULL)
+		return request_fail(res, EINVAL, "argv must hold argv[0]");
+	if (req->network != SB_NET_NONE)
+		return request_fail(res, EINVAL, "only network none exists");
+	if (req->stdin_len > 0 && req->stdin_data == NULL)
+		return request_fail(res, EINVAL, "stdin_len without stdin_data");
+	if (req->workspace_host != NULL) {
+		if (req->workspace_host[0] != '/')
+			return request_fail(res, EINVAL,
+			    "workspace host dir must be absolute");
+		if (!sb_path_is_normal(ws) || is_reserved(ws))
+			return request_fail(res, EINVAL,
+			    "workspace path inside is reserved or not normal");
+	}
+	if (req->nbinds > SB_MAX_BINDS || (req->nbinds > 0 &&
+	    req->binds == NULL))
+		return request_fail(res, E2BIG, "too many binds");
+	for (i = 0; i < req->nbinds; i++) {
+		const struct sb_bind *b = &req->binds[i];
+
+		if (b->host_path == NULL || b->host_path[0] != '/' ||
+		    !sb_path_is_normal(b->sandbox_path) ||
+		    is_reserved(b->sandbox_path))
+			return request_fail(res, EINVAL,
+			    "bind path reserved, relative or not normal");
+		if (req->workspace_host != NULL &&
+		    (sb_path_under(b->sandbox_path, ws) ||
+		    sb_path_under(ws, b->sandbox_path)))
+			return request_fail(res, EINVAL,
+			    "bind overlaps the workspace");
+		for (j = 0; j < i; j++)
+			if (sb_path_under(b->sandbox_path,
+			    req->binds[j].sandbox_path) ||
+			    sb_path_under(req->binds[j].sandbox_path,
+			    b->sandbox_path))
+				return request_fail(res, EINVAL,
+				    "two binds overlap");
+	}
+	return 0;
+}
+
+static int
+add_system(struct sb_ctx *ctx, struct sb_plan *p)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < ctx->nsys && rc == 0; i++) {
+		const struct sb_sysent *e = &ctx->sys[i];
+		enum sb_stage stage = strncmp(e->path, "/dev/", 5) == 0 ?
+		    SB_STAGE_DEV : SB_STAGE_MOUNTS;
+
+		switch (e->kind) {
+		case SB_SYS_SYMLINK:
+			rc = add_simple(p, SB_MOP_SYMLINK, stage, e->path,
+			    e->link, 0);
+			break;
+		case SB_SYS_BIND_DIR:
+			rc = add_bind(p, e->path, e->path, true, false, false,
+			    stage);
+			break;
+		case SB_SYS_BIND_FILE:
+			rc = add_bind(p, e->path, e->path, false, false, false,
+			    stage);
+			break;
+		case SB_SYS_DEVICE:
+			rc = add_bind(p, e->path, e->path, false, false, true,
+			    stage);
+			break;
+		}
+	}
+	if (rc < 0)
+		return rc;
+	if ((rc = add_simple(p, SB_MOP_FILE, SB_STAGE_MOUNTS, "/etc/passwd",
+	    ctx->passwd, 0444)) < 0 ||
+	    (rc = add_simple(p, SB_MOP_FILE, SB_STAGE_MOUNTS, "/etc/group",
+	    ctx->group, 0444)) < 0 ||
+	    (rc = add_simple(p, SB_MOP_FILE, SB_STAGE_MOUNTS, "/etc/hosts",
+	    sb_etc_hosts, 0444)) < 0 ||
+	    (rc = add_simple(p, SB_MOP_SYMLINK, SB_STAGE_DEV, "/dev/fd",
+	    "/proc/self/fd", 0)) < 0 ||
+	    (rc = add_simple(p, SB_MOP_SYMLINK, SB_STAGE_DEV, "/dev/stdin",
+	    "/proc/self/fd/0", 0)) < 0 ||
+	    (rc = add_simple(p, SB_MOP_SYMLINK, SB_STAGE_DEV, "/dev/stdout",
+	    "/proc/self/fd/1", 0)) < 0 ||
+	    (rc = add_simple(p, SB_MOP_SYMLINK, SB_STAGE_DEV, "/dev/stderr",
+	    "/proc/self/fd/2", 0)) < 0 ||
+	    (rc = add_simple(p, SB_MOP_SYMLINK, SB_STAGE_DEV, "/dev/shm",
+	    "/tmp", 0)) < 0 ||
+	    (rc = add_simple(p, SB_MOP_PROC, SB_STAGE_PROC, "/proc",
+	    sb_proc_opts, 0)) < 0)
+		return rc;
+	return 0;
+}
+
+static void
+add_rlimit(struct sb_plan *p, int resource, uint64_t soft, uint64_t hard)
+{
+	struct sb_rlimit *r = &p->rlimits[p->nrlimits++];
+
+	r->resource = resource;
+	r->soft = soft;
+	r->hard = hard;
+}
+
+static void
+add_ll_rule(struct sb_plan *p, const char *path, uint64_t access)
+{
+	p->ll_rules[p->nll_rules].path = path;
+	p->ll_rules[p->nll_rules].access = access;
+	p->nll_rules++;
+}
+
+void
+sb_limits_default(struct sb_limits *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->wall_ms = 10 * 1000;
+	l->cpu_s = 10;
+	l->as_bytes = 4ULL << 30;
+	l->fsize_bytes = 64ULL << 20;
+	l->nofile = 256;
+	l->nproc = 64;
+	l->tmp_bytes = 64ULL << 20;
+	l->stdout_cap = SB_DEFAULT_OUTPUT_CAP;
+	l->stderr_cap = SB_DEFAULT_OUTPUT_CAP;
+}
+
+/* Fill zero fields of *l from the defaults. */
+static void
+limits_complete(struct sb_limits *l)
+{
+	struct sb_limits d;
+
+	sb_limits_default(&d);
+	if (l->wall_ms == 0)
+		l->wall_ms = d.wall_ms;
+	if (l->cpu_s == 0)
+		l->cpu_s = d.cpu_s;
+	if (l->as_bytes == 0)
+		l->as_bytes = d.as_bytes;
+	if (l->fsize_bytes == 0)
+		l->fsize_bytes = d.fsize_bytes;
+	if (l->nofile == 0)
+		l->nofile = d.nofile;
+	if (l->nproc == 0)
+		l->nproc = d.nproc;
+	if (l->tmp_bytes == 0)
+		l->tmp_bytes = d.tmp_bytes;
+	if (l->stdout_cap == 0)
+		l->stdout_cap = d.stdout_cap;
+	if (l->stderr_cap == 0)
+		l->stderr_cap = d.stderr_cap;
+}
+
+/*
+ * Build plan for req. Host fds opened for the request are stored in
+ * req_fds (the caller closes them after the run). The first five fd slots
+ * (status, sync, stdout, stderr, stdin) are left for the caller to fill.
+ * On error, res says why and nothing needs closing.
+ */
+int
+sb_plan_build(struct sb_ctx *ctx, const struct sb_request *req,
+    struct sb_plan *p, int *req_fds, size_t *nreq_fds, struct sb_result *res)
+{
+	const char *ws = req->workspace_path != NULL ? req->workspace_path :
+	    SB_DEFAULT_WORKSPACE;
+	struct sb_limits lim = req->limits;
+	char tmp_opts[96];
+	const char *s;
+	struct stat st;
+	size_t i, nfds = 0;
+	int fd, rc;
+
+	memset(p, 0, sizeof(*p));
+	*nreq_fds = 0;
+	if ((rc = check_request(req, ws, res)) < 0)
+		return rc;
+	limits_complete(&lim);
+	p->nfds = SB_FD_FIRST_BIND - SB_FD_STATUS;
+	for (i = 0; i < (size_t)p->nfds; i++)
+		p->fd_from[i] = -1;
+	p->limits = lim;
+	p->uid = SB_INSIDE_UID;
+	p->gid = SB_INSIDE_GID;
+	p->drop_groups = ctx->host_root;
+	p->limit_nested_userns = true;
+	p->staging = ctx->staging;
+	p->root_opts = SB_ROOT_OPTS;
+	p->hostname = sb_hostname;
+	p->last_cap = ctx->last_cap;
+	p->landlock_abi = ctx->landlock_abi;
+	p->filters = ctx->filters;
+	p->program = req->program;
+	p->argv = (char *const *)req->argv;
+	p->envp = (char *const *)(req->envp != NULL ? req->envp :
+	    sb_default_env);
+
+	if ((rc = add_system(ctx, p)) < 0)
+		goto fail;
+	(void)snprintf(tmp_opts, sizeof(tmp_opts),
+	    "mode=1777,size=%llu,nr_inodes=%llu",
+	    (unsigned long long)lim.tmp_bytes,
+	    (unsigned long long)(lim.tmp_bytes / SB_TMP_INODE_BYTES + 64));
+	if ((s = plan_strdup(p, tmp_opts)) == NULL) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	if ((rc = add_simple(p, SB_MOP_TMPFS, SB_STAGE_MOUNTS, "/tmp", s,
+	    01777)) < 0)
+		goto fail;
+	p->cwd = "/tmp";
+	if (req->workspace_host != NULL) {
+		if ((fd = open_host(req->workspace_host, true)) < 0) {
+			sb_fail(res, SB_STAGE_REQUEST, -fd,
+			    "cannot open the workspace dir (missing, not a "
+			    "dir, or a symlink in its path)");
+			rc = fd;
+			goto out_close;
+		}
+		req_fds[nfds++] = fd;
+		if ((s = plan_strdup(p, ws)) == NULL) {
+			rc = -ENOMEM;
+			goto fail;
+		}
+		if ((rc = add_bind(p, s, req->workspace_host, true,
+		    req->workspace_writable,
+		    false, SB_STAGE_MOUNTS)) < 0)
+			goto fail;
+		p->cwd = s;
+	}
+	for (i = 0; i < req->nbinds; i++) {
+		if ((fd = open_host(req->binds[i].host_path, false)) < 0) {
+			sb_fail(res, SB_STAGE_REQUEST, -fd,
+			    "cannot open a bind source (missing, or a symlink "
+			    "in its path)");
+			rc = fd;
+			goto out_close;
+		}
+		req_fds[nfds++] = fd;
+		if (fstat(fd, &st) < 0 ||
+		    (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))) {
+			sb_fail(res, SB_STAGE_REQUEST, EINVAL,
+			    "a bind source is neither a file nor a dir");
+			rc = -EINVAL;
+			goto out_close;
+		}
+		if ((s = plan_strdup(p, req->binds[i].sandbox_path)) == NULL) {
+			rc = -ENOMEM;
+			goto fail;
+		}
+		if ((rc = add_bind(p, s, req->binds[i].host_path,
+		    S_ISDIR(st.st_mode), false, false, SB_STAGE_MOUNTS)) < 0)
+			goto fail;
+	}
+
+	add_rlimit(p, RLIMIT_CPU, lim.cpu_s, (uint64_t)lim.cpu_s + 1);
+	add_rlimit(p, RLIMIT_AS, lim.as_bytes, lim.as_bytes);
+	add_rlimit(p, RLIMIT_FSIZE, lim.fsize_bytes, lim.fsize_bytes);
+	add_rlimit(p, RLIMIT_NOFILE, lim.nofile, lim.nofile);
+	add_rlimit(p, RLIMIT_NPROC, lim.nproc, lim.nproc);
+	add_rlimit(p, RLIMIT_CORE, 0, 0);
+
+	add_ll_rule(p, "/", SB_LL_RO);
+	add_ll_rule(p, "/tmp", SB_LL_RW);
+	add_ll_rule(p, "/dev", SB_LL_DEV);
+	if (req->workspace_host != NULL && req->workspace_writable)
+		add_ll_rule(p, p->cwd, SB_LL_RW);
+	*nreq_fds = nfds;
+	return 0;
+ fail:
+	sb_fail(res, SB_STAGE_REQUEST, -rc, "the sandbox plan does not fit");
+ out_close:
+	for (i = 0; i < nfds; i++)
+		(void)close(req_fds[i]);
+	sb_plan_fini(p);
+	return rc;
+}
+
+void
+sb_plan_fini(struct sb_plan *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nowned; i++)
+		free(p->owned[i]);
+	p->nowned = 0;
+}
+
+/* Resolve path inside a host tree (dirfd) without leaving it. */
+static int
+check_beneath(const char *host_dir, const char *rest)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+	};
+	struct stat st;
+	int dfd, fd, rc = 0;
+
+	if ((dfd = open(host_dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -errno;
+	fd = (int)syscall(SYS_openat2, dfd, *rest != '\0' ? rest : ".", &how,
+	    sizeof(how));
+	if (fd < 0)
+		rc = -errno;
+	else if (fstat(fd, &st) < 0)
+		rc = -errno;
+	else if (!S_ISREG(st.st_mode) || (st.st_mode & 0111) == 0)
+		rc = -EACCES;
+	if (fd >= 0)
+		(void)close(fd);
+	(void)close(dfd);
+	return rc;
+}
+
+static int
+check_system(const struct sb_ctx *ctx, const char *path)
+{
+	char real[PATH_MAX];
+	struct stat st;
+	size_t i;
+
+	if (realpath(path, real) == NULL)
+		return -errno;
+	for (i = 0; i < ctx->nsys; i++)
+		if (ctx->sys[i].kind == SB_SYS_BIND_DIR &&
+		    sb_path_under(real, ctx->sys[i].path))
+			break;
+	if (i == ctx->nsys)
+		return -ENOENT;
+	if (stat(real, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode) || (st.st_mode & 0111) == 0)
+		return -EACCES;
+	return 0;
+}
+
+/*
+ * The program must exist as an executable regular file inside a tree the
+ * sandbox mounts (system dirs, workspace, extra binds), following the
+ * recreated symlinks (/bin -> usr/bin) the way the sandbox will.
+ */
+int
+sb_program_check(const struct sb_ctx *ctx, const struct sb_request *req,
+    struct sb_result *res)
+{
+	const char *ws = req->workspace_path != NULL ? req->workspace_path :
+	    SB_DEFAULT_WORKSPACE;
+	char cur[SB_PATH_MAX], next[SB_PATH_MAX];
+	size_t i, n;
+	int depth, rc = -ENOENT;
+
+	if (!sb_path_is_normal(req->program))
+		return request_fail(res, EINVAL,
+		    "program must be an absolute, normalised path");
+	(void)snprintf(cur, sizeof(cur), "%s", req->program);
+	for (depth = 0; depth < SB_MAX_LINK_DEPTH; depth++) {
+		if (req->workspace_host != NULL && sb_path_under(cur, ws)) {
+			n = strlen(ws);
+			rc = check_beneath(req->workspace_host,
+			    cur[n] == '/' ? cur + n + 1 : cur + n);
+			goto out;
+		}
+		for (i = 0; i < req->nbinds; i++) {
+			const char *bp = req->binds[i].sandbox_path;
+
+			if (!sb_path_under(cur, bp))
+				continue;
+			n = strlen(bp);
+			if (cur[n] == '\0') {
+				rc = check_system(ctx, req->binds[i].host_path);
+				rc = rc == -ENOENT ? 0 : rc;
+			} else {
+				rc = check_beneath(req->binds[i].host_path,
+				    cur + n + 1);
+			}
+			goto out;
+		}
+		for (i = 0; i < ctx->nsys; i++)
+			if (sb_path_under(cur, ctx->sys[i].path))
+				break;
+		if (i == ctx->nsys) {
+			rc = -ENOENT;
+			goto out;
+		}
+		if (ctx->sys[i].kind != SB_SYS_SYMLINK) {
+			rc = ctx->sys[i].kind == SB_SYS_BIND_DIR ?
+			    check_system(ctx, cur) : -EACCES;
+			goto out;
+		}
+		n = strlen(ctx->sys[i].path);
+		if (ctx->sys[i].link[0] == '/')
+			rc = snprintf(next, sizeof(next), "%s%s",
+			    ctx->sys[i].link, cur + n);
+		else
+			rc = snprintf(next, sizeof(next), "/%s%s",
+			    ctx->sys[i].link, cur + n);
+		if (rc < 0 || (size_t)rc >= sizeof(next)) {
+			rc = -ENAMETOOLONG;
+			goto out;
+		}
+		memcpy(cur, next, (size_t)rc + 1);
+		rc = -ELOOP;
+	}
+ out:
+	if (rc < 0) {
+		sb_fail(res, SB_STAGE_REQUEST, -rc,
+		    "program is not an executable file inside the sandbox's "
+		    "mounts");
+		return rc;
+	}
+	return 0;
+}

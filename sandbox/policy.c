@@ -1,0 +1,176 @@
+/*
+ * policy: the const tables of the sandbox. Which host paths appear inside,
+ * which names are reserved, and the system call allow-list. Syscalls not
+ * named here get ENOSYS (so new kernel calls fail like old kernels); the
+ * named dangerous groups get EPERM. Argument-filtered calls (clone, ioctl,
+ * socket, personality) are in seccomp.c. Nothing here is mutable.
+ */
+#include <stddef.h>
+
+#include "internal.h"
+
+/*
+ * Host paths shown read-only at the same place inside. A host symlink (the
+ * usr-merged /bin, /lib, ...) is recreated as the same symlink.
+ */
+const struct sb_sys_path sb_sys_paths[] = {
+	{ .path = "/usr", .required = true },
+	{ .path = "/bin" },
+	{ .path = "/sbin" },
+	{ .path = "/lib" },
+	{ .path = "/lib32" },
+	{ .path = "/lib64" },
+	{ .path = "/libx32" },
+	{ .path = "/etc/ld.so.cache" },	/* multiarch library dirs */
+	{ .path = "/etc/alternatives" },	/* cc, awk, ... point here */
+	{ .path = "/etc/localtime" },
+	{ .path = "/etc/nsswitch.conf" },
+	{ .path = "/dev/null", .required = true, .device = true },
+	{ .path = "/dev/zero", .required = true, .device = true },
+	{ .path = "/dev/full", .required = true, .device = true },
+	{ .path = "/dev/random", .required = true, .device = true },
+	{ .path = "/dev/urandom", .required = true, .device = true },
+};
+const size_t sb_nsys_paths = sizeof(sb_sys_paths) / sizeof(sb_sys_paths[0]);
+
+/* Sandbox paths a workspace or extra bind may not sit on or under. */
+const char *const sb_reserved_paths[] = {
+	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+	"/etc", "/dev", "/proc", "/tmp", "/sys",
+};
+const size_t sb_nreserved_paths =
+    sizeof(sb_reserved_paths) / sizeof(sb_reserved_paths[0]);
+
+const char sb_etc_hosts[] = "127.0.0.1\tlocalhost\n::1\tlocalhost\n";
+
+/* Only the sandbox's own pids: no /proc/sys, kcore, sysrq-trigger, keys. */
+const char sb_proc_opts[] = "subset=pid";
+
+const char sb_hostname[] = "sandbox";
+
+const char *const sb_default_env[] = {
+	"PATH=/usr/local/bin:/usr/bin:/bin",
+	"LANG=C.UTF-8",
+	"HOME=/tmp",
+	"TMPDIR=/tmp",
+	NULL,
+};
+
+#define A(n)	{ .name = #n, .action = SB_SYS_ALLOW }
+#define P(n)	{ .name = #n, .action = SB_SYS_EPERM }
+#define N(n)	{ .name = #n, .action = SB_SYS_ENOSYS }
+
+/* Names unknown to this libseccomp are skipped (they keep ENOSYS). */
+const struct sb_syscall_rule sb_syscall_rules[] = {
+	/* files and directories */
+	A(read), A(write), A(readv), A(writev), A(pread64), A(pwrite64),
+	A(preadv), A(pwritev), A(preadv2), A(pwritev2),
+	A(open), A(openat), A(openat2), A(creat), A(close), A(close_range),
+	A(lseek), A(stat), A(fstat), A(lstat), A(newfstatat), A(statx),
+	A(statfs), A(fstatfs), A(access), A(faccessat), A(faccessat2),
+	A(readlink), A(readlinkat), A(getdents), A(getdents64),
+	A(mkdir), A(mkdirat), A(rmdir), A(unlink), A(unlinkat),
+	A(rename), A(renameat), A(renameat2), A(link), A(linkat),
+	A(symlink), A(symlinkat), A(chmod), A(fchmod), A(fchmodat),
+	A(fchmodat2), A(chown), A(fchown), A(lchown), A(fchownat),
+	A(truncate), A(ftruncate), A(fallocate), A(fadvise64), A(readahead),
+	A(fsync), A(fdatasync), A(sync), A(syncfs), A(sync_file_range),
+	A(utime), A(utimes), A(utimensat), A(futimesat),
+	A(getxattr), A(lgetxattr), A(fgetxattr), A(listxattr),
+	A(llistxattr), A(flistxattr), A(setxattr), A(lsetxattr),
+	A(fsetxattr), A(removexattr), A(lremovexattr), A(fremovexattr),
+	A(mknod), A(mknodat),	/* fifos and sockets only without caps */
+	A(dup), A(dup2), A(dup3), A(fcntl), A(flock), A(umask),
+	A(chdir), A(fchdir), A(getcwd), A(sendfile), A(splice), A(tee),
+	A(vmsplice), A(copy_file_range), A(pipe), A(pipe2),
+	A(memfd_create), A(name_to_handle_at),
+	A(inotify_init), A(inotify_init1), A(inotify_add_watch),
+	A(inotify_rm_watch),
+	/* memory */
+	A(brk), A(mmap), A(munmap), A(mremap), A(mprotect), A(madvise),
+	A(msync), A(mincore), A(mlock), A(mlock2), A(munlock), A(mlockall),
+	A(munlockall), A(remap_file_pages), A(membarrier),
+	A(pkey_alloc), A(pkey_free), A(pkey_mprotect),
+	/* processes; clone is argument-filtered in seccomp.c */
+	A(fork), A(vfork), A(execve), A(execveat), A(exit), A(exit_group),
+	A(wait4), A(waitid), A(kill), A(tkill), A(tgkill),
+	A(getpid), A(getppid), A(gettid), A(getpgid), A(getpgrp),
+	A(setpgid), A(getsid), A(setsid), A(getuid), A(geteuid), A(getgid),
+	A(getegid), A(getresuid), A(getresgid), A(getgroups),
+	A(setuid), A(setgid), A(setreuid), A(setregid), A(setresuid),
+	A(setresgid), A(setfsuid), A(setfsgid), A(setgroups),
+	A(capget), A(capset), A(prctl), A(arch_prctl), A(seccomp),
+	A(set_tid_address), A(set_robust_list), A(get_robust_list),
+	A(rseq), A(futex), A(futex_waitv), A(getrlimit), A(setrlimit),
+	A(prlimit64), A(getrusage), A(getpriority), A(setpriority),
+	A(ioprio_get), A(ioprio_set), A(sched_yield), A(sched_getaffinity),
+	A(sched_setaffinity), A(sched_getparam), A(sched_setparam),
+	A(sched_getscheduler), A(sched_setscheduler), A(sched_getattr),
+	A(sched_setattr), A(sched_get_priority_max),
+	A(sched_get_priority_min), A(sched_rr_get_interval), A(getcpu),
+	A(pidfd_open), A(pidfd_send_signal), A(uname), A(sysinfo),
+	A(times), A(getrandom),
+	A(landlock_create_ruleset), A(landlock_add_rule),
+	A(landlock_restrict_self),	/* can only narrow access further */
+	/* signals */
+	A(rt_sigaction), A(rt_sigprocmask), A(rt_sigreturn),
+	A(rt_sigpending), A(rt_sigsuspend), A(rt_sigtimedwait),
+	A(rt_sigqueueinfo), A(rt_tgsigqueueinfo), A(sigaltstack),
+	A(signalfd), A(signalfd4), A(pause), A(alarm),
+	/* time */
+	A(clock_gettime), A(clock_getres), A(clock_nanosleep),
+	A(gettimeofday), A(time), A(nanosleep), A(getitimer), A(setitimer),
+	A(timer_create), A(timer_settime), A(timer_gettime),
+	A(timer_getoverrun), A(timer_delete), A(timerfd_create),
+	A(timerfd_settime), A(timerfd_gettime),
+	/* events and polling */
+	A(poll), A(ppoll), A(select), A(pselect6), A(epoll_create),
+	A(epoll_create1), A(epoll_ctl), A(epoll_wait), A(epoll_pwait),
+	A(epoll_pwait2), A(eventfd), A(eventfd2), A(restart_syscall),
+	/* sockets (socket() itself is filtered by family in seccomp.c) */
+	A(socketpair), A(connect), A(accept), A(accept4), A(bind),
+	A(listen), A(shutdown), A(sendto), A(recvfrom), A(sendmsg),
+	A(recvmsg), A(sendmmsg), A(recvmmsg), A(getsockname),
+	A(getpeername), A(getsockopt), A(setsockopt),
+	/* System V and POSIX IPC: private to the ipc namespace */
+	A(shmget), A(shmat), A(shmdt), A(shmctl), A(semget), A(semop),
+	A(semtimedop), A(semctl), A(msgget), A(msgsnd), A(msgrcv),
+	A(msgctl), A(mq_open), A(mq_unlink), A(mq_timedsend),
+	A(mq_timedreceive), A(mq_notify), A(mq_getsetattr),
+	/* old AIO (io_uring is denied below) */
+	A(io_setup), A(io_destroy), A(io_submit), A(io_cancel),
+	A(io_getevents), A(io_pgetevents),
+
+	/* Denied, EPERM: Docker's blocked groups and more. */
+	/* mounts and namespaces, old and new mount API */
+	P(mount), P(umount2), P(pivot_root), P(chroot), P(unshare), P(setns),
+	P(fsopen), P(fsconfig), P(fsmount), P(fspick), P(move_mount),
+	P(open_tree), P(mount_setattr),
+	/* keyrings are not namespaced */
+	P(add_key), P(keyctl), P(request_key),
+	/* kernel exploit primitives */
+	P(userfaultfd), P(io_uring_setup), P(io_uring_enter),
+	P(io_uring_register), P(open_by_handle_at), P(fanotify_init),
+	/* tracing, bpf, perf, cross-process memory */
+	P(ptrace), P(process_vm_readv), P(process_vm_writev), P(pidfd_getfd),
+	P(kcmp), P(bpf), P(perf_event_open), P(lookup_dcookie),
+	P(process_madvise),
+	/* modules, kexec, reboot */
+	P(init_module), P(finit_module), P(delete_module), P(create_module),
+	P(query_module), P(get_kernel_syms), P(kexec_load),
+	P(kexec_file_load), P(reboot),
+	/* time */
+	P(settimeofday), P(clock_settime), P(clock_adjtime), P(adjtimex),
+	/* system administration */
+	P(swapon), P(swapoff), P(acct), P(quotactl), P(quotactl_fd),
+	P(sethostname), P(setdomainname), P(syslog), P(vhangup), P(iopl),
+	P(ioperm), P(nfsservctl), P(ustat), P(sysfs), P(_sysctl), P(uselib),
+	/* NUMA */
+	P(mbind), P(set_mempolicy), P(get_mempolicy), P(migrate_pages),
+	P(move_pages), P(set_mempolicy_home_node),
+
+	/* clone3 flags live in memory BPF cannot read: libc falls back to clone. */
+	N(clone3),
+};
+const size_t sb_nsyscall_rules =
+    sizeof(sb_syscall_rules) / sizeof(sb_syscall_rules[0]);

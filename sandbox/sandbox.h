@@ -1,0 +1,195 @@
+/*
+ * sandbox: run one program under full isolation and report what happened.
+ * The whole interface of mcp_sandbox. It trusts its caller (tools/) for the
+ * program, argv and envp, and trusts nothing the program does. It never
+ * writes to stdout or stderr, never links json-c, and never runs a program
+ * with a layer missing: sb_run() fails closed with the stage that broke.
+ */
+#ifndef SANDBOX_H
+#define SANDBOX_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* The kernel uid/gid a root server runs sandboxes as: the overflow "nobody". */
+#define SB_DEFAULT_UID		65534
+#define SB_DEFAULT_GID		65534
+/* Where the workspace appears inside, and the program's cwd. */
+#define SB_DEFAULT_WORKSPACE	"/workspace"
+/* Default output caps: what a model can usefully read back in one result. */
+#define SB_DEFAULT_OUTPUT_CAP	8000
+
+/* Every step of building a sandbox; a failed run names exactly one. */
+enum sb_stage {
+	SB_STAGE_NONE = 0,	/* no failure */
+	SB_STAGE_REQUEST,	/* request refused before anything was built */
+	SB_STAGE_RESOURCES,	/* parent: pipes, memfd, memory */
+	SB_STAGE_NETNS,		/* joining or creating the network namespace */
+	SB_STAGE_CLONE,		/* clone() with the user/mount/pid/... namespaces */
+	SB_STAGE_USERNS_MAP,	/* setgroups, uid_map, gid_map */
+	SB_STAGE_CREDENTIALS,	/* setresgid/setresuid to the sandbox ids */
+	SB_STAGE_NESTED_USERNS,	/* user.max_user_namespaces = 0 inside */
+	SB_STAGE_MOUNTS,	/* private propagation, tmpfs root, binds */
+	SB_STAGE_PROC,		/* fresh procfs */
+	SB_STAGE_DEV,		/* minimal /dev */
+	SB_STAGE_PIVOT,		/* pivot_root and detaching the old root */
+	SB_STAGE_HOSTNAME,	/* sethostname in the uts namespace */
+	SB_STAGE_INIT,		/* the pid-1 reaper: fork, or died unexpectedly */
+	SB_STAGE_SESSION,	/* setsid, stdio */
+	SB_STAGE_RLIMITS,	/* setrlimit */
+	SB_STAGE_CAPS,		/* dropping every capability */
+	SB_STAGE_NO_NEW_PRIVS,	/* PR_SET_NO_NEW_PRIVS */
+	SB_STAGE_PDEATHSIG,	/* die with the parent */
+	SB_STAGE_FDS,		/* close every fd but stdio */
+	SB_STAGE_LANDLOCK,	/* Landlock ruleset */
+	SB_STAGE_SECCOMP,	/* loading the seccomp filter */
+	SB_STAGE_EXEC,		/* execve of the program */
+	SB_STAGE_WAIT,		/* parent: poll, read, wait */
+	SB_STAGE_COUNT
+};
+
+/* Server-wide settings, read once by sb_ctx_new(). Zero means default. */
+struct sb_config {
+	uid_t uid;		/* kernel uid when the server is root (65534) */
+	gid_t gid;		/* kernel gid when the server is root (65534) */
+	unsigned netns_pool;	/* pre-created empty netns (0: a fresh one per run) */
+	const char *staging;	/* host dir the new root is built on ("/tmp") */
+};
+
+/*
+ * Built once at server start: compiled seccomp program, netns pool, cached
+ * probes and host fds. sb_run() may be called on it from several threads at
+ * once. Opaque.
+ */
+struct sb_ctx;
+
+/* A read-only bind of a host path (file or directory) into the sandbox. */
+struct sb_bind {
+	const char *host_path;		/* absolute, no symlinks in it */
+	const char *sandbox_path;	/* absolute, normalised, outside reserved dirs */
+};
+
+/* Resource limits of one run. Zero means the default given in the comment. */
+struct sb_limits {
+	uint32_t wall_ms;	/* deadline; then the whole pid namespace dies (10 s) */
+	uint32_t cpu_s;		/* RLIMIT_CPU per process (10 s) */
+	uint64_t as_bytes;	/* RLIMIT_AS per process (4 GiB: node reserves a lot) */
+	uint64_t fsize_bytes;	/* RLIMIT_FSIZE (64 MiB) */
+	uint32_t nofile;	/* RLIMIT_NOFILE (256) */
+	uint32_t nproc;		/* RLIMIT_NPROC, counted per sandbox userns (64) */
+	uint64_t tmp_bytes;	/* size of the /tmp tmpfs (64 MiB) */
+	size_t stdout_cap;	/* bytes kept of stdout (SB_DEFAULT_OUTPUT_CAP) */
+	size_t stderr_cap;	/* bytes kept of stderr (SB_DEFAULT_OUTPUT_CAP) */
+};
+
+/* Network: none is the only mode; an empty netns of its own (no loopback up). */
+enum sb_network {
+	SB_NET_NONE = 0,
+};
+
+/*
+ * Progress callback, called from sb_run()'s own thread at most every
+ * progress_ms with the elapsed time and the output bytes seen so far.
+ */
+typedef void (*sb_progress_fn)(void *arg, uint64_t elapsed_ms,
+    uint64_t output_bytes);
+
+/* One run. Everything is borrowed for the duration of sb_run(). */
+struct sb_request {
+	const char *program;		/* absolute path as seen inside */
+	const char *const *argv;	/* NULL-terminated; argv[0] given by caller */
+	const char *const *envp;	/* NULL-terminated; NULL: sb_default_env */
+	const void *stdin_data;		/* may be NULL when stdin_len == 0 (EOF) */
+	size_t stdin_len;
+	const char *workspace_host;	/* absolute host dir, or NULL for none */
+	const char *workspace_path;	/* inside; NULL: SB_DEFAULT_WORKSPACE */
+	bool workspace_writable;
+	const struct sb_bind *binds;	/* extra read-only binds */
+	size_t nbinds;
+	struct sb_limits limits;
+	enum sb_network network;
+	sb_progress_fn progress;	/* optional */
+	void *progress_arg;
+	uint32_t progress_ms;		/* minimum interval (0: 1000 ms) */
+};
+
+/*
+ * Fired from any thread (or a signal handler) to kill a run at once. One
+ * sb_cancel serves one run at a time; sb_cancel_init() before, _fini() after.
+ */
+struct sb_cancel {
+	int efd;		/* eventfd the run polls; owned */
+	atomic_bool fired;
+};
+
+/* Captured output of one stream. data is malloc'd, owned by the result. */
+struct sb_output {
+	char *data;		/* NUL-terminated for convenience; len bytes */
+	size_t len;		/* bytes kept, <= cap */
+	size_t cap;		/* fixed at creation */
+	uint64_t total;		/* bytes the program wrote, kept or not */
+	bool truncated;		/* total > len */
+};
+
+struct sb_result {
+	/* Set when sb_run() returns < 0: nothing ran. */
+	enum sb_stage failed_stage;
+	int err;			/* errno of the failed step */
+	char message[320];		/* layer, error and likely cause */
+
+	/* Set when sb_run() returns 0. */
+	bool exited;			/* exit_code is valid */
+	int exit_code;
+	int signal;			/* killing signal, 0 if exited */
+	bool timed_out;			/* killed at the wall deadline */
+	bool cancelled;			/* killed by sb_cancel_fire() */
+	struct sb_output out;
+	struct sb_output err_out;
+	uint64_t duration_us;
+	uint64_t peak_rss_bytes;	/* 0 if not measurable; see sb_run() */
+	uint64_t cpu_us;		/* user + system time of the whole tree */
+};
+
+/* The environment used when a request gives none. */
+extern const char *const sb_default_env[];
+
+int sb_ctx_new(const struct sb_config *cfg, struct sb_ctx **ret,
+    struct sb_result *err) __attribute__((warn_unused_result));
+void sb_ctx_free(struct sb_ctx *ctx);
+
+int sb_cancel_init(struct sb_cancel *c) __attribute__((warn_unused_result));
+void sb_cancel_fire(struct sb_cancel *c);
+bool sb_cancel_fired(struct sb_cancel *c);
+void sb_cancel_fini(struct sb_cancel *c);
+
+/* Fill *l with the defaults above (so callers can override a few). */
+void sb_limits_default(struct sb_limits *l);
+
+/*
+ * Run req. Returns 0 if the program ran (whatever its exit), or a negative
+ * errno if the sandbox could not be built: then nothing ran and res names the
+ * failed stage, errno and a message. cancel may be NULL. res is always
+ * initialised and must be released with sb_result_fini(). peak_rss_bytes is
+ * the kernel's high-water RSS of the program tree; it includes the launcher
+ * pages the child had before execve, so it is an upper bound.
+ */
+int sb_run(struct sb_ctx *ctx, const struct sb_request *req,
+    struct sb_cancel *cancel, struct sb_result *res)
+    __attribute__((warn_unused_result));
+void sb_result_fini(struct sb_result *res);
+
+const char *sb_stage_name(enum sb_stage stage);
+
+/*
+ * Isolation probe for `mcp-sandbox --check`: one line per layer. Each
+ * callback gets the layer name, whether it works, and when it does not the
+ * reason and the fix. Returns 0 if the default policy can run.
+ */
+typedef void (*sb_check_fn)(void *arg, const char *layer, bool ok,
+    bool required, const char *detail, const char *fix);
+int sb_check(const struct sb_config *cfg, sb_check_fn fn, void *arg);
+
+#endif /* SANDBOX_H */

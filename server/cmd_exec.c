@@ -1,0 +1,335 @@
+/*
+ * `mcp-sandbox exec [limits] -- PROGRAM ARGS`: one sandboxed run from the
+ * shell. Flags map one to one onto struct sb_limits and struct sb_request;
+ * the environment is empty but for sb_default_env and --env. The program's
+ * captured output goes to this process's stdout and stderr (a CLI mode).
+ * Killing this process kills the sandbox with it (die-with-parent).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd_exec.h"
+#include "sandbox.h"
+
+/* --env and --bind may each be given this many times. */
+#define EXEC_MAX_ENV		64
+#define EXEC_MAX_BINDS		16
+/* --stdin reads at most this much of our stdin. */
+#define EXEC_MAX_STDIN		(16 << 20)
+/* Where a bare PROGRAM name is looked up (inside == host for these). */
+static const char *const exec_path[] = { "/usr/local/bin", "/usr/bin", "/bin" };
+
+enum {
+	EXIT_BAD_FLAGS = 2,
+	EXIT_TIMEOUT = 124,	/* as timeout(1) */
+	EXIT_NOT_RUN = 125,	/* the sandbox could not be built */
+	EXIT_SIGNAL_BASE = 128,
+};
+
+struct exec_opts {
+	struct sb_config cfg;
+	struct sb_request req;
+	const char *env[EXEC_MAX_ENV + 1];
+	size_t nenv;
+	struct sb_bind binds[EXEC_MAX_BINDS];
+	char *bind_copies[EXEC_MAX_BINDS];
+	bool read_stdin;
+	bool verbose;
+	char program[PATH_MAX];
+};
+
+static int
+bad(const char *msg, const char *arg)
+{
+	fprintf(stderr, "mcp-sandbox exec: %s%s%s\n", msg, arg ? ": " : "",
+	    arg ? arg : "");
+	return -1;
+}
+
+static int
+parse_u64(const char *s, uint64_t max, uint64_t *ret)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	if (s[0] < '0' || s[0] > '9')
+		return -1;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v > max)
+		return -1;
+	*ret = v;
+	return 0;
+}
+
+static void
+usage_line(void)
+{
+	fprintf(stderr, "usage: mcp-sandbox exec [--timeout MS] [--cpu S] "
+	    "[--memory BYTES] [--fsize BYTES] [--nofile N] [--nproc N] "
+	    "[--tmp BYTES] [--stdout-cap BYTES] [--stderr-cap BYTES] "
+	    "[--workspace DIR] [--read-only] [--bind HOST:INSIDE] [--env K=V] "
+	    "[--stdin] [--netns-pool N] [--verbose] -- PROGRAM [ARGS...]\n");
+}
+
+static int
+set_limit(struct exec_opts *o, int opt, const char *arg)
+{
+	struct sb_limits *l = &o->req.limits;
+	uint64_t v;
+
+	if (parse_u64(arg, UINT32_MAX * 1024ULL * 1024ULL, &v) < 0 ||
+	    (v == 0 && opt != 'n'))
+		return bad("not a positive number", arg);
+	switch (opt) {
+	case 't': if (v > UINT32_MAX) return bad("too large", arg);
+		l->wall_ms = (uint32_t)v; break;
+	case 'c': if (v > UINT32_MAX) return bad("too large", arg);
+		l->cpu_s = (uint32_t)v; break;
+	case 'm': l->as_bytes = v; break;
+	case 'f': l->fsize_bytes = v; break;
+	case 'o': if (v > UINT32_MAX) return bad("too large", arg);
+		l->nofile = (uint32_t)v; break;
+	case 'p': if (v > UINT32_MAX) return bad("too large", arg);
+		l->nproc = (uint32_t)v; break;
+	case 'T': l->tmp_bytes = v; break;
+	case '1': l->stdout_cap = (size_t)v; break;
+	case '2': l->stderr_cap = (size_t)v; break;
+	case 'n': if (v > 64) return bad("netns pool too large", arg);
+		o->cfg.netns_pool = (unsigned)v; break;
+	}
+	return 0;
+}
+
+static int
+add_bind(struct exec_opts *o, const char *arg)
+{
+	char *copy, *colon;
+	size_t n = o->req.nbinds;
+
+	if (n >= EXEC_MAX_BINDS)
+		return bad("too many --bind", arg);
+	if ((copy = strdup(arg)) == NULL)
+		return bad("out of memory", NULL);
+	o->bind_copies[n] = copy;
+	if ((colon = strchr(copy, ':')) == NULL) {
+		o->binds[n].host_path = copy;
+		o->binds[n].sandbox_path = copy;
+	} else {
+		*colon = '\0';
+		o->binds[n].host_path = copy;
+		o->binds[n].sandbox_path = colon + 1;
+	}
+	o->req.nbinds = n + 1;
+	return 0;
+}
+
+static int
+parse(struct exec_opts *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "timeout", required_argument, NULL, 't' },
+		{ "cpu", required_argument, NULL, 'c' },
+		{ "memory", required_argument, NULL, 'm' },
+		{ "fsize", required_argument, NULL, 'f' },
+		{ "nofile", required_argument, NULL, 'o' },
+		{ "nproc", required_argument, NULL, 'p' },
+		{ "tmp", required_argument, NULL, 'T' },
+		{ "stdout-cap", required_argument, NULL, '1' },
+		{ "stderr-cap", required_argument, NULL, '2' },
+		{ "netns-pool", required_argument, NULL, 'n' },
+		{ "workspace", required_argument, NULL, 'w' },
+		{ "read-only", no_argument, NULL, 'r' },
+		{ "bind", required_argument, NULL, 'b' },
+		{ "env", required_argument, NULL, 'e' },
+		{ "stdin", no_argument, NULL, 'i' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	sb_limits_default(&o->req.limits);
+	o->req.workspace_writable = true;
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'w':
+			o->req.workspace_host = optarg;
+			break;
+		case 'r':
+			o->req.workspace_writable = false;
+			break;
+		case 'b':
+			if (add_bind(o, optarg) < 0)
+				return -1;
+			break;
+		case 'e':
+			if (o->nenv >= EXEC_MAX_ENV || strchr(optarg, '=') ==
+			    NULL || optarg[0] == '=')
+				return bad("bad or too many --env", optarg);
+			o->env[o->nenv++] = optarg;
+			break;
+		case 'i':
+			o->read_stdin = true;
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case '?':
+			return bad("unknown or incomplete flag",
+			    argv[optind - 1]);
+		default:
+			if (set_limit(o, opt, optarg) < 0)
+				return -1;
+		}
+	}
+	if (optind >= argc || strcmp(argv[optind - 1], "--") != 0)
+		return bad("expected -- PROGRAM [ARGS...]", NULL);
+	return optind;
+}
+
+/* A bare name is looked up in the system dirs the sandbox shows. */
+static int
+resolve_program(struct exec_opts *o, const char *name)
+{
+	size_t i;
+
+	if (name[0] == '/') {
+		if (strlen(name) >= sizeof(o->program))
+			return bad("program path too long", name);
+		strcpy(o->program, name);
+		return 0;
+	}
+	if (strchr(name, '/') != NULL)
+		return bad("PROGRAM must be absolute or a bare name", name);
+	for (i = 0; i < sizeof(exec_path) / sizeof(exec_path[0]); i++) {
+		(void)snprintf(o->program, sizeof(o->program), "%s/%s",
+		    exec_path[i], name);
+		if (access(o->program, X_OK) == 0)
+			return 0;
+	}
+	return bad("program not found in /usr/local/bin:/usr/bin:/bin", name);
+}
+
+static char *
+slurp_stdin(size_t *len)
+{
+	size_t cap = 65536, n = 0;
+	char *buf = malloc(cap), *nb;
+	ssize_t r;
+
+	while (buf != NULL) {
+		if (n == cap) {
+			if (cap >= EXEC_MAX_STDIN) {
+				free(buf);
+				return NULL;
+			}
+			cap *= 2;
+			if ((nb = realloc(buf, cap)) == NULL) {
+				free(buf);
+				return NULL;
+			}
+			buf = nb;
+		}
+		r = read(0, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			free(buf);
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	*len = n;
+	return buf;
+}
+
+static void
+write_all(FILE *f, const struct sb_output *o)
+{
+	if (o->len > 0)
+		(void)fwrite(o->data, 1, o->len, f);
+	if (o->truncated)
+		fprintf(stderr, "[mcp-sandbox: %s truncated: %llu of %llu "
+		    "bytes kept]\n", f == stdout ? "stdout" : "stderr",
+		    (unsigned long long)o->len, (unsigned long long)o->total);
+}
+
+int
+cmd_exec_main(int argc, char **argv)
+{
+	struct exec_opts *o;
+	struct sb_ctx *ctx = NULL;
+	struct sb_result res;
+	char *in = NULL;
+	size_t i;
+	int first, code = EXIT_NOT_RUN;
+
+	if ((o = calloc(1, sizeof(*o))) == NULL)
+		return EXIT_NOT_RUN;
+	if ((first = parse(o, argc, argv)) < 0 ||
+	    resolve_program(o, argv[first]) < 0) {
+		usage_line();
+		code = EXIT_BAD_FLAGS;
+		goto out;
+	}
+	o->req.program = o->program;
+	o->req.argv = (const char *const *)&argv[first];
+	if (o->nenv > 0) {
+		o->env[o->nenv] = NULL;
+		o->req.envp = o->env;
+	}
+	o->req.binds = o->binds;
+	if (o->read_stdin) {
+		if ((in = slurp_stdin(&o->req.stdin_len)) == NULL) {
+			fprintf(stderr, "mcp-sandbox exec: cannot read stdin "
+			    "(over %d bytes?)\n", EXEC_MAX_STDIN);
+			goto out;
+		}
+		o->req.stdin_data = in;
+	}
+	if (sb_ctx_new(&o->cfg, &ctx, &res) < 0) {
+		fprintf(stderr, "mcp-sandbox exec: %s\n", res.message);
+		goto out;
+	}
+	if (sb_run(ctx, &o->req, NULL, &res) < 0) {
+		fprintf(stderr, "mcp-sandbox exec: not run: %s\n", res.message);
+		sb_result_fini(&res);
+		goto out;
+	}
+	write_all(stdout, &res.out);
+	(void)fflush(stdout);
+	write_all(stderr, &res.err_out);
+	if (res.timed_out)
+		code = EXIT_TIMEOUT;
+	else if (res.exited)
+		code = res.exit_code;
+	else
+		code = EXIT_SIGNAL_BASE + res.signal;
+	if (o->verbose)
+		fprintf(stderr, "[mcp-sandbox: %s %d%s%s, %llu us, cpu %llu us, "
+		    "peak rss <= %llu KiB]\n", res.exited ? "exit" : "signal",
+		    res.exited ? res.exit_code : res.signal,
+		    res.timed_out ? ", timed out" : "",
+		    res.cancelled ? ", cancelled" : "",
+		    (unsigned long long)res.duration_us,
+		    (unsigned long long)res.cpu_us,
+		    (unsigned long long)(res.peak_rss_bytes / 1024));
+	sb_result_fini(&res);
+ out:
+	sb_ctx_free(ctx);
+	free(in);
+	for (i = 0; i < EXEC_MAX_BINDS; i++)
+		free(o->bind_copies[i]);
+	free(o);
+	return code;
+}
