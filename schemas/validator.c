@@ -413,9 +413,9 @@ compile_root(struct cctx *c, const struct json_object *doc)
 		}
 		c->id = json_object_get_string(v);
 	}
-	if (sc_node(c, doc, &c->s->root) < 0)
+	if (sc_node(c, doc, &c->s->root) < 0 || sc_resolve_anchors(c) < 0)
 		return -1;
-	return sc_resolve_anchors(c);
+	return sc_check_cycles(c);
 }
 
 enum mcp_err

@@ -133,6 +133,8 @@ struct snode {
 	struct snode *not_, *if_, *then_, *else_;
 	struct snode *ref;
 	const char *ref_src;	/* borrowed */
+	const char *ref_path;	/* where the $ref is, for compile errors; sc_calloc'd */
+	uint8_t mark;		/* compile only: cycle search colour */
 	struct snode *uneval_props, *uneval_items;
 };
 
@@ -199,6 +201,8 @@ struct kwdef {
 
 /* The keyword named k, or NULL (validator_kw.c). */
 const struct kwdef *sc_kw_find(const char *k);
+/* Fails if $refs form a loop that never descends into the instance (validator_kw.c). */
+int sc_check_cycles(struct cctx *c);
 /* Points every pending $ref "#name" at its $anchor (validator_kw.c). */
 int sc_resolve_anchors(struct cctx *c);
 

@@ -503,10 +503,71 @@ sc_resolve_anchors(struct cctx *c)
 	return 0;
 }
 
+enum { MARK_NEW, MARK_ON_PATH, MARK_DONE };
+
+/*
+ * Depth-first over the edges that apply a schema to the same instance
+ * location. Reaching a node already on the path is a loop: validation would
+ * recurse without end (the eval depth bound would stop it, but such a schema
+ * is broken, so refuse it here). via: the last $ref on the path.
+ */
+static int
+cycle_visit(struct cctx *c, struct snode *n, const struct snode *via, unsigned depth)
+{
+	struct snode *next[8];
+	size_t i, k, nn = 0;
+
+	if (n->mark == MARK_DONE)
+		return 0;
+	if (n->mark == MARK_ON_PATH) {
+		sc_path_set(c, via->ref_path, strlen(via->ref_path));
+		return sc_fail(c, "$ref \"%s\" loops back to itself without descending "
+		    "into the value", via->ref_src);
+	}
+	if (depth >= SCHEMA_MAX_EVAL_DEPTH)
+		return 0;	/* left to the eval depth bound */
+	n->mark = MARK_ON_PATH;
+	next[nn++] = n->not_;
+	next[nn++] = n->if_;
+	next[nn++] = n->then_;
+	next[nn++] = n->else_;
+	for (k = 0; k < nn; k++)
+		if (next[k] != NULL && cycle_visit(c, next[k], via, depth + 1) < 0)
+			return -1;
+	for (i = 0; i < n->nallof; i++)
+		if (cycle_visit(c, n->allof[i], via, depth + 1) < 0)
+			return -1;
+	for (i = 0; i < n->nanyof; i++)
+		if (cycle_visit(c, n->anyof[i], via, depth + 1) < 0)
+			return -1;
+	for (i = 0; i < n->noneof; i++)
+		if (cycle_visit(c, n->oneof[i], via, depth + 1) < 0)
+			return -1;
+	for (i = 0; i < n->ndepsch; i++)
+		if (cycle_visit(c, n->depsch[i].node, via, depth + 1) < 0)
+			return -1;
+	if (n->ref != NULL && cycle_visit(c, n->ref, n, depth + 1) < 0)
+		return -1;
+	n->mark = MARK_DONE;
+	return 0;
+}
+
+int
+sc_check_cycles(struct cctx *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->ccap; i++)
+		if (c->cache[i].j != NULL && c->cache[i].n->ref != NULL &&
+		    cycle_visit(c, c->cache[i].n, c->cache[i].n, 0) < 0)
+			return -1;
+	return 0;
+}
+
 static int
 kw_ref(struct cctx *c, struct snode *n, const char *kw, const struct json_object *v)
 {
-	char ptr[SCHEMA_CPATH_MAX], saved[SCHEMA_CPATH_MAX];
+	char ptr[SCHEMA_CPATH_MAX], saved[SCHEMA_CPATH_MAX], *path;
 	const struct json_object *target;
 	const char *ref, *frag;
 	size_t o = 0, idlen, savedlen;
@@ -515,6 +576,10 @@ kw_ref(struct cctx *c, struct snode *n, const char *kw, const struct json_object
 	if (sc_string(c, kw, v, &ref) < 0)
 		return -1;
 	n->ref_src = ref;
+	if ((path = sc_calloc(c, c->pathlen + 1, 1)) == NULL)
+		return -1;
+	memcpy(path, c->path, c->pathlen);
+	n->ref_path = path;
 	idlen = c->id != NULL ? strlen(c->id) : 0;
 	if (ref[0] == '#')
 		frag = ref + 1;

@@ -332,14 +332,40 @@ START_TEST(instance_depth_bound)
 }
 END_TEST
 
-START_TEST(ref_cycle_stops_at_eval_depth)
+START_TEST(ref_cycle_fails_compile)
 {
-	struct schema_error e;
+	compile_fails("{\"$defs\":{\"a\":{\"$ref\":\"#/$defs/b\"},\"b\":{\"allOf\":[{\"$ref\":"
+	    "\"#/$defs/a\"}]}},\"$ref\":\"#/$defs/a\"}",
+	    "$ref \"#/$defs/a\" loops back to itself without descending into the value at "
+	    "/$defs/b/allOf/0/$ref");
+	compile_fails("{\"anyOf\":[{\"type\":\"string\"},{\"$ref\":\"#\"}]}",
+	    "$ref \"#\" loops back to itself without descending into the value at /anyOf/1/$ref");
+	/* Recursion through the instance is fine. */
+	valid("{\"properties\":{\"next\":{\"$ref\":\"#\"}}}", "{\"next\":{\"next\":{}}}");
+}
+END_TEST
 
-	ck_assert_int_eq(check("{\"$defs\":{\"a\":{\"$ref\":\"#/$defs/b\"},\"b\":{\"$ref\":"
-	    "\"#/$defs/a\"}},\"$ref\":\"#/$defs/a\"}", "1", &e), MCP_ERR_TOO_DEEP);
-	ck_assert_str_eq(e.message,
-	    "arguments: schema evaluation nested deeper than 512 levels (recursive $ref?)");
+START_TEST(eval_depth_bound)
+{
+	/* l9 -> l8 -> ... -> l0 -> items -> l9: ten frames per instance level. */
+	char schema[2048], inst[256], *p = schema;
+	struct schema_error e;
+	int i;
+
+	p += sprintf(p, "{\"$defs\":{\"l0\":{\"items\":{\"$ref\":\"#/$defs/l9\"}}");
+	for (i = 1; i < 10; i++)
+		p += sprintf(p, ",\"l%d\":{\"$ref\":\"#/$defs/l%d\"}", i, i - 1);
+	sprintf(p, "},\"$ref\":\"#/$defs/l9\"}");
+	memset(inst, '[', 60);
+	memset(inst + 60, ']', 60);
+	inst[120] = '\0';
+	ck_assert_int_eq(check(schema, inst, &e), MCP_ERR_TOO_DEEP);
+	ck_assert_str_eq(e.keyword, "depth");
+	ck_assert_ptr_nonnull(strstr(e.message,
+	    ": schema evaluation nested deeper than 512 levels (recursive $ref?)"));
+	inst[40] = '\0';
+	memset(inst + 20, ']', 20);
+	valid(schema, inst);
 }
 END_TEST
 
@@ -550,7 +576,8 @@ validator_suite(void)
 	tcase_add_test(bounds, work_budget_stops_quadratic_unique_items);
 	tcase_add_test(bounds, work_budget_stops_nested_any_of);
 	tcase_add_test(bounds, instance_depth_bound);
-	tcase_add_test(bounds, ref_cycle_stops_at_eval_depth);
+	tcase_add_test(bounds, eval_depth_bound);
+	tcase_add_test(comp, ref_cycle_fails_compile);
 	tcase_add_test(bounds, schema_depth_bound);
 	tcase_add_test(bounds, regex_match_limit_is_too_large);
 	suite_add_tcase(s, bounds);
