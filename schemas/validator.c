@@ -453,6 +453,7 @@ schema_compile(const struct json_object *doc, struct schema **ret, char *err,
 	free(c.cache);
 	free(c.anchors);
 	free(c.pending);
+	free(c.refs);
 	if (c.st != MCP_OK) {
 		schema_free(s);
 		return c.st;

@@ -190,6 +190,8 @@ struct cctx {
 	size_t nanchors, canchors;
 	struct sanchor *pending;	/* owned: $ref "#name" waiting for the whole tree */
 	size_t npending, cpending;
+	struct snode **refs;		/* owned: nodes with $ref, in compile order */
+	size_t nrefs, crefs;
 };
 
 typedef int sc_kw_fn(struct cctx *c, struct snode *n, const char *kw,

@@ -557,9 +557,8 @@ sc_check_cycles(struct cctx *c)
 {
 	size_t i;
 
-	for (i = 0; i < c->ccap; i++)
-		if (c->cache[i].j != NULL && c->cache[i].n->ref != NULL &&
-		    cycle_visit(c, c->cache[i].n, c->cache[i].n, 0) < 0)
+	for (i = 0; i < c->nrefs; i++)
+		if (cycle_visit(c, c->refs[i], c->refs[i], 0) < 0)
 			return -1;
 	return 0;
 }
@@ -580,6 +579,16 @@ kw_ref(struct cctx *c, struct snode *n, const char *kw, const struct json_object
 		return -1;
 	memcpy(path, c->path, c->pathlen);
 	n->ref_path = path;
+	if (c->nrefs == c->crefs) {
+		struct snode **nr;
+		size_t cap = c->crefs == 0 ? 16 : c->crefs * 2;
+
+		if ((nr = realloc(c->refs, cap * sizeof(*nr))) == NULL)
+			return sc_nomem(c);
+		c->refs = nr;
+		c->crefs = cap;
+	}
+	c->refs[c->nrefs++] = n;
 	idlen = c->id != NULL ? strlen(c->id) : 0;
 	if (ref[0] == '#')
 		frag = ref + 1;
