@@ -31,6 +31,9 @@ set(MCP_POLICY_TOOL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/files.c
   ${CMAKE_CURRENT_LIST_DIR}/files_walk.c
   ${CMAKE_CURRENT_LIST_DIR}/sqlite.c
+  ${CMAKE_CURRENT_LIST_DIR}/run_command.c
+  ${CMAKE_CURRENT_LIST_DIR}/run_code.c
+  ${CMAKE_CURRENT_LIST_DIR}/skills.c
   ${MCP_POLICY_DEFAULT_C}
 )
 target_sources(mcp_tools PRIVATE ${MCP_POLICY_TOOL_SOURCES})

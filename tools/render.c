@@ -316,8 +316,8 @@ render_run_text(const struct sb_result *res, const char *what,
 	return buf;
 }
 
-static void
-audit_ran(const struct sb_result *res, struct tool_audit *audit)
+void
+render_audit_run(const struct sb_result *res, struct tool_audit *audit)
 {
 	audit->ran = true;
 	audit->exit_code = res->exited ? res->exit_code : -1;
@@ -334,7 +334,7 @@ render_run_result(const struct sb_result *res, const char *what,
 	struct json_object *st, *r;
 	char *text;
 
-	audit_ran(res, audit);
+	render_audit_run(res, audit);
 	if ((st = render_run_structured(res)) == NULL)
 		return NULL;
 	if ((text = render_run_text(res, what, timeout_ms)) == NULL) {

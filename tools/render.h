@@ -52,6 +52,9 @@ bool render_is_binary(const char *data, size_t len);
 struct json_object *render_run_result(const struct sb_result *res,
     const char *what, uint32_t timeout_ms, struct tool_audit *audit);
 
+/* Fills the audit facts of a program that ran. */
+void render_audit_run(const struct sb_result *res, struct tool_audit *audit);
+
 /* The same structured object alone (owned, or NULL). */
 struct json_object *render_run_structured(const struct sb_result *res);
 

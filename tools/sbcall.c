@@ -140,7 +140,11 @@ sbcall_run(const struct tool_call *call, const struct sbcall *c,
 		    c->what);
 		goto out;
 	}
-	if ((envp = build_env(p, c->env, &bad)) == NULL) {
+	if (c->empty_env)
+		envp = calloc(1, sizeof(char *));
+	else
+		envp = build_env(p, c->env, &bad);
+	if (envp == NULL) {
 		if (bad == NULL)
 			return MCP_ERR_NOMEM;
 		render_refused(call->audit, "environment variable refused");
@@ -164,7 +168,8 @@ sbcall_run(const struct tool_call *call, const struct sbcall *c,
 	req.stdin_len = c->stdin_len;
 	req.workspace_host = c->workspace_host != NULL ? c->workspace_host :
 	    call->workspace;
-	req.workspace_path = SB_DEFAULT_WORKSPACE;
+	req.workspace_path = c->workspace_path != NULL ? c->workspace_path :
+	    SB_DEFAULT_WORKSPACE;
 	req.workspace_writable = c->workspace_writable;
 	req.binds = nb > 0 ? binds : NULL;
 	req.nbinds = nb;
@@ -229,5 +234,48 @@ sbcall_run(const struct tool_call *call, const struct sbcall *c,
 	if (refusal == NULL && (call->audit->refused || env->sb == NULL))
 		return MCP_ERR_NOMEM;
 	*ret_refusal = refusal;
+	return MCP_OK;
+}
+
+const char **
+sbcall_argv(const char *const *head, size_t nhead,
+    const struct json_object *extra)
+{
+	size_t n = extra != NULL ? json_object_array_length(extra) : 0, i;
+	const char **argv;
+
+	if ((argv = calloc(nhead + n + 1, sizeof(char *))) == NULL)
+		return NULL;
+	for (i = 0; i < nhead; i++)
+		argv[i] = head[i];
+	for (i = 0; i < n; i++)
+		argv[nhead + i] = json_object_get_string(
+		    json_object_array_get_idx(extra, i));
+	return argv;
+}
+
+struct json_object *
+sbcall_schema_prop(struct json_object *tool, const char *prop)
+{
+	struct json_object *schema, *props, *v;	/* borrowed */
+
+	if (!json_object_object_get_ex(tool, "inputSchema", &schema) ||
+	    !json_object_object_get_ex(schema, "properties", &props) ||
+	    !json_object_object_get_ex(props, prop, &v))
+		return NULL;
+	return v;
+}
+
+enum mcp_err
+sbcall_set_description(struct json_object *obj, const char *text)
+{
+	struct json_object *s = json_object_new_string(text);	/* owned */
+
+	if (s == NULL)
+		return MCP_ERR_NOMEM;
+	if (json_object_object_add(obj, "description", s) != 0) {
+		json_object_put(s);
+		return MCP_ERR_NOMEM;
+	}
 	return MCP_OK;
 }

@@ -28,7 +28,9 @@ struct sbcall {
 	size_t stdin_len;
 	uint32_t timeout_ms;		/* 0: the policy's default */
 	const char *workspace_host;	/* NULL: the call's workspace */
+	const char *workspace_path;	/* inside; NULL: /workspace */
 	bool workspace_writable;
+	bool empty_env;			/* no variables at all (skills) */
 	const char *binds[SBCALL_MAX_BINDS];	/* host dirs, same path inside */
 	const char *what;		/* "the command", for messages */
 };
@@ -42,6 +44,23 @@ struct sbcall {
 enum mcp_err sbcall_run(const struct tool_call *call, const struct sbcall *c,
     struct sb_result *res, struct json_object **ret_refusal)
     __attribute__((warn_unused_result));
+
+/*
+ * A NULL-terminated argv: the nhead strings of head, then the strings of
+ * the JSON array extra (borrowed; may be NULL). The array is owned (free
+ * it), the strings are borrowed. NULL on allocation failure.
+ */
+const char **sbcall_argv(const char *const *head, size_t nhead,
+    const struct json_object *extra);
+
+/*
+ * tools/list helpers for tailor callbacks: the schema property prop of
+ * tool (borrowed), and a description replaced by text (copied).
+ */
+struct json_object *sbcall_schema_prop(struct json_object *tool,
+    const char *prop);
+enum mcp_err sbcall_set_description(struct json_object *obj,
+    const char *text);
 
 /* The deadline a call gets: requested (0: default), clamped to the policy. */
 uint32_t sbcall_timeout(const struct tool_call *call, int64_t requested_ms);

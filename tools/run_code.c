@@ -1,0 +1,175 @@
+/*
+ * run_code: a snippet in one of the policy's languages, in the sandbox.
+ * python3 runs isolated (-I: no user site, no PYTHON* variables, no cwd on
+ * sys.path); node and sh get the code as their -e / -c argument; C is
+ * compiled and run inside the same sandbox, with the same limits and
+ * deadline, by a fixed sh driver that receives the compiler path and the
+ * source as positional arguments (data, never interpolated into the
+ * script). Only languages whose toolchain was found at start are offered.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy.h"
+#include "render.h"
+#include "sandboxed.h"
+#include "sbcall.h"
+#include "toolargs.h"
+
+/* execve refuses one argument longer than MAX_ARG_STRLEN (32 pages). */
+#define CODE_MAX_BYTES		(128 * 1024 - 1)
+
+/*
+ * The C driver: $1 compiler, $2 source; the rest are the program's args.
+ * The binary goes to the sandbox's private /tmp (exec allowed there).
+ */
+static const char c_driver[] =
+    "cc=\"$1\"; printf '%s' \"$2\" > /tmp/main.c || exit 126; shift 2; "
+    "\"$cc\" -std=gnu17 -O1 -pipe -o /tmp/main /tmp/main.c -lm || "
+    "{ echo 'mcp-sandbox: compilation failed' >&2; exit 1; }; "
+    "exec /tmp/main \"$@\"";
+
+static enum mcp_err
+run_code(const struct tool_call *call, const struct json_object *args,
+    struct json_object **ret_result)
+{
+	const struct policy *p = call->env->policy;
+	const char *lang_name = toolargs_str(args, "language", "");
+	const char *code = toolargs_str(args, "code", "");
+	const char *in = toolargs_str(args, "stdin", NULL);
+	const struct policy_language *lang;
+	struct json_object *r = NULL;
+	struct sbcall c;
+	struct sb_result res;
+	const char **argv = NULL, *head[6];
+	size_t nhead = 0;
+	enum mcp_err st = MCP_OK;
+	int l;
+
+	memset(&res, 0, sizeof(res));
+	memset(&c, 0, sizeof(c));
+	l = policy_lang_from_name(lang_name);
+	if (l < 0 || !(lang = &p->languages[l])->available) {
+		render_refused(call->audit, "language not available");
+		r = tool_result_error("The language '%s' is not available on "
+		    "this server, so the code was not run; the enum of "
+		    "language lists those that are.", lang_name);
+		goto out;
+	}
+	if (strlen(code) > CODE_MAX_BYTES) {
+		render_refused(call->audit, "code too long");
+		r = tool_result_error("The code is %zu bytes; at most %d bytes "
+		    "can be run. Write longer programs to the workspace with "
+		    "write_file and run them with run_command.", strlen(code),
+		    CODE_MAX_BYTES);
+		goto out;
+	}
+	c.program = lang->path;
+	c.binds[0] = lang->bind;
+	switch (l) {
+	case POLICY_LANG_PYTHON3:
+		head[nhead++] = "python3";
+		head[nhead++] = "-I";	/* isolated mode */
+		head[nhead++] = "-c";
+		head[nhead++] = code;
+		break;
+	case POLICY_LANG_NODE:
+		head[nhead++] = "node";
+		head[nhead++] = "-e";
+		head[nhead++] = code;
+		head[nhead++] = "--";
+		break;
+	case POLICY_LANG_SH:
+		head[nhead++] = "sh";
+		head[nhead++] = "-c";
+		head[nhead++] = code;
+		head[nhead++] = "sh";	/* $0; args are $1... */
+		break;
+	case POLICY_LANG_C:
+		c.program = p->sh_path;
+		head[nhead++] = "sh";
+		head[nhead++] = "-c";
+		head[nhead++] = c_driver;
+		head[nhead++] = "sh";
+		head[nhead++] = lang->path;
+		head[nhead++] = code;
+		break;
+	}
+	if ((argv = sbcall_argv(head, nhead, toolargs_get(args, "args"))) ==
+	    NULL)
+		return MCP_ERR_NOMEM;
+	c.argv = argv;
+	c.stdin_data = in;
+	c.stdin_len = in != NULL ? strlen(in) : 0;
+	c.timeout_ms = sbcall_timeout(call, toolargs_int(args, "timeout_ms",
+	    0));
+	c.workspace_writable = true;
+	c.what = "the code";
+	if ((st = sbcall_run(call, &c, &res, &r)) != MCP_OK)
+		goto out;
+	if (r == NULL)
+		r = render_run_result(&res, "the code", c.timeout_ms,
+		    call->audit);
+ out:
+	free(argv);
+	sb_result_fini(&res);
+	if (st != MCP_OK)
+		return st;
+	if (r == NULL)
+		return MCP_ERR_NOMEM;
+	*ret_result = r;
+	return MCP_OK;
+}
+
+/* The enum of language lists only the toolchains found at start. */
+static enum mcp_err
+run_code_tailor(const struct tool_env *env, struct json_object *tool)
+{
+	const struct policy *p = env->policy;
+	struct json_object *lang, *to, *en;	/* borrowed; en owned until added */
+	int l;
+
+	if ((lang = sbcall_schema_prop(tool, "language")) == NULL ||
+	    (to = sbcall_schema_prop(tool, "timeout_ms")) == NULL)
+		return MCP_ERR_INTERNAL;
+	json_object_object_add(to, "maximum",
+	    json_object_new_int64(p->limits.max_timeout_ms));
+	if ((en = json_object_new_array()) == NULL)
+		return MCP_ERR_NOMEM;
+	for (l = 0; l < POLICY_LANG_COUNT; l++)
+		if (p->languages[l].available)
+			json_object_array_add(en,
+			    json_object_new_string(policy_lang_name(l)));
+	if (json_object_array_length(en) == 0) {
+		/* nothing to offer: an enum that no string can match */
+		json_object_array_add(en, json_object_new_string(
+		    "(no language available)"));
+	}
+	if (json_object_object_add(lang, "enum", en) != 0) {
+		json_object_put(en);
+		return MCP_ERR_NOMEM;
+	}
+	return MCP_OK;
+}
+
+const struct tool_def tool_def_run_code = {
+	.name = "run_code",
+	.title = "Run code in the sandbox",
+	.description = "Run a snippet of code in an isolated sandbox: "
+	    "python3 (isolated mode), node, sh, or c (compiled with cc "
+	    "inside the same sandbox, then run) - whichever of them the "
+	    "language enum offers. No network, read-only system, the "
+	    "workspace writable at /workspace (the working directory), a "
+	    "private /tmp, limits on time, memory, processes and output. "
+	    "args become the program's arguments (sys.argv[1:], "
+	    "process.argv after \"--\", $1..., argv[1...]); stdin is its "
+	    "standard input. Returns exit_code, stdout and stderr; a "
+	    "non-zero exit, a signal or the deadline is an error result.",
+	.input_schema = "run_code.input.json",
+	.output_schema = "run_code.output.json",
+	.annotations = { .read_only = false, .destructive = true,
+	    .idempotent = false, .open_world = false },
+	.handler = run_code,
+	.tailor = run_code_tailor,
+};

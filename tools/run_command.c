@@ -1,0 +1,146 @@
+/*
+ * run_command: one program from the policy's allow-list, with an argv array
+ * (no shell: metacharacters in arguments are data), optional stdin, a
+ * deadline within the policy and checked extra environment, in the
+ * sandbox with the workspace writable at /workspace. The program name is a
+ * key into the policy; its absolute path was resolved at start.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy.h"
+#include "render.h"
+#include "sandboxed.h"
+#include "sbcall.h"
+#include "toolargs.h"
+
+#define RUN_LIST_NAMES	2048	/* bytes of allowed names in a refusal */
+
+/* "cat, grep, ..." of the allowed commands, bounded; owned. */
+static char *
+allowed_names(const struct policy *p)
+{
+	char *buf;
+	size_t i, w = 0;
+
+	if ((buf = malloc(RUN_LIST_NAMES)) == NULL)
+		return NULL;
+	buf[0] = '\0';
+	for (i = 0; i < p->ncommands; i++) {
+		int n = snprintf(buf + w, RUN_LIST_NAMES - w, "%s%s",
+		    i ? ", " : "", p->commands[i].name);
+		if (n < 0 || (size_t)n >= RUN_LIST_NAMES - w) {
+			buf[w] = '\0';
+			break;
+		}
+		w += (size_t)n;
+	}
+	return buf;
+}
+
+static enum mcp_err
+run_command(const struct tool_call *call, const struct json_object *args,
+    struct json_object **ret_result)
+{
+	const struct policy *p = call->env->policy;
+	const char *name = toolargs_str(args, "command", "");
+	const char *in = toolargs_str(args, "stdin", NULL);
+	const struct policy_command *cmd;
+	struct json_object *r = NULL;
+	struct sbcall c;
+	struct sb_result res;
+	const char **argv = NULL, *head[1];
+	enum mcp_err st;
+
+	memset(&res, 0, sizeof(res));
+	if ((cmd = policy_find_command(p, name)) == NULL) {
+		char *names = allowed_names(p);
+		render_refused(call->audit, "command not allowed");
+		r = tool_result_error("'%s' is not an allowed command, so it "
+		    "was not run. Allowed: %s. Pass the program name in "
+		    "command and each argument as one item of args (there is "
+		    "no shell).", name, names ? names : "");
+		free(names);
+		goto out;
+	}
+	head[0] = cmd->name;	/* argv[0]: the name the model used */
+	if ((argv = sbcall_argv(head, 1, toolargs_get(args, "args"))) == NULL)
+		return MCP_ERR_NOMEM;
+	memset(&c, 0, sizeof(c));
+	c.program = cmd->path;
+	c.argv = argv;
+	c.env = toolargs_get(args, "env");
+	c.stdin_data = in;
+	c.stdin_len = in != NULL ? strlen(in) : 0;
+	c.timeout_ms = sbcall_timeout(call, toolargs_int(args, "timeout_ms",
+	    0));
+	c.workspace_writable = true;
+	c.binds[0] = cmd->bind;
+	c.what = "the command";
+	if ((st = sbcall_run(call, &c, &res, &r)) != MCP_OK)
+		goto fail;
+	if (r == NULL)
+		r = render_run_result(&res, "the command", c.timeout_ms,
+		    call->audit);
+ out:
+	free(argv);
+	sb_result_fini(&res);
+	if (r == NULL)
+		return MCP_ERR_NOMEM;
+	*ret_result = r;
+	return MCP_OK;
+ fail:
+	free(argv);
+	sb_result_fini(&res);
+	return st;
+}
+
+/* The allowed names become the enum of "command"; timeout_ms's maximum
+ * becomes the policy's. */
+static enum mcp_err
+run_command_tailor(const struct tool_env *env, struct json_object *tool)
+{
+	const struct policy *p = env->policy;
+	struct json_object *cmd, *to, *en;	/* borrowed; en owned until added */
+	size_t i;
+
+	if ((cmd = sbcall_schema_prop(tool, "command")) == NULL ||
+	    (to = sbcall_schema_prop(tool, "timeout_ms")) == NULL)
+		return MCP_ERR_INTERNAL;
+	json_object_object_add(to, "maximum",
+	    json_object_new_int64(p->limits.max_timeout_ms));
+	if (p->ncommands == 0)
+		return MCP_OK;
+	if ((en = json_object_new_array()) == NULL)
+		return MCP_ERR_NOMEM;
+	for (i = 0; i < p->ncommands; i++)
+		json_object_array_add(en,
+		    json_object_new_string(p->commands[i].name));
+	json_object_object_del(cmd, "pattern");
+	if (json_object_object_add(cmd, "enum", en) != 0) {
+		json_object_put(en);
+		return MCP_ERR_NOMEM;
+	}
+	return MCP_OK;
+}
+
+const struct tool_def tool_def_run_command = {
+	.name = "run_command",
+	.title = "Run a command in the sandbox",
+	.description = "Run one allowed program (see the enum of command) "
+	    "with arguments as an array, in an isolated sandbox: no network, "
+	    "read-only system, the workspace writable at /workspace (the "
+	    "working directory), a private /tmp, limits on time, memory, "
+	    "processes and output. There is no shell: pipes, redirections, "
+	    "globs and $VARS in args are passed literally (use run_code with "
+	    "language sh for a shell script). Returns exit_code, stdout and "
+	    "stderr (capped; *_truncated says so); a non-zero exit, a signal "
+	    "or the deadline is an error result.",
+	.input_schema = "run_command.input.json",
+	.output_schema = "run_command.output.json",
+	.annotations = { .read_only = false, .destructive = true,
+	    .idempotent = false, .open_world = false },
+	.handler = run_command,
+	.tailor = run_command_tailor,
+};
