@@ -1,64 +1,109 @@
 /*
- * mcp-sandbox: argv -> configuration -> tools -> transport. No protocol
- * logic here. Only main() may exit the process.
+ * mcp-sandbox: argv -> policy -> sandbox context -> tools -> transport. No
+ * protocol logic here. Only main() may exit the process; everything it
+ * builds is immutable once serving starts.
  */
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "audit.h"
+#include "cmd_check.h"
+#include "cmd_exec.h"
 #include "dispatch.h"
 #include "log.h"
+#include "policy.h"
 #include "registry.h"
+#include "sandbox.h"
 #include "session.h"
+#include "slots.h"
 #include "tool.h"
 #include "transport_stdio.h"
 #include "version.h"
+#include "workspace.h"
 
 #define EXIT_USAGE	2	/* bad flags or values, like most CLIs */
 
+/* getopt_long values: ours below 0x100, policy flags from OPT_POLICY. */
 enum {
-	OPT_AUDIT_LOG = 0x100,
+	OPT_CONFIG = 0x100,
+	OPT_PRINT_CONFIG,
+	OPT_CHECK,
 	OPT_LOG_LEVEL,
 	OPT_FIXTURES,
+	OPT_POLICY = 0x1000,
 };
 
-static const struct option long_opts[] = {
+static const struct option own_opts[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
-	{ "audit-log", required_argument, NULL, OPT_AUDIT_LOG },
+	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "print-config", no_argument, NULL, OPT_PRINT_CONFIG },
+	{ "check", no_argument, NULL, OPT_CHECK },
 	{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
 	/* test-only: the conformance suite's fixture tools; not in --help */
 	{ "conformance-fixtures", no_argument, NULL, OPT_FIXTURES },
-	{ NULL, 0, NULL, 0 },
+};
+#define N_OWN_OPTS	(sizeof(own_opts) / sizeof(own_opts[0]))
+
+/* A policy flag seen on the command line, applied after --config. */
+struct pending_flag {
+	const char *name;
+	const char *value;
+};
+
+struct cli {
+	const char *config;
+	bool print_config;
+	bool check;
+	bool fixtures;
+	struct pending_flag *flags;	/* owned; argc entries at most */
+	size_t nflags;
 };
 
 static void
 usage(FILE *out)
 {
+	char left[64];
+	size_t i;
+
 	fprintf(out,
 	    "usage: mcp-sandbox [options]\n"
+	    "       mcp-sandbox exec [limits] -- PROGRAM [ARGS...]\n"
 	    "\n"
 	    "An MCP server on stdio (newline-delimited JSON-RPC) that offers a "
 	    "fixed list of\n"
-	    "tools and runs commands and code in a namespace sandbox.\n"
+	    "tools and runs commands and code in a namespace sandbox with no "
+	    "network.\n"
 	    "\n"
 	    "options:\n"
-	    "  -h, --help             show this help and exit\n"
-	    "  -V, --version          show the version and exit\n"
-	    "      --audit-log FILE   append one JSON line per tool call to "
-	    "FILE\n"
-	    "      --log-level LEVEL  stderr log level: debug, info, warn, "
+	    "  -h, --help               show this help and exit\n"
+	    "  -V, --version            show the version and exit\n"
+	    "      --check              report which isolation layers work "
+	    "here, and exit\n"
+	    "      --config FILE        read the policy from a JSON file\n"
+	    "      --print-config       print the effective policy as JSON "
+	    "and exit\n"
+	    "      --log-level LEVEL    stderr log level: debug, info, warn, "
 	    "error, quiet\n"
-	    "                         (default info)\n");
+	    "\n"
+	    "policy (override the embedded default and --config):\n");
+	for (i = 0; policy_flags[i].name != NULL; i++) {
+		(void)snprintf(left, sizeof(left), "--%s%s%s",
+		    policy_flags[i].name, policy_flags[i].metavar ? " " : "",
+		    policy_flags[i].metavar ? policy_flags[i].metavar : "");
+		fprintf(out, "      %-22s %s\n", left, policy_flags[i].help);
+	}
+	fprintf(out, "\n`mcp-sandbox exec --help` lists the limits of exec.\n");
 }
 
-/* One-line error and exit code 2, for every bad flag or value. */
 static int
 usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* One-line error and exit code 2, for every bad flag or value. */
 static int
 usage_error(const char *fmt, ...)
 {
@@ -72,61 +117,175 @@ usage_error(const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-int
-main(int argc, char **argv)
+/* Builds the getopt_long table: our options, then the policy's. */
+static struct option *
+options_new(void)
 {
-	struct tool_env env = { 0 };
-	struct server srv = { 0 };
-	struct toolset *tools = NULL;
-	struct session sess;
-	const char *audit_path = NULL;
-	enum log_level level;
-	char err[512];
-	int c, rc = 1;
+	struct option *o;
+	size_t n = 0, i;
 
+	while (policy_flags[n].name != NULL)
+		n++;
+	if ((o = calloc(N_OWN_OPTS + n + 1, sizeof(*o))) == NULL)
+		return NULL;
+	memcpy(o, own_opts, sizeof(own_opts));
+	for (i = 0; i < n; i++) {
+		o[N_OWN_OPTS + i].name = policy_flags[i].name;
+		o[N_OWN_OPTS + i].has_arg = policy_flags[i].has_arg;
+		o[N_OWN_OPTS + i].val = OPT_POLICY + (int)i;
+	}
+	return o;
+}
+
+/* Parses argv into cli. Returns -1 to continue, or an exit code. */
+static int
+parse_args(int argc, char **argv, struct cli *cli)
+{
+	struct option *opts;
+	enum log_level level;
+	int c, rc = -1;
+
+	if ((opts = options_new()) == NULL ||
+	    (cli->flags = calloc((size_t)argc, sizeof(*cli->flags))) == NULL) {
+		free(opts);
+		fprintf(stderr, "mcp-sandbox: out of memory\n");
+		return 1;
+	}
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":hV", long_opts, NULL)) != -1) {
+	while (rc < 0 && (c = getopt_long(argc, argv, ":hV", opts,
+	    NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage(stdout);
-			return 0;
+			rc = 0;
+			break;
 		case 'V':
 			printf("mcp-sandbox %s\n", MCP_SANDBOX_VERSION);
-			return 0;
-		case OPT_AUDIT_LOG:
-			audit_path = optarg;
+			rc = 0;
+			break;
+		case OPT_CONFIG:
+			cli->config = optarg;
+			break;
+		case OPT_PRINT_CONFIG:
+			cli->print_config = true;
+			break;
+		case OPT_CHECK:
+			cli->check = true;
 			break;
 		case OPT_LOG_LEVEL:
 			if (log_parse_level(optarg, &level) != 0)
-				return usage_error("bad --log-level \"%s\": "
-				    "use debug, info, warn, error or quiet",
-				    optarg);
-			log_set_level(level);
+				rc = usage_error("bad --log-level \"%s\": use "
+				    "debug, info, warn, error or quiet", optarg);
+			else
+				log_set_level(level);
 			break;
 		case OPT_FIXTURES:
-			env.fixtures = true;
+			cli->fixtures = true;
 			break;
 		case ':':
-			return usage_error("option %s needs a value",
+			rc = usage_error("option %s needs a value",
 			    argv[optind - 1]);
+			break;
 		case '?':
-		default:
-			return usage_error("unknown option \"%s\"",
+			rc = usage_error("unknown option \"%s\"",
 			    argv[optind - 1]);
+			break;
+		default:
+			if (c >= OPT_POLICY) {
+				cli->flags[cli->nflags].name =
+				    policy_flags[c - OPT_POLICY].name;
+				cli->flags[cli->nflags].value = optarg;
+				cli->nflags++;
+				break;
+			}
+			rc = usage_error("unknown option \"%s\"",
+			    argv[optind - 1]);
+			break;
 		}
 	}
-	if (optind < argc)
-		return usage_error("unexpected argument \"%s\"", argv[optind]);
+	if (rc < 0 && optind < argc)
+		rc = usage_error("unexpected argument \"%s\"", argv[optind]);
+	free(opts);
+	return rc;
+}
+
+/* Default policy, then --config, then flags, then resolution. */
+static int
+build_policy(const struct cli *cli, struct policy **ret)
+{
+	struct policy *p;
+	char err[512];
+	size_t i;
+
+	if ((p = policy_new_default(err, sizeof(err))) == NULL) {
+		fprintf(stderr, "mcp-sandbox: %s\n", err);
+		return 1;
+	}
+	if (cli->config != NULL &&
+	    policy_load_file(p, cli->config, err, sizeof(err)) != 0) {
+		fprintf(stderr, "mcp-sandbox: %s\n", err);
+		policy_free(p);
+		return EXIT_USAGE;
+	}
+	for (i = 0; i < cli->nflags; i++) {
+		if (policy_set_flag(p, cli->flags[i].name, cli->flags[i].value,
+		    err, sizeof(err)) != 0) {
+			policy_free(p);
+			return usage_error("%s", err);
+		}
+	}
+	if (policy_finalize(p, err, sizeof(err)) != 0) {
+		fprintf(stderr, "mcp-sandbox: %s\n", err);
+		policy_free(p);
+		return EXIT_USAGE;
+	}
+	*ret = p;
+	return -1;
+}
+
+/* Serves stdio until EOF or a signal. */
+static int
+serve_stdio(const struct cli *cli, struct policy *pol)
+{
+	struct tool_env env = { 0 };
+	struct server srv = { 0 };
+	struct sb_config sbcfg = { 0 };
+	struct sb_result sberr;
+	struct toolset *tools = NULL;
+	struct workspace *ws = NULL;
+	struct session sess;
+	char err[512];
+	int rc = 1;
 
 	/* before any thread exists, so every thread inherits the mask */
 	if (transport_stdio_block_signals() != 0) {
 		log_err("cannot block signals");
 		return 1;
 	}
-	if (audit_path != NULL &&
-	    (srv.audit = audit_open(audit_path, err, sizeof(err))) == NULL) {
+	env.policy = pol;
+	env.fixtures = cli->fixtures;
+	memset(&sberr, 0, sizeof(sberr));
+	if (sb_ctx_new(&sbcfg, &env.sb, &sberr) != 0) {
+		/* fail closed: serve the pure tools, refuse sandboxed ones */
+		log_err("sandbox unavailable (%s): sandboxed tools will refuse "
+		    "to run; see mcp-sandbox --check", sberr.message);
+		env.sb = NULL;
+	}
+	sb_result_fini(&sberr);
+	if ((env.slots = tool_slots_new(pol->limits.max_sandboxes,
+	    pol->limits.queue, pol->limits.queue_wait_ms)) == NULL) {
+		log_err("out of memory");
+		goto out;
+	}
+	if (workspace_open(pol->workspace, geteuid() == 0 ? SB_DEFAULT_UID :
+	    (uid_t)-1, &ws, err, sizeof(err)) != 0) {
+		log_err("workspace: %s", err);
+		goto out;
+	}
+	if (pol->audit_log != NULL && (srv.audit = audit_open(pol->audit_log,
+	    err, sizeof(err))) == NULL) {
 		log_err("%s", err);
-		return 1;
+		goto out;
 	}
 	if (toolset_new(&env, &tools, err, sizeof(err)) != MCP_OK) {
 		log_err("cannot load the tools: %s", err);
@@ -134,12 +293,45 @@ main(int argc, char **argv)
 	}
 	srv.tools = tools;
 	srv.env = &env;
-	session_init(&sess, NULL);
-	log_info("serving %zu tools on stdio", toolset_count(tools));
+	session_init(&sess, ws->path);
+	log_info("serving %zu tools on stdio; workspace %s",
+	    toolset_count(tools), ws->path);
 	rc = transport_stdio_run(&srv, &sess);
 	session_fini(&sess);
  out:
 	toolset_free(tools);
 	audit_close(srv.audit);
+	workspace_free(ws);
+	tool_slots_free(env.slots);
+	sb_ctx_free(env.sb);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct cli cli = { 0 };
+	struct policy *pol = NULL;
+	int rc;
+
+	if (argc > 1 && strcmp(argv[1], "exec") == 0)
+		return cmd_exec_main(argc - 1, argv + 1);
+	if ((rc = parse_args(argc, argv, &cli)) >= 0)
+		goto out;
+	if (cli.check) {
+		rc = cmd_check_main(argc, argv);
+		goto out;
+	}
+	if ((rc = build_policy(&cli, &pol)) >= 0)
+		goto out;
+	if (cli.print_config) {
+		policy_print(pol, stdout);
+		rc = 0;
+		goto out;
+	}
+	rc = serve_stdio(&cli, pol);
+ out:
+	policy_free(pol);
+	free(cli.flags);
 	return rc;
 }
