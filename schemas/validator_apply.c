@@ -4,6 +4,7 @@
  * the current instance were evaluated by a passing (sub)schema. The member
  * sets are inline up to 64 * SACC_INLINE_WORDS members, allocated beyond.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,6 +88,51 @@ sv_quiet(struct vctx *c, const struct snode *n, const struct json_object *inst,
 	return r;
 }
 
+/*
+ * anyOf/oneOf matched nothing: say why, from the first alternative that got
+ * past "type" (else the first), re-run with errors on. Failure path only.
+ */
+static int
+fail_none(struct vctx *c, const char *kw, struct snode *const *alts, size_t nalts,
+    const struct json_object *inst)
+{
+	struct schema_error sub, *saved = c->err;
+	char why[SCHEMA_ERR_MESSAGE_MAX], here[SCHEMA_ERR_PATH_MAX];
+	unsigned quiet = c->quiet;
+	size_t i, pick = 0;
+	int r;
+
+	if (c->quiet > 0 || c->err == NULL)
+		return V_FAIL;
+	why[0] = '\0';
+	sv_path(c, here, sizeof(here));
+	for (i = 0; i < nalts; i++) {
+		c->err = &sub;
+		c->quiet = 0;
+		r = sv_node(c, alts[i], inst, NULL);
+		c->err = saved;
+		c->quiet = quiet;
+		if (r < 0) {
+			*saved = sub;
+			return r;
+		}
+		if (r == V_OK)
+			continue;
+		if (i == 0 || strcmp(sub.keyword, "type") != 0) {
+			pick = i;
+			if (strcmp(sub.path, here) == 0)
+				snprintf(why, sizeof(why), "%s", sub.message + c->raw_off);
+			else
+				snprintf(why, sizeof(why), "at %s: %s", sub.path,
+				    sub.message + c->raw_off);
+		}
+		if (strcmp(sub.keyword, "type") != 0)
+			break;
+	}
+	return sv_fail(c, kw, "value matches none of the %zu %s alternatives "
+	    "(alternative %zu: %s)", nalts, kw, pick, why);
+}
+
 int
 sv_logic(struct vctx *c, const struct snode *n, const struct json_object *inst,
     struct sacc *acc)
@@ -108,8 +154,7 @@ sv_logic(struct vctx *c, const struct snode *n, const struct json_object *inst,
 				break;	/* all branches only when collecting annotations */
 		}
 		if (!any)
-			return sv_fail(c, "anyOf", "value matches none of the %zu anyOf alternatives",
-			    n->nanyof);
+			return fail_none(c, "anyOf", n->anyof, n->nanyof, inst);
 	}
 	if (n->noneof > 0) {
 		for (i = 0; i < n->noneof; i++) {
@@ -124,8 +169,7 @@ sv_logic(struct vctx *c, const struct snode *n, const struct json_object *inst,
 			first = i;
 		}
 		if (hits == 0)
-			return sv_fail(c, "oneOf", "value matches none of the %zu oneOf alternatives",
-			    n->noneof);
+			return fail_none(c, "oneOf", n->oneof, n->noneof, inst);
 	}
 	if (n->not_ != NULL) {
 		if ((r = sv_quiet(c, n->not_, inst, NULL)) < 0)

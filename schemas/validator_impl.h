@@ -258,6 +258,7 @@ struct vctx {
 	enum mcp_err fatal;
 	pcre2_match_data *md;		/* owned, made on first match */
 	struct json_object *name;	/* owned, made on first propertyNames */
+	size_t raw_off;			/* where the last message's text follows its "argument ...: " */
 	struct vseg seg[SCHEMA_MAX_INSTANCE_DEPTH];	/* instance path, for messages */
 };
 
@@ -294,6 +295,8 @@ int sv_fail(struct vctx *c, const char *kw, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int sv_abort(struct vctx *c, enum mcp_err st, const char *kw, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* The current instance location as a JSON pointer, cut at a whole token. */
+void sv_path(const struct vctx *c, char *buf, size_t size);
 /* 1 match, 0 no match, 2 not UTF-8, V_ABORT. */
 int sv_match(struct vctx *c, const struct spattern *p, const char *s, size_t len);
 uint8_t sv_type_mask(const struct json_object *j);

@@ -12,8 +12,8 @@
 
 #include "validator_impl.h"
 
-static void
-fill_path(const struct vctx *c, char *buf, size_t size)
+void
+sv_path(const struct vctx *c, char *buf, size_t size)
 {
 	char tok[32];
 	const char *t;
@@ -52,7 +52,7 @@ fill_error(struct vctx *c, const char *kw, const char *fmt, va_list ap)
 	char who[SCHEMA_ARG_NAME_MAX + SCHEMA_ERR_PATH_MAX + 32], name[SCHEMA_ARG_NAME_MAX];
 	int o;
 
-	fill_path(c, e->path, sizeof(e->path));
+	sv_path(c, e->path, sizeof(e->path));
 	snprintf(e->keyword, sizeof(e->keyword), "%s", kw);
 	if (c->nseg == 0) {
 		snprintf(who, sizeof(who), "arguments");
@@ -67,8 +67,11 @@ fill_error(struct vctx *c, const char *kw, const char *fmt, va_list ap)
 			snprintf(who, sizeof(who), "argument %s at %s", name, e->path);
 	}
 	o = snprintf(e->message, sizeof(e->message), "%s: ", who);
-	if (o < 0 || (size_t)o >= sizeof(e->message))
+	if (o < 0 || (size_t)o >= sizeof(e->message)) {
+		c->raw_off = strlen(e->message);
 		return;
+	}
+	c->raw_off = (size_t)o;
 	vsnprintf(e->message + o, sizeof(e->message) - (size_t)o, fmt, ap);
 }
 

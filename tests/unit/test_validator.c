@@ -235,7 +235,12 @@ END_TEST
 START_TEST(combinator_messages)
 {
 	invalid("{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\"}]}", "true", "", "anyOf",
-	    "arguments: value matches none of the 2 anyOf alternatives");
+	    "arguments: value matches none of the 2 anyOf alternatives (alternative 0: expected "
+	    "string, got boolean)");
+	invalid("{\"properties\":{\"opt\":{\"oneOf\":[{\"type\":\"string\"},{\"type\":\"object\","
+	    "\"properties\":{\"n\":{\"maximum\":3}}}]}}}", "{\"opt\":{\"n\":5}}", "/opt", "oneOf",
+	    "argument \"opt\": value matches none of the 2 oneOf alternatives (alternative 1: at "
+	    "/opt/n: 5 is greater than maximum 3)");
 	invalid("{\"oneOf\":[{\"minimum\":1},{\"minimum\":2}]}", "3", "", "oneOf",
 	    "arguments: value matches oneOf alternatives 0 and 1, but must match exactly one");
 	invalid("{\"not\":{\"type\":\"null\"}}", "null", "", "not",
