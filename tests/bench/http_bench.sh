@@ -18,6 +18,7 @@
 # Usage: tests/bench/http_bench.sh [path/to/mcp-sandbox]
 #   BENCH_SECONDS  wrk duration per figure (default 5)
 #   BENCH_QUICK=1  1-second runs and 10k requests for the flatness check
+#   BENCH_PATH     the PATH the servers run with (default: plain Debian)
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,6 +28,7 @@ root=$(cd "$here/../.." && pwd)
 
 bench_find_ours "${1:-}" || exit 2
 bench_need_node_modules || exit 2
+bench_server_env
 for tool in wrk curl; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
 		echo "http_bench: $tool is not installed (apt-get install $tool)" >&2
@@ -94,7 +96,7 @@ wait_port()	# port pid
 
 # Our binary: does it know --http yet?
 port=$(free_port)
-"$ours" --http "127.0.0.1:$port" >/dev/null 2>"$out/ours.err" &
+PATH=$server_path "$ours" --http "127.0.0.1:$port" >/dev/null 2>"$out/ours.err" &
 ours_pid=$!
 pids+=("$ours_pid")
 if ! wait_port "$port" "$ours_pid"; then
@@ -111,7 +113,7 @@ fi
 ours_url=http://127.0.0.1:$port/mcp
 
 se_port=$(free_port)
-PORT=$se_port node "$everything" streamableHttp >/dev/null 2>"$out/se.err" &
+PORT=$se_port PATH=$server_path "$node_bin" "$everything" streamableHttp >/dev/null 2>"$out/se.err" &
 se_pid=$!
 pids+=("$se_pid")
 if ! wait_port "$se_port" "$se_pid"; then

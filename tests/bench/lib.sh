@@ -129,3 +129,13 @@ free_port()
 {
 	node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
 }
+
+# Sets $server_path, the PATH the measured servers get: a plain Debian PATH,
+# so that a developer's shims (pyenv, nvm, ...) on the caller's PATH do not
+# enter the figures (a pyenv python3 shim costs ~200 ms to run).  BENCH_PATH
+# overrides it.  Also sets $node_bin, the node that runs the references.
+bench_server_env()
+{
+	server_path=${BENCH_PATH:-/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin}
+	node_bin=$(command -v node)
+}

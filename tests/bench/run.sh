@@ -25,6 +25,8 @@
 # Usage: tests/bench/run.sh [path/to/mcp-sandbox]
 #   default: $MCP_SANDBOX_BIN, else the newest build*/server/mcp-sandbox.
 #   BENCH_QUICK=1 runs a tenth of the iterations (a smoke run, not figures).
+#   BENCH_PATH    the PATH the servers run with (default: a plain Debian
+#                 PATH, so a developer's shims stay out of the figures).
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -35,6 +37,7 @@ root=$(cd "$here/../.." && pwd)
 bench_find_ours "${1:-}" || exit 2
 bench_find_driver || exit 2
 bench_need_node_modules || exit 2
+bench_server_env
 
 nm=$here/node_modules
 everything=$nm/@modelcontextprotocol/server-everything/dist/index.js
@@ -56,6 +59,7 @@ q=${BENCH_QUICK:+10}
 q=${q:-1}
 fast_cold=$((200 / q))		# cold starts of the native servers (ms each)
 node_cold=$((20 / q))		# cold starts of server-everything (~0.4 s each)
+cold_secs=$((15 / q + 1))	# but no more than this many seconds of them
 fast_calls=$((20000 / q))	# round trips per level, native servers
 node_list=$((3000 / q))		# server-everything's tools/list is slow (~1k/s)
 node_calls=$((20000 / q))	# its echo is fast enough for more
@@ -70,7 +74,7 @@ run_one()	# name, stdio_bench args...
 	local name=$1
 	shift
 	echo "-- $name" >&2
-	if ! "$driver" "$@" >"$out/$name" 2>"$out/$name.err"; then
+	if ! PATH=$server_path "$driver" "$@" >"$out/$name" 2>"$out/$name.err"; then
 		echo "run.sh: $name: the measurement failed:" >&2
 		sed 's/^/  /' "$out/$name.err" "$out/$name" >&2
 		return 1
@@ -80,18 +84,19 @@ run_one()	# name, stdio_bench args...
 
 failed=0
 echo "mcp-sandbox stdio benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-run_one floor --cold "$fast_cold" --calls "$fast_calls" --warmup "$warm" \
+echo "servers run with PATH=$server_path, node $("$node_bin" --version)" >&2
+run_one floor --cold "$fast_cold" --cold-seconds "$cold_secs" --calls "$fast_calls" --warmup "$warm" \
 	--req list --method ping --req call --method ping \
 	-- "$driver" --responder || failed=2
-run_one ours --cold "$fast_cold" --calls "$fast_calls" --warmup "$warm" \
+run_one ours --cold "$fast_cold" --cold-seconds "$cold_secs" --calls "$fast_calls" --warmup "$warm" \
 	--req list --method tools/list --expect '"calculate"' \
 	--req call --method tools/call --params "$calc" --expect '55340232221128654849' \
 	-- "$ours" || failed=2
-run_one everything --cold "$node_cold" --calls "$node_calls" --warmup "$warm" \
+run_one everything --cold "$node_cold" --cold-seconds "$cold_secs" --calls "$node_calls" --warmup "$warm" \
 	--req list --method tools/list --count "$node_list" --expect '"echo"' \
 	--req call --method tools/call --params "$echo_call" --expect 'Echo: hello' \
-	-- node "$everything" stdio || failed=2
-run_one codex --cold "$fast_cold" --calls "$fast_calls" --warmup "$warm" \
+	-- "$node_bin" "$everything" stdio || failed=2
+run_one codex --cold "$fast_cold" --cold-seconds "$cold_secs" --calls "$fast_calls" --warmup "$warm" \
 	--req list --method tools/list --expect '"shell"' \
 	--req call --method tools/call --params "$shell_call" --errors-ok \
 	--req ping --method ping \

@@ -64,11 +64,13 @@
 #define BENCH_TIMEOUT_MS_DEFAULT	10000
 /* Read chunk from the server's stdout. */
 #define BENCH_READ_CHUNK	(64u * 1024u)
+/* Cold starts made even when --cold-seconds has run out: a median of fewer is noise. */
+#define BENCH_COLD_MIN		5
 /* Processes scanned in /proc when summing a process tree. */
 #define BENCH_PROCS_MAX		65536
 
 /* Options that take a value, for telling "unknown" from "missing value". */
-#define BENCH_VALUE_OPTS	" cold calls warmup settle-ms timeout-ms inflight protocol req method params expect reject count "
+#define BENCH_VALUE_OPTS	" cold cold-seconds calls warmup settle-ms timeout-ms inflight protocol req method params expect reject count "
 
 extern char **environ;
 
@@ -85,6 +87,7 @@ struct bench_req {
 
 struct bench_opts {
 	long		 bo_cold;
+	long		 bo_cold_seconds;	/* stop the cold starts after this; 0: never */
 	long		 bo_calls;
 	long		 bo_warmup;
 	long		 bo_settle_ms;
@@ -522,10 +525,10 @@ bench_initialize(struct bench_proc *bp, const struct bench_opts *o, int notify)
 static int
 bench_cold(const struct bench_opts *o)
 {
-	double *init = NULL, *total = NULL;
+	double *init = NULL, *total = NULL, t_start;
 	struct bench_proc bp;
 	int rc = -1, status;
-	long i;
+	long i, n;
 
 	if (o->bo_cold <= 0)
 		return 0;
@@ -535,9 +538,13 @@ bench_cold(const struct bench_opts *o)
 		bench_err("out of memory");
 		goto out;
 	}
+	t_start = bench_now_us();
 	for (i = 0; i < o->bo_cold; i++) {
 		double t0 = bench_now_us();
 
+		if (o->bo_cold_seconds > 0 && i >= BENCH_COLD_MIN &&
+		    t0 - t_start > (double)o->bo_cold_seconds * 1e6)
+			break;
 		if (bench_spawn(&bp, o->bo_argv, 0, o->bo_keep_stderr) != 0)
 			goto out;
 		if (bench_initialize(&bp, o, 0) != 0) {
@@ -556,12 +563,13 @@ bench_cold(const struct bench_opts *o)
 		}
 		bench_kill(&bp);
 	}
-	qsort(init, (size_t)o->bo_cold, sizeof(*init), bench_cmp_double);
-	qsort(total, (size_t)o->bo_cold, sizeof(*total), bench_cmp_double);
+	n = i;
+	qsort(init, (size_t)n, sizeof(*init), bench_cmp_double);
+	qsort(total, (size_t)n, sizeof(*total), bench_cmp_double);
 	printf("cold n=%ld init_p50_ms=%.3f init_p99_ms=%.3f exit_p50_ms=%.3f "
-	    "exit_p99_ms=%.3f exit_min_ms=%.3f\n", o->bo_cold,
-	    bench_pct(init, o->bo_cold, 50) / 1e3, bench_pct(init, o->bo_cold, 99) / 1e3,
-	    bench_pct(total, o->bo_cold, 50) / 1e3, bench_pct(total, o->bo_cold, 99) / 1e3,
+	    "exit_p99_ms=%.3f exit_min_ms=%.3f\n", n,
+	    bench_pct(init, n, 50) / 1e3, bench_pct(init, n, 99) / 1e3,
+	    bench_pct(total, n, 50) / 1e3, bench_pct(total, n, 99) / 1e3,
 	    total[0] / 1e3);
 	fflush(stdout);
 	rc = 0;
@@ -974,6 +982,7 @@ bench_usage(FILE *f)
 	    "       stdio_bench --spawn-only [options] -- command [args...]\n"
 	    "options:\n"
 	    "  --cold N          cold starts to time (default 20; 0 skips)\n"
+	    "  --cold-seconds S  stop the cold starts after S seconds (at least 5 made)\n"
 	    "  --calls N         timed round trips per request and level (default 2000)\n"
 	    "  --warmup N        untimed round trips before each request (default 200)\n"
 	    "  --inflight LIST   comma-separated requests in flight (default 1,8)\n"
@@ -1095,6 +1104,8 @@ main(int argc, char **argv)
 		i++;
 		if (strcmp(a, "--cold") == 0)
 			bad = bench_number(v, 0, BENCH_CALLS_MAX, &o.bo_cold);
+		else if (strcmp(a, "--cold-seconds") == 0)
+			bad = bench_number(v, 0, 3600, &o.bo_cold_seconds);
 		else if (strcmp(a, "--calls") == 0)
 			bad = bench_number(v, 1, BENCH_CALLS_MAX, &o.bo_calls);
 		else if (strcmp(a, "--warmup") == 0)

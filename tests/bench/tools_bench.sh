@@ -22,6 +22,7 @@
 #   EXEC_ECHO           default "$ours exec -- /bin/echo hello"
 #   EXEC_PYTHON         default "$ours exec -- /usr/bin/python3 -I -c pass"
 #   BENCH_QUICK=1       a tenth of the iterations (a smoke run)
+#   BENCH_PATH          the PATH the servers run with (default: plain Debian)
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -32,6 +33,7 @@ root=$(cd "$here/../.." && pwd)
 bench_find_ours "${1:-}" || exit 2
 bench_find_driver || exit 2
 bench_need_node_modules || exit 2
+bench_server_env
 runner=$here/node_modules/mcp-server-code-runner/dist/cli.js
 if [ ! -f "$runner" ]; then
 	echo "tools_bench: missing $runner; run tests/npm-setup.sh bench" >&2
@@ -42,7 +44,7 @@ out=$(mktemp -d /tmp/mcp-tools-bench.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 
 # Is run_command offered yet?
-if ! "$driver" --cold 0 --warmup 0 --calls 1 --inflight 1 --settle-ms 0 \
+if ! PATH=$server_path "$driver" --cold 0 --warmup 0 --calls 1 --inflight 1 --settle-ms 0 \
 	--req list --method tools/list --expect '"run_command"' -- "$ours" \
 	>"$out/probe" 2>&1; then
 	echo "SKIP: $ours does not list run_command yet (issue 4); nothing to measure" >&2
@@ -64,7 +66,8 @@ run_code=${RUN_CODE_PARAMS:-'{"name":"run_code","arguments":{"language":"python3
 read -r -a exec_echo <<<"${EXEC_ECHO:-$ours exec -- /bin/echo hello}"
 read -r -a exec_python <<<"${EXEC_PYTHON:-$ours exec -- /usr/bin/python3 -I -c pass}"
 
-# The peer runs `python -u FILE`; give it the interpreter we run, not a shim.
+# The peer runs `python -u FILE`; give it the interpreter we run, not a shim
+# (first on every server's PATH; ours resolves python3, not python).
 mkdir "$out/bin"
 ln -s /usr/bin/python3 "$out/bin/python"
 
@@ -73,7 +76,7 @@ run_one()	# name, stdio_bench args...
 	local name=$1
 	shift
 	echo "-- $name" >&2
-	if ! "$driver" "$@" >"$out/$name" 2>"$out/$name.err"; then
+	if ! PATH=$out/bin:$server_path "$driver" "$@" >"$out/$name" 2>"$out/$name.err"; then
 		echo "tools_bench: $name: the measurement failed:" >&2
 		sed 's/^/  /' "$out/$name.err" "$out/$name" >&2
 		return 1
@@ -91,7 +94,7 @@ run_one exec_echo --spawn-only --warmup "$warm" --calls "$n_fast" --inflight 1,4
 	-- "${exec_echo[@]}" || failed=2
 run_one exec_python --spawn-only --warmup "$warm" --calls "$n_slow" --inflight 1,4 \
 	-- "${exec_python[@]}" || failed=2
-PATH=$out/bin:$PATH run_one peer --cold 0 --warmup "$warm" --calls "$n_fast" --inflight 1,4 \
+run_one peer --cold 0 --warmup "$warm" --calls "$n_fast" --inflight 1,4 \
 	--req echo --method tools/call \
 	--params '{"name":"run-code","arguments":{"languageId":"shellscript","code":"echo hello"}}' \
 	--expect 'hello' --reject "$tool_error" --wrong-ok \
@@ -99,7 +102,7 @@ PATH=$out/bin:$PATH run_one peer --cold 0 --warmup "$warm" --calls "$n_fast" --i
 	--params '{"name":"run-code","arguments":{"languageId":"python","code":"pass"}}' \
 	--req node --method tools/call --count "$n_node" --reject "$tool_error" --wrong-ok \
 	--params '{"name":"run-code","arguments":{"languageId":"javascript","code":"0"}}' \
-	-- node "$runner" || failed=2
+	-- "$node_bin" "$runner" || failed=2
 if [ "$failed" -ne 0 ]; then
 	echo "tools_bench: a measurement failed (see above); no verdict" >&2
 	exit 2
