@@ -38,40 +38,51 @@ sv_at(struct vctx *c, const struct snode *n, const struct json_object *inst,
 	return r;
 }
 
+/* "<value> <rel> <limit>", formatted only when someone reads it. */
+static int
+fail_bound(struct vctx *c, const char *kw, const struct snum *v, const char *rel,
+    const struct snum *limit)
+{
+	char a[48], b[48];
+
+	if (c->quiet > 0 || c->err == NULL)
+		return V_FAIL;
+	snum_format(v, a, sizeof(a));
+	snum_format(limit, b, sizeof(b));
+	return sv_fail(c, kw, "%s %s %s", a, rel, b);
+}
+
 static int
 eval_number(struct vctx *c, const struct snode *n, const struct json_object *inst)
 {
-	char a[48], b[48];
 	struct snum v;
 	struct sdec d;
+	bool multiple;
 
 	if (!snum_from_json(inst, &v))
 		return sv_fail(c, "type", "number is not finite");
-	snum_format(&v, a, sizeof(a));
-	if ((n->kw & SK_MINIMUM) && snum_cmp(&v, &n->minimum) < 0) {
-		snum_format(&n->minimum, b, sizeof(b));
-		return sv_fail(c, "minimum", "%s is less than minimum %s", a, b);
-	}
-	if ((n->kw & SK_MAXIMUM) && snum_cmp(&v, &n->maximum) > 0) {
-		snum_format(&n->maximum, b, sizeof(b));
-		return sv_fail(c, "maximum", "%s is greater than maximum %s", a, b);
-	}
-	if ((n->kw & SK_EXMIN) && snum_cmp(&v, &n->exmin) <= 0) {
-		snum_format(&n->exmin, b, sizeof(b));
-		return sv_fail(c, "exclusiveMinimum",
-		    "%s is not greater than exclusiveMinimum %s", a, b);
-	}
-	if ((n->kw & SK_EXMAX) && snum_cmp(&v, &n->exmax) >= 0) {
-		snum_format(&n->exmax, b, sizeof(b));
-		return sv_fail(c, "exclusiveMaximum",
-		    "%s is not less than exclusiveMaximum %s", a, b);
-	}
+	if ((n->kw & SK_MINIMUM) && snum_cmp(&v, &n->minimum) < 0)
+		return fail_bound(c, "minimum", &v, "is less than minimum", &n->minimum);
+	if ((n->kw & SK_MAXIMUM) && snum_cmp(&v, &n->maximum) > 0)
+		return fail_bound(c, "maximum", &v, "is greater than maximum", &n->maximum);
+	if ((n->kw & SK_EXMIN) && snum_cmp(&v, &n->exmin) <= 0)
+		return fail_bound(c, "exclusiveMinimum", &v,
+		    "is not greater than exclusiveMinimum", &n->exmin);
+	if ((n->kw & SK_EXMAX) && snum_cmp(&v, &n->exmax) >= 0)
+		return fail_bound(c, "exclusiveMaximum", &v,
+		    "is not less than exclusiveMaximum", &n->exmax);
 	if (n->kw & SK_MULTIPLE) {
-		snum_to_dec(&v, &d);
-		if (!sdec_is_multiple(&d, &n->multiple_dec)) {
-			snum_format(&n->multiple, b, sizeof(b));
-			return sv_fail(c, "multipleOf", "%s is not a multiple of %s", a, b);
+		if (n->multiple.is_int && (v.is_int || (snum_is_integral(&v) &&
+		    fabs(v.d) < 0x1p53))) {
+			/* Integers (doubles below 2^53 are their own shortest decimal). */
+			multiple = (v.is_int ? v.i : (__int128)v.d) % n->multiple.i == 0;
+		} else {
+			snum_to_dec(&v, &d);
+			multiple = sdec_is_multiple(&d, &n->multiple_dec);
 		}
+		if (!multiple)
+			return fail_bound(c, "multipleOf", &v, "is not a multiple of",
+			    &n->multiple);
 	}
 	return V_OK;
 }

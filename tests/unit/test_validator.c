@@ -195,6 +195,10 @@ START_TEST(multiple_of_is_exact_for_decimals)
 	valid("{\"multipleOf\":0.01}", "19.99");
 	valid("{\"multipleOf\":0.5}", "1e308");
 	valid("{\"multipleOf\":3}", "-9");
+	valid("{\"multipleOf\":3}", "6.0");
+	/* Decimal meaning of the text, not the binary double 1000000000000019884624838656. */
+	invalid("{\"multipleOf\":7}", "1e30", "", "multipleOf",
+	    "arguments: 1e+30 is not a multiple of 7");
 	invalid("{\"multipleOf\":0.0001}", "0.00751", "", "multipleOf",
 	    "arguments: 0.00751 is not a multiple of 0.0001");
 	invalid("{\"multipleOf\":2}", "7", "", "multipleOf", "arguments: 7 is not a multiple of 2");
