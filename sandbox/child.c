@@ -69,13 +69,6 @@ child_fail(int fd, enum sb_stage stage, int err)
 	child_fail_at(fd, stage, err, 0);
 }
 
-static pid_t
-raw_fork(void)
-{
-	return (pid_t)syscall(SYS_clone, (unsigned long)SIGCHLD, NULL, NULL,
-	    NULL, 0UL);
-}
-
 /*
  * Move the fds the plan needs to SB_FD_STATUS.., all CLOEXEC, and close
  * everything else, including the server's stdio and any fd another thread
@@ -347,7 +340,7 @@ program(const struct sb_plan *p, bool have_stdin)
 	const int st = SB_FD_STATUS;
 	struct rlimit rl;
 	size_t i;
-	int fd, rc, k;
+	int fd, rc;
 
 	if (setsid() < 0)
 		child_fail(st, SB_STAGE_SESSION, errno);
@@ -372,10 +365,8 @@ program(const struct sb_plan *p, bool have_stdin)
 		child_fail(st, SB_STAGE_FDS, errno);
 	if ((rc = apply_landlock(p)) < 0)
 		child_fail(st, SB_STAGE_LANDLOCK, -rc);
-	for (k = 0; k < 2; k++)
-		if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0U,
-		    &p->filters[k]) < 0)
-			child_fail(st, SB_STAGE_SECCOMP, errno);
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0U, p->filter) < 0)
+		child_fail(st, SB_STAGE_SECCOMP, errno);
 	execve(p->program, p->argv, p->envp);
 	child_fail(st, SB_STAGE_EXEC, errno);
 }
@@ -431,7 +422,12 @@ sb_child_init(const struct sb_plan *p)
 	(void)syscall(SYS_close_range, (unsigned)SB_FD_FIRST_BIND, ~0U, 0U);
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		child_fail(SB_FD_STATUS, SB_STAGE_INIT, errno);
-	prog = raw_fork();
+	/*
+	 * vfork: the program borrows our memory until its execve instead of
+	 * copying the page tables of a (copied) server; program() never
+	 * returns, and we are suspended until it has exec'd or exited.
+	 */
+	prog = vfork();
 	if (prog < 0)
 		child_fail(SB_FD_STATUS, SB_STAGE_INIT, errno);
 	if (prog == 0)

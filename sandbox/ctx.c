@@ -184,10 +184,8 @@ sb_ctx_new(const struct sb_config *cfg, struct sb_ctx **ret,
 		sb_fail(res, SB_STAGE_MOUNTS, ENOTDIR, "staging dir");
 		goto fail;
 	}
-	for (i = 0; i < 2; i++) {
-		ctx->filters[i].len = sb_bpf_len[i];
-		ctx->filters[i].filter = (struct sock_filter *)sb_bpf_insns[i];
-	}
+	ctx->filter.len = sb_bpf_len;
+	ctx->filter.filter = (struct sock_filter *)sb_bpf_insns;
 	for (i = 0; i < sb_nsys_paths; i++) {
 		if (ctx->nsys >= SB_MAX_SYSENTS)
 			break;

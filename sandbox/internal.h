@@ -127,7 +127,7 @@ struct sb_plan {
 	int landlock_abi;		/* 0: not available */
 	struct sb_landlock_rule ll_rules[SB_MAX_LANDLOCK_RULES];
 	size_t nll_rules;
-	const struct sock_fprog *filters;	/* [2], borrowed from the context */
+	const struct sock_fprog *filter;	/* borrowed from the context */
 
 	struct sb_limits limits;	/* request limits, defaults filled in */
 	const char *cwd;		/* inside */
@@ -168,7 +168,7 @@ struct sb_ctx {
 	uid_t uid, gid;			/* kernel ids of the sandboxed process */
 	bool host_root;			/* server runs with euid 0 */
 	const char *staging;
-	struct sock_fprog filters[2];	/* allow-list, tty deny; point to const */
+	struct sock_fprog filter;	/* points to the const sb_bpf_insns */
 	struct sb_sysent sys[SB_MAX_SYSENTS];
 	size_t nsys;
 	char passwd[256];		/* generated /etc/passwd */
@@ -208,11 +208,11 @@ extern const char sb_proc_opts[];
 extern const char sb_hostname[];
 
 /* seccomp_bpf.c (generated at build time from this policy) */
-extern const struct sock_filter *const sb_bpf_insns[2];
-extern const unsigned short sb_bpf_len[2];
+extern const struct sock_filter *const sb_bpf_insns;
+extern const unsigned short sb_bpf_len;
 
 /* seccomp.c */
-int sb_seccomp_build(struct sock_fprog ret[2])
+int sb_seccomp_build(struct sock_fprog *ret)
     __attribute__((warn_unused_result));
 
 /* plan.c */

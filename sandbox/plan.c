@@ -415,7 +415,7 @@ sb_plan_build(struct sb_ctx *ctx, const struct sb_request *req,
 	p->hostname = sb_hostname;
 	p->last_cap = ctx->last_cap;
 	p->landlock_abi = ctx->landlock_abi;
-	p->filters = ctx->filters;
+	p->filter = &ctx->filter;
 	p->program = req->program;
 	p->argv = (char *const *)req->argv;
 	p->envp = (char *const *)(req->envp != NULL ? req->envp :

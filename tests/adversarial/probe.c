@@ -1,0 +1,322 @@
+/*
+ * probe: runs inside the sandbox and tries risky things, one line per
+ * attempt: "<case> <outcome>", where outcome is "ok", an errno name
+ * ("EPERM") or "signal=<n>" for attempts run in a child that was killed.
+ * sandbox_attacks.py compares the lines with the exact expected outcomes.
+ * Modes: `probe syscalls` (everything below), `probe fds` (open fds > 2),
+ * `probe deny-userns -- CMD...` (host side: exec CMD under a filter that
+ * refuses user namespaces, to simulate a machine without them).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <arpa/inet.h>
+#include <unistd.h>
+
+#define PTRACE_ATTACH_NUM	16	/* PTRACE_ATTACH, without sys/ptrace.h */
+
+static const char *
+errname(int e)
+{
+	switch (e) {
+	case 0: return "ok";
+	case EPERM: return "EPERM";
+	case ENOENT: return "ENOENT";
+	case EACCES: return "EACCES";
+	case EROFS: return "EROFS";
+	case ENOSYS: return "ENOSYS";
+	case EINVAL: return "EINVAL";
+	case EBADF: return "EBADF";
+	case ESRCH: return "ESRCH";
+	case ENETUNREACH: return "ENETUNREACH";
+	case ECONNREFUSED: return "ECONNREFUSED";
+	case EAFNOSUPPORT: return "EAFNOSUPPORT";
+	case ENOTTY: return "ENOTTY";
+	case EFAULT: return "EFAULT";
+	case ENOSPC: return "ENOSPC";
+	case EEXIST: return "EEXIST";
+	case ENOTDIR: return "ENOTDIR";
+	case EADDRNOTAVAIL: return "EADDRNOTAVAIL";
+	default: return "E?";
+	}
+}
+
+static void
+report(const char *name, long r)
+{
+	printf("%s %s\n", name, r < 0 ? errname(errno) : "ok");
+	fflush(stdout);
+}
+
+/* Run a syscall that may kill us in a child; print its fate. */
+static void
+in_child(const char *name, long (*fn)(void))
+{
+	pid_t pid;
+	int ws;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		long r = fn();
+
+		printf("%s %s\n", name, r < 0 ? errname(errno) : "ok");
+		fflush(stdout);
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &ws, 0) < 0) {
+		printf("%s fork-failed\n", name);
+		return;
+	}
+	if (WIFSIGNALED(ws))
+		printf("%s signal=%d\n", name, WTERMSIG(ws));
+	fflush(stdout);
+}
+
+static long
+x32_getpid(void)
+{
+	return syscall(0x40000000 | SYS_getpid);
+}
+
+static long
+i386_getpid(void)
+{
+	long r;
+
+	/* int 0x80 with eax = 20 (getpid in the i386 table) */
+	__asm__ volatile ("int $0x80" : "=a"(r) : "a"(20L) : "memory");
+	return r;
+}
+
+static long
+clone_newuser(void)
+{
+	long r = syscall(SYS_clone, (unsigned long)(CLONE_NEWUSER | SIGCHLD),
+	    NULL, NULL, NULL, 0UL);
+
+	if (r == 0)
+		_exit(0);
+	return r;
+}
+
+static long
+clone_newnet(void)
+{
+	long r = syscall(SYS_clone, (unsigned long)(CLONE_NEWNET | SIGCHLD),
+	    NULL, NULL, NULL, 0UL);
+
+	if (r == 0)
+		_exit(0);
+	return r;
+}
+
+static void
+net_probes(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(443) };
+	struct sockaddr_un u = { .sun_family = AF_UNIX };
+	int s;
+
+	inet_pton(AF_INET, "1.1.1.1", &a.sin_addr);
+	s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	report("socket_inet", s);
+	report("tcp_connect_internet", connect(s, (void *)&a, sizeof(a)));
+	close(s);
+	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	report("udp_send_internet", sendto(s, "x", 1, 0, (void *)&a,
+	    sizeof(a)));
+	close(s);
+	a.sin_port = htons(53);
+	inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	report("udp_send_loopback", sendto(s, "x", 1, 0, (void *)&a,
+	    sizeof(a)));
+	close(s);
+	report("socket_packet", socket(AF_PACKET, SOCK_RAW, 0));
+	report("socket_netlink", socket(AF_NETLINK, SOCK_RAW, 0));
+	report("socket_vsock", socket(40 /* AF_VSOCK */, SOCK_STREAM, 0));
+	report("socket_alg", socket(38 /* AF_ALG */, SOCK_SEQPACKET, 0));
+	/* The host's abstract socket "@mcp-sandbox-probe" (made by the test). */
+	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	memcpy(u.sun_path + 1, "mcp-sandbox-probe", 17);
+	report("abstract_unix_host", connect(s, (void *)&u,
+	    offsetof(struct sockaddr_un, sun_path) + 18));
+	close(s);
+}
+
+static void
+fs_probes(void)
+{
+	report("open_etc_shadow", open("/etc/shadow", O_RDONLY));
+	report("open_root_home", open("/root", O_RDONLY));
+	report("open_work", open("/work", O_RDONLY));
+	report("create_in_usr", open("/usr/probe", O_WRONLY | O_CREAT, 0644));
+	report("create_in_etc", open("/etc/probe", O_WRONLY | O_CREAT, 0644));
+	report("create_in_root", open("/probe", O_WRONLY | O_CREAT, 0644));
+	report("write_etc_passwd", open("/etc/passwd", O_WRONLY));
+	report("write_proc_sys", open("/proc/sys/kernel/hostname", O_WRONLY));
+	report("write_sysrq", open("/proc/sysrq-trigger", O_WRONLY));
+	report("read_kcore", open("/proc/kcore", O_RDONLY));
+	report("read_keys", open("/proc/keys", O_RDONLY));
+	report("read_init_environ", open("/proc/1/environ", O_RDONLY));
+	report("open_dev_tty", open("/dev/tty", O_RDWR));
+	report("open_sys", open("/sys/kernel", O_RDONLY));
+	report("mknod_char", mknod("/tmp/probe-null", S_IFCHR | 0666,
+	    makedev(1, 3)));
+}
+
+static void
+syscall_probes(void)
+{
+	unsigned long hi = (1UL << 32) | TIOCSTI;
+	char c = 'x';
+
+	report("keyctl", syscall(SYS_keyctl, 0, 0, 0, 0, 0));
+	report("add_key", syscall(SYS_add_key, "user", "k", "v", 1, -1));
+	report("request_key", syscall(SYS_request_key, "user", "k", NULL, 0));
+	report("userfaultfd", syscall(SYS_userfaultfd, 0));
+	report("io_uring_setup", syscall(SYS_io_uring_setup, 1, NULL));
+	report("bpf", syscall(SYS_bpf, 0, NULL, 0));
+	report("perf_event_open", syscall(SYS_perf_event_open, NULL, 0, -1,
+	    -1, 0));
+	report("ptrace_attach_init", syscall(SYS_ptrace, PTRACE_ATTACH_NUM,
+	    1, 0, 0));
+	report("ptrace_traceme", syscall(SYS_ptrace, 0 /* TRACEME */, 0, 0,
+	    0));
+	report("process_vm_readv", syscall(SYS_process_vm_readv, 1, NULL, 0,
+	    NULL, 0, 0));
+	report("kcmp", syscall(SYS_kcmp, 1, 1, 0, 0, 0));
+	report("pidfd_getfd", syscall(SYS_pidfd_getfd, 0, 0, 0));
+	report("kexec_load", syscall(SYS_kexec_load, 0, 0, NULL, 0));
+	report("init_module", syscall(SYS_init_module, NULL, 0, ""));
+	report("finit_module", syscall(SYS_finit_module, -1, "", 0));
+	report("reboot", syscall(SYS_reboot, 0, 0, 0, NULL));
+	report("swapon", syscall(SYS_swapon, "/tmp/x", 0));
+	report("settimeofday", syscall(SYS_settimeofday, NULL, NULL));
+	report("clock_settime", syscall(SYS_clock_settime, 0, NULL));
+	report("iopl", syscall(SYS_iopl, 3));
+	report("open_by_handle_at", syscall(SYS_open_by_handle_at, -1, NULL,
+	    0));
+	report("mount_tmpfs", mount("none", "/tmp", "tmpfs", 0, NULL));
+	report("umount_proc", umount2("/proc", MNT_DETACH));
+	report("pivot_root", syscall(SYS_pivot_root, "/tmp", "/tmp"));
+	report("chroot", chroot("/tmp"));
+	report("fsopen", syscall(SYS_fsopen, "tmpfs", 0));
+	report("open_tree", syscall(SYS_open_tree, -1, "/", 0));
+	report("move_mount", syscall(SYS_move_mount, -1, "", -1, "", 0));
+	report("mount_setattr", syscall(SYS_mount_setattr, -1, "", 0, NULL,
+	    0));
+	report("unshare_user", unshare(CLONE_NEWUSER));
+	report("unshare_mount", unshare(CLONE_NEWNS));
+	report("unshare_net", unshare(CLONE_NEWNET));
+	report("setns", setns(0, 0));
+	in_child("clone_newuser", clone_newuser);
+	in_child("clone_newnet", clone_newnet);
+	report("clone3", syscall(SYS_clone3, NULL, 0));
+	report("sethostname", sethostname("evil", 4));
+	report("setuid_root", setuid(0));
+	report("unknown_syscall_1000", syscall(1000));
+	report("unknown_syscall_600", syscall(600));
+	in_child("x32_getpid", x32_getpid);
+	in_child("i386_int80_getpid", i386_getpid);
+	report("tiocsti", ioctl(0, TIOCSTI, &c));
+	report("tiocsti_high_bits", syscall(SYS_ioctl, 0, hi, &c));
+	report("tioclinux", syscall(SYS_ioctl, 0, TIOCLINUX, &c));
+	report("personality_addr_no_randomize", syscall(SYS_personality,
+	    0x0040000));
+	report("kill_init", kill(1, SIGKILL));
+	report("seccomp_more_filters", prctl(PR_SET_SECCOMP, 2, NULL));
+}
+
+static void
+list_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int self;
+
+	if (d == NULL) {
+		printf("fds opendir-failed\n");
+		return;
+	}
+	self = dirfd(d);
+	printf("fds");
+	while ((e = readdir(d)) != NULL) {
+		int fd = atoi(e->d_name);
+
+		if (e->d_name[0] == '.' || fd == self)
+			continue;
+		printf(" %d", fd);
+	}
+	printf("\n");
+	closedir(d);
+}
+
+/* Host side: refuse user namespaces for CMD, as a locked-down host would. */
+static int
+deny_userns(char **cmd)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, args[0])),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_NEWUSER, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0) {
+		perror("probe deny-userns");
+		return 1;
+	}
+	execv(cmd[0], cmd);
+	perror("probe deny-userns: execv");
+	return 1;
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc >= 2 && strcmp(argv[1], "fds") == 0) {
+		list_fds();
+		return 0;
+	}
+	if (argc >= 4 && strcmp(argv[1], "deny-userns") == 0 &&
+	    strcmp(argv[2], "--") == 0)
+		return deny_userns(argv + 3);
+	if (argc >= 2 && strcmp(argv[1], "syscalls") == 0) {
+		printf("uid %d euid %d\n", (int)getuid(), (int)geteuid());
+		printf("pid %d ppid %d\n", (int)getpid(), (int)getppid());
+		fs_probes();
+		net_probes();
+		syscall_probes();
+		list_fds();
+		return 0;
+	}
+	fprintf(stderr, "usage: probe syscalls | fds | deny-userns -- CMD\n");
+	return 2;
+}
