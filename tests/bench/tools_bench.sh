@@ -7,7 +7,9 @@
 #     snippets unsandboxed through `exec` of a shell): its bash `echo hello`,
 #     a python `pass` (with `python` meaning the same /usr/bin/python3 we use)
 #     and a node snippet.
-# Calls:  run_command /bin/echo hello, run_code python3 `pass`.
+# Calls:  run_command echo hello (the schema takes a program name; the policy
+#         resolves it to /usr/bin/echo, which is /bin/echo on merged-/usr
+#         Debian), run_code python3 `pass`.
 # Targets (issue 4): the MCP layer adds under 0.3 ms to the sandbox's own
 # time (run_command p50 minus `exec` p50, at 1 in flight), and our sandboxed
 # calls are faster than the peer's unsandboxed equivalents (p50, at 1 and 4).
@@ -17,7 +19,7 @@
 # Usage: tests/bench/tools_bench.sh [path/to/mcp-sandbox]
 # The tool arguments and the exec command lines can be overridden while the
 # tools settle (environment):
-#   RUN_COMMAND_PARAMS  default {"name":"run_command","arguments":{"argv":["/bin/echo","hello"]}}
+#   RUN_COMMAND_PARAMS  default {"name":"run_command","arguments":{"command":"echo","args":["hello"]}}
 #   RUN_CODE_PARAMS     default {"name":"run_code","arguments":{"language":"python3","code":"pass"}}
 #   EXEC_ECHO           default "$ours exec -- /bin/echo hello"
 #   EXEC_PYTHON         default "$ours exec -- /usr/bin/python3 -I -c pass"
@@ -61,7 +63,7 @@ warm=$((10 / q + 1))
 # A tool error is a result, not a JSON-RPC error: refuse it explicitly, so a
 # failing sandbox is never timed as a fast call.
 tool_error='"isError":true'
-run_command=${RUN_COMMAND_PARAMS:-'{"name":"run_command","arguments":{"argv":["/bin/echo","hello"]}}'}
+run_command=${RUN_COMMAND_PARAMS:-'{"name":"run_command","arguments":{"command":"echo","args":["hello"]}}'}
 run_code=${RUN_CODE_PARAMS:-'{"name":"run_code","arguments":{"language":"python3","code":"pass"}}'}
 read -r -a exec_echo <<<"${EXEC_ECHO:-$ours exec -- /bin/echo hello}"
 read -r -a exec_python <<<"${EXEC_PYTHON:-$ours exec -- /usr/bin/python3 -I -c pass}"

@@ -154,7 +154,53 @@ export const TOOL_SAMPLES = {
 				{ database: 'sdk_no_such_db', sql: 'SELECT 1' }, 'sdk_no_such_db'),
 		],
 	},
-	// Tools of issue 4 still to come go here, one entry each, e.g.
-	// run_command: { meta: {...}, calls: [custom('echo', { argv: ['/bin/echo', 'hello'] },
-	//	(r) => assert.equal(r.structuredContent.stdout, 'hello\n'))] },
+	run_command: {
+		meta: { title: 'Run a command in the sandbox', annotations: WRITES },
+		calls: [
+			custom('echo hello', { command: 'echo', args: ['hello'] },
+				(r) => ranWith(r, 'hello\n')),
+			custom('cat of the file write_file wrote (one workspace)',
+				{ command: 'cat', args: [SAMPLE_FILE] },
+				(r) => ranWith(r, SAMPLE_TEXT)),
+			toolError('a program not on the allow-list',
+				{ command: 'sdk_no_such_program' }, 'sdk_no_such_program'),
+		],
+	},
+	run_code: {
+		meta: { title: 'Run code in the sandbox', annotations: WRITES },
+		calls: [
+			// sh: the one language every Debian machine has.
+			custom('sh arithmetic', { language: 'sh', code: 'echo $((6 * 7))' },
+				(r) => ranWith(r, '42\n')),
+		],
+	},
+	run_skill_script: {
+		meta: {
+			title: 'Run an Agent Skill script',
+			annotations: {
+				readOnlyHint: false,
+				destructiveHint: false,
+				idempotentHint: false,
+				openWorldHint: false,
+			},
+		},
+		calls: [
+			toolError('a skill that does not exist',
+				{ skill: 'sdk_no_such_skill', script: 'scripts/run.py' }, 'sdk_no_such_skill'),
+		],
+	},
 };
+
+/** A sandboxed run that exited 0 with exactly this stdout and no stderr. */
+function ranWith(r, stdout)
+{
+	const sc = r.structuredContent;
+
+	assert.equal(sc.exit_code, 0, `exit_code (stderr: ${JSON.stringify(sc.stderr)})`);
+	assert.equal(sc.signal, 0, 'signal');
+	assert.equal(sc.timed_out, false, 'timed_out');
+	assert.equal(sc.stdout, stdout, 'stdout');
+	assert.equal(sc.stderr, '', 'stderr');
+	assert.equal(sc.stdout_truncated, false, 'stdout_truncated');
+	assert.equal(sc.stderr_truncated, false, 'stderr_truncated');
+}
