@@ -307,7 +307,7 @@ bench_spawn(struct bench_proc *bp, char **argv, int spawn_only, int keep_stderr)
 		in[1] = out[0] = -1;
 	}
 	rc = 0;
-out:
+ out:
 	if (fa_ok)
 		posix_spawn_file_actions_destroy(&fa);
 	for (int i = 0; i < 2; i++) {
@@ -573,7 +573,7 @@ bench_cold(const struct bench_opts *o)
 	    total[0] / 1e3);
 	fflush(stdout);
 	rc = 0;
-out:
+ out:
 	free(init);
 	free(total);
 	return rc;
@@ -661,7 +661,7 @@ bench_memory(const char *tag, pid_t root)
 		bench_smaps(tree[t], &rss, &pss);
 	printf("%s procs=%d rss_kib=%ld pss_kib=%ld\n", tag, nt, rss, pss);
 	fflush(stdout);
-out:
+ out:
 	if (d != NULL)
 		closedir(d);
 	free(pids);
@@ -771,7 +771,7 @@ bench_pipeline(struct bench_proc *bp, const struct bench_opts *o,
 		fflush(stdout);
 	}
 	rc = 0;
-out:
+ out:
 	free(r.br_sent_at);
 	free(r.br_lat);
 	return rc;
@@ -812,7 +812,7 @@ bench_session(const struct bench_opts *o)
 	printf("exit status=%d\n", WIFEXITED(status) ? WEXITSTATUS(status) :
 	    128 + WTERMSIG(status));
 	rc = 0;
-out:
+ out:
 	bench_kill(&bp);
 	return rc;
 }
@@ -891,7 +891,7 @@ bench_spawn_level(const struct bench_opts *o, long n, int k, int quiet)
 		fflush(stdout);
 	}
 	rc = 0;
-out:
+ out:
 	while (nrun > 0)
 		waitpid(running[--nrun], NULL, 0);
 	free(lat);
@@ -970,7 +970,7 @@ bench_responder(void)
 		memmove(in.bp_buf, in.bp_buf + start, in.bp_len - start);
 		in.bp_len -= start;
 	}
-out:
+ out:
 	free(in.bp_buf);
 	return 0;
 }
@@ -1031,9 +1031,8 @@ bench_parse_levels(const char *s, struct bench_opts *o)
 	char buf[128], *tok, *save = NULL;
 	long v;
 
-	if (strlen(s) >= sizeof(buf))
+	if (snprintf(buf, sizeof(buf), "%s", s) >= (int)sizeof(buf))
 		return -1;
-	strcpy(buf, s);
 	o->bo_nlevels = 0;
 	for (tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
 		if (o->bo_nlevels == BENCH_LEVELS_MAX ||
