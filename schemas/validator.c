@@ -234,8 +234,9 @@ sc_pattern(struct cctx *c, const char *kw, const char *src, struct spattern *ret
 	 * rewritten to ECMA meanings (validator_regex.c), then compiled with
 	 * UTF+UCP (code points, Unicode case folding and \p), DOLLAR_ENDONLY
 	 * ($ does not match before a final newline) and ALT_BSUX (\uHHHH,
-	 * \u{H..}, \xHH as in ECMA). Remaining differences: see
-	 * tests/jsonschema/README.md.
+	 * \u{H..}, \xHH as in ECMA); AUTO_CALLOUT lets validate count
+	 * backtracking over a whole call (validator_verr.c). Remaining
+	 * differences: see tests/jsonschema/README.md.
 	 */
 	ret->src = src;
 	if ((pat = sc_regex_translate(src)) == NULL)
@@ -247,7 +248,7 @@ sc_pattern(struct cctx *c, const char *kw, const char *src, struct spattern *ret
 	pcre2_set_compile_extra_options(cc, PCRE2_EXTRA_ALT_BSUX);
 	ret->code = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED,
 	    PCRE2_UTF | PCRE2_UCP | PCRE2_DOLLAR_ENDONLY | PCRE2_ALT_BSUX |
-	    PCRE2_NEVER_BACKSLASH_C, &ec, &off, cc);
+	    PCRE2_NEVER_BACKSLASH_C | PCRE2_AUTO_CALLOUT, &ec, &off, cc);
 	pcre2_compile_context_free(cc);
 	free(pat);
 	if (ret->code == NULL) {

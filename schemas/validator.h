@@ -37,6 +37,9 @@
 #define SCHEMA_PCRE2_DEPTH_LIMIT 1000
 /* PCRE2 heap per match, in KiB: a pattern match must not eat the server's memory. */
 #define SCHEMA_PCRE2_HEAP_LIMIT_KIB 4096
+/* Pattern items tried (PCRE2 auto-callouts) per validate call, over all matches:
+ * the match limit bounds one match, this bounds many near-limit ones (~30 ms). */
+#define SCHEMA_MAX_REGEX_STEPS 1000000
 
 struct schema;	/* compiled, immutable, thread-safe to use concurrently once built */
 

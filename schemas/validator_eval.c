@@ -456,6 +456,7 @@ schema_validate(const struct schema *s, const struct json_object *instance,
 	r = sv_node(&c, s->root, instance, NULL);
 	st = r == V_OK ? MCP_OK : r == V_FAIL ? MCP_ERR_INVALID_PARAMS : c.fatal;
 	pcre2_match_data_free(c.md);
+	pcre2_match_context_free(c.mctx);
 	if (c.name != NULL)
 		json_object_put(c.name);
 	return st;

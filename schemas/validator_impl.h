@@ -257,6 +257,8 @@ struct vctx {
 	unsigned long work;
 	enum mcp_err fatal;
 	pcre2_match_data *md;		/* owned, made on first match */
+	pcre2_match_context *mctx;	/* owned, made on first match: copy of s->mctx + callout */
+	unsigned long regex_steps;	/* PCRE2 callouts so far (SCHEMA_MAX_REGEX_STEPS) */
 	struct json_object *name;	/* owned, made on first propertyNames */
 	size_t raw_off;			/* where the last message's text follows its "argument ...: " */
 	struct vseg seg[SCHEMA_MAX_INSTANCE_DEPTH];	/* instance path, for messages */

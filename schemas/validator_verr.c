@@ -102,15 +102,34 @@ sv_abort(struct vctx *c, enum mcp_err st, const char *kw, const char *fmt, ...)
 	return V_ABORT;
 }
 
+/*
+ * Patterns are compiled with PCRE2_AUTO_CALLOUT: this runs before each
+ * pattern item is tried, so it counts backtracking across all matches of one
+ * call (the match limit only bounds one match). Negative ends the match.
+ */
+static int
+count_step(pcre2_callout_block *b, void *data)
+{
+	struct vctx *c = data;
+
+	(void)b;
+	return ++c->regex_steps > SCHEMA_MAX_REGEX_STEPS ? PCRE2_ERROR_CALLOUT : 0;
+}
+
 int
 sv_match(struct vctx *c, const struct spattern *p, const char *s, size_t len)
 {
 	PCRE2_UCHAR msg[120];
 	int rc;
 
-	if (c->md == NULL && (c->md = pcre2_match_data_create(1, NULL)) == NULL)
-		return sv_abort(c, MCP_ERR_NOMEM, "pattern", "out of memory");
-	rc = pcre2_match(p->code, (PCRE2_SPTR)s, len, 0, 0, c->md, c->s->mctx);
+	if (c->md == NULL) {
+		/* Per call: the step counter is this call's, the limits the schema's. */
+		if ((c->md = pcre2_match_data_create(1, NULL)) == NULL ||
+		    (c->mctx = pcre2_match_context_copy(c->s->mctx)) == NULL)
+			return sv_abort(c, MCP_ERR_NOMEM, "pattern", "out of memory");
+		pcre2_set_callout(c->mctx, count_step, c);
+	}
+	rc = pcre2_match(p->code, (PCRE2_SPTR)s, len, 0, 0, c->md, c->mctx);
 	if (rc >= 0)
 		return 1;
 	if (rc == PCRE2_ERROR_NOMATCH)
@@ -122,6 +141,9 @@ sv_match(struct vctx *c, const struct spattern *p, const char *s, size_t len)
 		return sv_abort(c, MCP_ERR_TOO_LARGE, "pattern",
 		    "matching pattern \"%s\" exceeded the regex limits (%d steps, depth %d)",
 		    p->src, SCHEMA_PCRE2_MATCH_LIMIT, SCHEMA_PCRE2_DEPTH_LIMIT);
+	if (rc == PCRE2_ERROR_CALLOUT)
+		return sv_abort(c, MCP_ERR_TOO_LARGE, "pattern",
+		    "regular expression work exceeded the budget of %d steps", SCHEMA_MAX_REGEX_STEPS);
 	if (rc == PCRE2_ERROR_NOMEMORY)
 		return sv_abort(c, MCP_ERR_NOMEM, "pattern", "out of memory");
 	pcre2_get_error_message(rc, msg, sizeof(msg));

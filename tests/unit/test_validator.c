@@ -410,6 +410,29 @@ START_TEST(regex_match_limit_is_too_large)
 }
 END_TEST
 
+START_TEST(regex_work_is_bounded_per_call)
+{
+	/* Each match backtracks below the per-match limit and fails over to the
+	 * second branch, so only the per-call budget stops the array. */
+	struct schema *s = compile_ok("{\"items\":{\"anyOf\":[{\"pattern\":\"^(a|aa)+$\"},"
+	    "{\"type\":\"string\"}]}}");
+	struct json_object *arr = json_object_new_array();
+	struct schema_error e;
+	int i;
+
+	json_object_array_add(arr, json_object_new_string("aaaaaaaaaaaaaaaaaab"));
+	ck_assert_int_eq(schema_validate(s, arr, &e), MCP_OK);
+	for (i = 0; i < 2000; i++)
+		json_object_array_add(arr, json_object_new_string("aaaaaaaaaaaaaaaaaab"));
+	ck_assert_int_eq(schema_validate(s, arr, &e), MCP_ERR_TOO_LARGE);
+	ck_assert_str_eq(e.keyword, "pattern");
+	ck_assert_ptr_nonnull(strstr(e.message,
+	    ": regular expression work exceeded the budget of 1000000 steps"));
+	json_object_put(arr);
+	schema_free(s);
+}
+END_TEST
+
 START_TEST(external_ref_fails_compile)
 {
 	compile_fails("{\"properties\":{\"x\":{\"$ref\":\"http://example.com/s.json#/a\"}}}",
@@ -589,6 +612,7 @@ validator_suite(void)
 	tcase_add_test(comp, ref_cycle_fails_compile);
 	tcase_add_test(bounds, schema_depth_bound);
 	tcase_add_test(bounds, regex_match_limit_is_too_large);
+	tcase_add_test(bounds, regex_work_is_bounded_per_call);
 	suite_add_tcase(s, bounds);
 
 	tcase_add_test(comp, external_ref_fails_compile);
