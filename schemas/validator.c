@@ -353,6 +353,8 @@ sc_node(struct cctx *c, const struct json_object *j, struct snode **ret)
 	struct snode *n;
 	int r = 0;
 
+	if (j == NULL)	/* JSON null */
+		return sc_fail(c, "a schema must be an object or a boolean");
 	if ((n = cache_find(c, j)) != NULL) {
 		*ret = n;
 		return 0;

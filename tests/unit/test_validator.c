@@ -459,6 +459,9 @@ START_TEST(unknown_keyword_fails_compile)
 	    "\"items\" must be a schema (2020-12 uses prefixItems for tuples) at /items");
 	compile_fails("{\"minLength\":-1}", "\"minLength\" must be a non-negative integer at /minLength");
 	compile_fails("{\"type\":\"text\"}", "unknown type \"text\" at /type");
+	compile_fails("{\"properties\":{\"a\":null}}",
+	    "a schema must be an object or a boolean at /properties/a");
+	compile_fails("[]", "a schema must be an object or a boolean at the schema root");
 	compile_fails("{\"pattern\":\"(\"}", "\"pattern\" is not a valid regular expression "
 	    "(missing closing parenthesis near offset 1) at /pattern");
 	compile_fails("{\"$schema\":\"http://json-schema.org/draft-07/schema#\"}",
@@ -564,6 +567,8 @@ END_TEST
 START_TEST(boolean_schemas)
 {
 	valid("true", "{\"anything\":[1]}");
+	valid("{\"type\":\"null\"}", "null");
+	valid("{\"prefixItems\":[{\"type\":\"null\"}],\"uniqueItems\":true}", "[null,1]");
 	invalid("false", "1", "", "false", "arguments: no value is allowed here");
 }
 END_TEST
