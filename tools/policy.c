@@ -279,6 +279,7 @@ commands_clear(struct policy *p)
 		free(p->commands[i].path);
 		free(p->commands[i].bind);
 	}
+	memset(p->commands, 0, sizeof(p->commands));
 	p->ncommands = 0;
 }
 
@@ -291,6 +292,7 @@ databases_clear(struct policy *p)
 		free(p->databases[i].name);
 		free(p->databases[i].path);
 	}
+	memset(p->databases, 0, sizeof(p->databases));
 	p->ndatabases = 0;
 }
 
@@ -303,6 +305,7 @@ env_clear(struct policy *p)
 		free(p->env[i].name);
 		free(p->env[i].value);
 	}
+	memset(p->env, 0, sizeof(p->env));
 	p->nenv = 0;
 }
 
@@ -318,6 +321,7 @@ policy_skills_clear(struct policy *p)
 		for (j = 0; j < p->skills[i].nscripts; j++)
 			free(p->skills[i].scripts[j].name);
 	}
+	memset(p->skills, 0, sizeof(p->skills));
 	p->nskills = 0;
 }
 
@@ -375,6 +379,7 @@ command_remove(struct policy *p, const char *name)
 		memmove(&p->commands[i], &p->commands[i + 1],
 		    (p->ncommands - i - 1) * sizeof(p->commands[0]));
 		p->ncommands--;
+		memset(&p->commands[p->ncommands], 0, sizeof(p->commands[0]));
 		return;
 	}
 }

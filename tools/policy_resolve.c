@@ -4,32 +4,23 @@
  * prefix to bind when it is outside the system directories), languages
  * whose toolchain is missing become unavailable, skills are scanned from
  * their SKILL.md front matter and scripts/ folder, databases must exist.
- * Runs once, single-threaded; may spawn an interpreter to ask its prefix.
+ * Runs once, single-threaded; never runs a program.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "policy.h"
 #include "policy_internal.h"
 
 #define RESOLVE_DEFAULT_PATH	"/usr/local/bin:/usr/bin:/bin"
-#define RESOLVE_PROBE_BYTES	(2 * PATH_MAX)	/* two paths, one per line */
-#define RESOLVE_PROBE_MS	5000	/* an interpreter prints its prefix */
 #define SKILL_MD_MAX		(64 * 1024)	/* front matter is at the top */
 #define SKILL_MAX_ENTRIES	1024	/* folders scanned in skills_dir */
-
-extern char **environ;
 
 /* Directories every sandbox binds read-only: no extra bind needed. */
 static const char *const system_dirs[] = {
@@ -56,9 +47,17 @@ is_executable_file(const char *path)
 	    access(path, X_OK) == 0;
 }
 
-/* First executable called name on PATH; *ret owned. */
+static bool is_script(const char *path);
+
+/*
+ * First executable called name on PATH; *ret owned. With skip_scripts,
+ * "#!" files are passed over: a python3 shim (pyenv, asdf) would have to be
+ * run to learn what it runs, which costs hundreds of milliseconds at every
+ * start and runs host code; the real interpreter further down PATH (or in
+ * /usr/bin) is what the sandbox can use anyway.
+ */
 static int
-path_search(const char *name, char **ret)
+path_search(const char *name, bool skip_scripts, char **ret)
 {
 	const char *path = getenv("PATH"), *dir, *end;
 	char buf[PATH_MAX];
@@ -77,7 +76,28 @@ path_search(const char *name, char **ret)
 		memcpy(buf, dir, dl);
 		buf[dl] = '/';
 		strcpy(buf + dl + 1, name);
-		if (is_executable_file(buf)) {
+		if (is_executable_file(buf) && !(skip_scripts && is_script(buf))) {
+			*ret = strdup(buf);
+			return *ret != NULL ? 0 : -1;
+		}
+	}
+	return -1;
+}
+
+/* Last resort for interpreters hidden behind shims on PATH. */
+static int
+path_search_dirs(const char *name, char **ret)
+{
+	static const char *const dirs[] = { "/usr/local/bin", "/usr/bin",
+	    "/bin" };
+	char buf[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		if (snprintf(buf, sizeof(buf), "%s/%s", dirs[i], name) >=
+		    (int)sizeof(buf))
+			continue;
+		if (is_executable_file(buf) && !is_script(buf)) {
 			*ret = strdup(buf);
 			return *ret != NULL ? 0 : -1;
 		}
@@ -100,100 +120,6 @@ is_script(const char *path)
 }
 
 /*
- * Runs argv (argv[0] absolute) with the server's environment and returns
- * its stdout (owned, NUL-terminated), bounded in size and time.
- */
-static char *
-probe_output(char *const argv[])
-{
-	posix_spawn_file_actions_t fa;
-	struct timespec t0, t1;
-	char *buf = NULL;
-	size_t len = 0;
-	int pfd[2] = { -1, -1 }, status;
-	pid_t pid = -1;
-
-	if (pipe2(pfd, O_CLOEXEC) != 0)
-		return NULL;
-	if (posix_spawn_file_actions_init(&fa) != 0)
-		goto out;
-	if (posix_spawn_file_actions_adddup2(&fa, pfd[1], 1) != 0 ||
-	    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY,
-	    0) != 0 ||
-	    posix_spawn(&pid, argv[0], &fa, NULL, argv, environ) != 0)
-		pid = -1;
-	posix_spawn_file_actions_destroy(&fa);
-	(void)close(pfd[1]);
-	pfd[1] = -1;
-	if (pid < 0 || (buf = malloc(RESOLVE_PROBE_BYTES + 1)) == NULL)
-		goto out;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		struct pollfd pf = { pfd[0], POLLIN, 0 };
-		long ms;
-		ssize_t n;
-
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		ms = (t1.tv_sec - t0.tv_sec) * 1000 +
-		    (t1.tv_nsec - t0.tv_nsec) / 1000000;
-		if (ms >= RESOLVE_PROBE_MS || len == RESOLVE_PROBE_BYTES)
-			break;
-		if (poll(&pf, 1, (int)(RESOLVE_PROBE_MS - ms)) <= 0)
-			continue;
-		n = read(pfd[0], buf + len, RESOLVE_PROBE_BYTES - len);
-		if (n == 0)
-			break;
-		if (n < 0 && errno != EINTR)
-			break;
-		if (n > 0)
-			len += (size_t)n;
-	}
-	buf[len] = '\0';
- out:
-	if (pfd[0] >= 0)
-		(void)close(pfd[0]);
-	if (pid > 0) {
-		(void)kill(pid, SIGKILL);
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-	}
-	return buf;
-}
-
-/* Asks a python3 (maybe a pyenv shim) for its real executable and prefix. */
-static int
-probe_python(const char *found, char **ret_path, char **ret_bind)
-{
-	char *argv[] = { (char *)found, "-I", "-c",
-	    "import sys; print(sys.executable); print(sys.base_prefix)", NULL };
-	char *out, *nl, *prefix, real[PATH_MAX];
-	int rc = -1;
-
-	if ((out = probe_output(argv)) == NULL)
-		return -1;
-	if ((nl = strchr(out, '\n')) == NULL)
-		goto out;
-	*nl = '\0';
-	prefix = nl + 1;
-	if ((nl = strchr(prefix, '\n')) != NULL)
-		*nl = '\0';
-	if (out[0] != '/' || prefix[0] != '/' || realpath(out, real) == NULL ||
-	    !is_executable_file(real))
-		goto out;
-	if ((*ret_path = strdup(real)) == NULL)
-		goto out;
-	*ret_bind = NULL;
-	if (!in_system_dir(real) && (*ret_bind = strdup(prefix)) == NULL) {
-		free(*ret_path);
-		goto out;
-	}
-	rc = 0;
- out:
-	free(out);
-	return rc;
-}
-
-/*
  * Resolves a program name (or absolute path) to its real absolute path and,
  * when it lives outside the system directories, the prefix to bind (the
  * parent of its bin/ folder). 0, or -1 when not found.
@@ -208,12 +134,9 @@ resolve_program(const char *spec, bool python, char **ret_path,
 	if (spec[0] == '/') {
 		if (!is_executable_file(spec) || (found = strdup(spec)) == NULL)
 			return -1;
-	} else if (path_search(spec, &found) != 0)
+	} else if (path_search(spec, python, &found) != 0 &&
+	    (!python || path_search_dirs(spec, &found) != 0))
 		return -1;
-	if (python && is_script(found)) {
-		rc = probe_python(found, ret_path, ret_bind);
-		goto out;
-	}
 	if (realpath(found, real) == NULL)
 		goto out;
 	if ((*ret_path = strdup(real)) == NULL)
@@ -272,6 +195,7 @@ resolve_commands(struct policy *p, char *err, size_t errlen)
 		free(c->bind);
 		memmove(c, c + 1, (p->ncommands - i - 1) * sizeof(*c));
 		p->ncommands--;
+		memset(&p->commands[p->ncommands], 0, sizeof(*c));
 	}
 	return 0;
 }

@@ -1,0 +1,335 @@
+/*
+ * Unit tests of the policy: the embedded default, config files (every
+ * error names the file, the line and the key), flags, finalize (commands
+ * resolved or dropped, languages, databases), --print-config output that
+ * loads back, and the environment names that are never passed on.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <check.h>
+
+#include "policy.h"
+
+static char CFG[64];	/* /tmp/tools-policy-XXXXXX */
+
+static const char *
+write_cfg(const char *text)
+{
+	int fd;
+
+	(void)snprintf(CFG, sizeof(CFG), "/tmp/tools-policy-XXXXXX");
+	fd = mkstemp(CFG);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return CFG;
+}
+
+static void
+expect_config_error(const char *text, const char *want_suffix)
+{
+	char err[512], want[600];
+	struct policy *p = policy_new_default(err, sizeof(err));
+
+	ck_assert_ptr_nonnull(p);
+	write_cfg(text);
+	ck_assert_int_eq(policy_load_file(p, CFG, err, sizeof(err)), -1);
+	(void)snprintf(want, sizeof(want), "%s%s", CFG, want_suffix);
+	ck_assert_str_eq(err, want);
+	unlink(CFG);
+	policy_free(p);
+}
+
+START_TEST(default_policy_loads_and_finalizes)
+{
+	char err[512];
+	struct policy *p = policy_new_default(err, sizeof(err));
+
+	ck_assert_ptr_nonnull(p);
+	ck_assert_ptr_null(p->workspace);
+	ck_assert_uint_eq(p->limits.timeout_ms, 10000);
+	ck_assert_uint_eq(p->limits.max_sandboxes, 0);
+	ck_assert(!p->network);
+	ck_assert_int_eq(policy_finalize(p, err, sizeof(err)), 0);
+	ck_assert_uint_ge(p->limits.max_sandboxes, 1);
+	ck_assert_ptr_nonnull(policy_find_command(p, "cat"));
+	ck_assert_str_eq(policy_find_command(p, "cat")->path, "/usr/bin/cat");
+	ck_assert(p->languages[POLICY_LANG_SH].available);
+	ck_assert_ptr_nonnull(p->sh_path);
+	/* a command the default lists but this machine may lack is dropped,
+	 * never kept unresolved */
+	for (size_t i = 0; i < p->ncommands; i++)
+		ck_assert_ptr_nonnull(p->commands[i].path);
+	policy_free(p);
+}
+END_TEST
+
+START_TEST(config_syntax_error_names_file_and_line)
+{
+	expect_config_error("{\n  \"limits\": {\n    \"memory_mb\": 12,,\n",
+	    ":3: invalid JSON: quoted object property name expected");
+	expect_config_error("{\n\"network\": false\n} x",
+	    ":3: invalid JSON: text after the object");
+	expect_config_error("[1]", ":1: the config must be a JSON object");
+}
+END_TEST
+
+START_TEST(config_value_errors_name_line_and_key)
+{
+	expect_config_error("{\n  \"limits\": {\n    \"memory_mb\": 4\n  }\n}\n",
+	    ":3: limits.memory_mb: must be an integer in 16..65536");
+	expect_config_error("{\n\n  \"colour\": 1\n}\n",
+	    ":3: colour: unknown key");
+	expect_config_error("{\"limits\": {\"speed\": 1}}",
+	    ":1: limits.speed: unknown limit");
+	expect_config_error("{\"network\": true}", ":1: network: network "
+	    "access is not supported: tools always run without a network");
+	expect_config_error("{\n\"env\": {\"LD_PRELOAD\": \"x.so\"}}",
+	    ":2: env.LD_PRELOAD: 'LD_PRELOAD' may not be set for sandboxed "
+	    "tools");
+	expect_config_error("{\"languages\": [\"cobol\"]}",
+	    ":1: languages: unknown language 'cobol' (known: python3, node, "
+	    "sh, c)");
+	expect_config_error("{\"commands\": [\"rm -rf\"]}",
+	    ":1: commands: 'rm -rf' is not a valid command name");
+	expect_config_error("{\"commands\": {\"x\": \"relative/x\"}}",
+	    ":1: commands.x: the path must be absolute");
+}
+END_TEST
+
+START_TEST(config_overlays_the_default)
+{
+	char err[512];
+	struct policy *p = policy_new_default(err, sizeof(err));
+
+	write_cfg("{\"_note\": \"comments are ignored\", \"commands\": "
+	    "[\"cat\", \"/usr/bin/wc\"], \"limits\": {\"timeout_ms\": 2000}, "
+	    "\"databases\": {\"db\": \"/etc/hostname\"}}");
+	ck_assert_int_eq(policy_load_file(p, CFG, err, sizeof(err)), 0);
+	unlink(CFG);
+	ck_assert_uint_eq(p->limits.timeout_ms, 2000);
+	ck_assert_uint_eq(p->limits.memory_mb, 4096);	/* kept */
+	ck_assert_int_eq(policy_finalize(p, err, sizeof(err)), 0);
+	ck_assert_uint_eq(p->ncommands, 2);
+	ck_assert_str_eq(policy_find_command(p, "wc")->path, "/usr/bin/wc");
+	ck_assert_ptr_null(policy_find_command(p, "grep"));
+	ck_assert_str_eq(policy_find_database(p, "db")->path, "/etc/hostname");
+	policy_free(p);
+}
+END_TEST
+
+START_TEST(configured_commands_that_are_missing_stop_the_start)
+{
+	char err[512];
+	struct policy *p = policy_new_default(err, sizeof(err));
+
+	ck_assert_int_eq(policy_set_flag(p, "allow-command",
+	    "no-such-program-xyz", err, sizeof(err)), 0);
+	ck_assert_int_eq(policy_finalize(p, err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "command 'no-such-program-xyz': not found on "
+	    "PATH");
+	policy_free(p);
+}
+END_TEST
+
+START_TEST(flags_override_and_are_checked)
+{
+	char err[512];
+	struct policy *p = policy_new_default(err, sizeof(err));
+
+	ck_assert_int_eq(policy_set_flag(p, "timeout-ms", "500", err,
+	    sizeof(err)), 0);
+	ck_assert_uint_eq(p->limits.timeout_ms, 500);
+	ck_assert_int_eq(policy_set_flag(p, "memory-mb", "lots", err,
+	    sizeof(err)), -1);
+	ck_assert_str_eq(err, "--memory-mb: expected an integer in 16..65536, "
+	    "got 'lots'");
+	ck_assert_int_eq(policy_set_flag(p, "languages", "sh,python3", err,
+	    sizeof(err)), 0);
+	ck_assert(p->languages[POLICY_LANG_SH].enabled);
+	ck_assert(!p->languages[POLICY_LANG_NODE].enabled);
+	ck_assert_int_eq(policy_set_flag(p, "database", "noequals", err,
+	    sizeof(err)), -1);
+	ck_assert_str_eq(err, "--database: expected NAME=VALUE, got "
+	    "'noequals'");
+	ck_assert_int_eq(policy_set_flag(p, "env", "NODE_OPTIONS=--x", err,
+	    sizeof(err)), -1);
+	ck_assert_str_eq(err, "--env: 'NODE_OPTIONS' may not be set for "
+	    "sandboxed tools");
+	ck_assert_int_eq(policy_set_flag(p, "deny-command", "cat", err,
+	    sizeof(err)), 0);
+	ck_assert_int_eq(policy_set_flag(p, "bogus", "1", err, sizeof(err)),
+	    -1);
+	ck_assert_str_eq(err, "--bogus: unknown policy flag");
+	ck_assert_int_eq(policy_finalize(p, err, sizeof(err)), 0);
+	ck_assert_ptr_null(policy_find_command(p, "cat"));
+	ck_assert_int_eq(policy_set_flag(p, "timeout-ms", "600", err,
+	    sizeof(err)), -1);
+	ck_assert_str_eq(err, "--timeout-ms: the policy is final");
+	policy_free(p);
+}
+END_TEST
+
+START_TEST(every_flag_in_the_table_is_understood)
+{
+	char err[512];
+	size_t i;
+
+	for (i = 0; policy_flags[i].name != NULL; i++) {
+		struct policy *p = policy_new_default(err, sizeof(err));
+		const char *v = "100";
+
+		if (strcmp(policy_flags[i].name, "database") == 0 ||
+		    strcmp(policy_flags[i].name, "env") == 0)
+			v = "X=y";
+		else if (strcmp(policy_flags[i].name, "languages") == 0)
+			v = "sh";
+		else if (strstr(policy_flags[i].name, "command") != NULL)
+			v = "cat";
+		else if (strcmp(policy_flags[i].name, "output-cap") == 0 ||
+		    strcmp(policy_flags[i].name, "read-cap") == 0 ||
+		    strcmp(policy_flags[i].name, "sql-bytes") == 0)
+			v = "4096";
+		ck_assert_msg(policy_set_flag(p, policy_flags[i].name, v, err,
+		    sizeof(err)) == 0, "--%s: %s", policy_flags[i].name, err);
+		ck_assert_ptr_nonnull(policy_flags[i].help);
+		policy_free(p);
+	}
+}
+END_TEST
+
+START_TEST(timeout_above_the_maximum_is_refused_at_finalize)
+{
+	char err[512];
+	struct policy *p = policy_new_default(err, sizeof(err));
+
+	ck_assert_int_eq(policy_set_flag(p, "max-timeout-ms", "1000", err,
+	    sizeof(err)), 0);
+	ck_assert_int_eq(policy_finalize(p, err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "limits: timeout_ms (10000) is over "
+	    "max_timeout_ms (1000)");
+	policy_free(p);
+}
+END_TEST
+
+START_TEST(missing_database_stops_the_start)
+{
+	char err[512];
+	struct policy *p = policy_new_default(err, sizeof(err));
+
+	ck_assert_int_eq(policy_set_flag(p, "database", "x=/nonexistent.db",
+	    err, sizeof(err)), 0);
+	ck_assert_int_eq(policy_finalize(p, err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "database 'x': /nonexistent.db: No such file or "
+	    "directory");
+	policy_free(p);
+}
+END_TEST
+
+START_TEST(print_config_output_loads_back)
+{
+	char err[512], *text = NULL;
+	size_t len = 0;
+	struct policy *p = policy_new_default(err, sizeof(err)), *q;
+	FILE *f;
+
+	ck_assert_int_eq(policy_set_flag(p, "timeout-ms", "1234", err,
+	    sizeof(err)), 0);
+	ck_assert_int_eq(policy_finalize(p, err, sizeof(err)), 0);
+	f = open_memstream(&text, &len);
+	policy_print(p, f);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(text, "\"timeout_ms\":1234"));
+	ck_assert_ptr_nonnull(strstr(text, "\"network\":false"));
+	write_cfg(text);
+	q = policy_new_default(err, sizeof(err));
+	ck_assert_msg(policy_load_file(q, CFG, err, sizeof(err)) == 0, "%s",
+	    err);
+	unlink(CFG);
+	ck_assert_uint_eq(q->limits.timeout_ms, 1234);
+	ck_assert_uint_eq(q->ncommands, p->ncommands);
+	ck_assert_int_eq(policy_finalize(q, err, sizeof(err)), 0);
+	policy_free(q);
+	policy_free(p);
+	free(text);
+}
+END_TEST
+
+START_TEST(loader_and_interpreter_variables_are_forbidden)
+{
+	ck_assert(policy_env_name_forbidden("LD_PRELOAD"));
+	ck_assert(policy_env_name_forbidden("LD_LIBRARY_PATH"));
+	ck_assert(policy_env_name_forbidden("PYTHONSTARTUP"));
+	ck_assert(policy_env_name_forbidden("NODE_OPTIONS"));
+	ck_assert(policy_env_name_forbidden("BASH_ENV"));
+	ck_assert(policy_env_name_forbidden("ENV"));
+	ck_assert(policy_env_name_forbidden("GLIBC_TUNABLES"));
+	ck_assert(policy_env_name_forbidden("GIT_SSH_COMMAND"));
+	ck_assert(!policy_env_name_forbidden("LANG"));
+	ck_assert(!policy_env_name_forbidden("MY_VAR"));
+	ck_assert(!policy_env_name_ok("1X"));
+	ck_assert(!policy_env_name_ok("A=B"));
+	ck_assert(policy_env_name_ok("_a1"));
+}
+END_TEST
+
+START_TEST(unavailable_languages_are_dropped)
+{
+	char err[512];
+	struct policy *p = policy_new_default(err, sizeof(err));
+	char *old = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+
+	/* no toolchain on PATH: every language but those found elsewhere */
+	setenv("PATH", "/nonexistent", 1);
+	ck_assert_int_eq(policy_set_flag(p, "languages", "node,c", err,
+	    sizeof(err)), 0);
+	ck_assert_int_eq(policy_finalize(p, err, sizeof(err)), 0);
+	ck_assert(!p->languages[POLICY_LANG_NODE].available);
+	ck_assert(!p->languages[POLICY_LANG_C].available);
+	/* python3 alone is also looked for in /usr/bin (behind shims) */
+	for (size_t i = 0; i < p->ncommands; i++)
+		ck_assert_str_eq(p->commands[i].name, "python3");
+	if (old != NULL)
+		setenv("PATH", old, 1);
+	free(old);
+	policy_free(p);
+}
+END_TEST
+
+static Suite *
+policy_suite(void)
+{
+	Suite *s = suite_create("tools_policy");
+	TCase *tc = tcase_create("policy");
+
+	tcase_add_test(tc, default_policy_loads_and_finalizes);
+	tcase_add_test(tc, config_syntax_error_names_file_and_line);
+	tcase_add_test(tc, config_value_errors_name_line_and_key);
+	tcase_add_test(tc, config_overlays_the_default);
+	tcase_add_test(tc, configured_commands_that_are_missing_stop_the_start);
+	tcase_add_test(tc, flags_override_and_are_checked);
+	tcase_add_test(tc, every_flag_in_the_table_is_understood);
+	tcase_add_test(tc, timeout_above_the_maximum_is_refused_at_finalize);
+	tcase_add_test(tc, missing_database_stops_the_start);
+	tcase_add_test(tc, print_config_output_loads_back);
+	tcase_add_test(tc, loader_and_interpreter_variables_are_forbidden);
+	tcase_add_test(tc, unavailable_languages_are_dropped);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(policy_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

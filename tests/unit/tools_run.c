@@ -1,0 +1,598 @@
+/*
+ * Unit tests of run_command, run_code and run_skill_script through the
+ * real sandbox: outputs, exit codes, deadlines, the allow-list, argument
+ * data that looks like shell, refused environment names, busy and
+ * cancelled calls, files shared with the file tools, and skill scripts
+ * (listed only, JSON stdout, exit 2, the original folder never modified).
+ * The skills directory is generated here.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/stat.h>
+
+#include "sandbox.h"
+#include "sandboxed.h"
+#include "slots.h"
+#include "tools_harness.h"
+
+#define CONCURRENT_CALLS	16	/* threads in the isolation test */
+
+static struct th T;
+static struct sb_ctx *SB;
+static struct tool_slots *SLOTS;
+static char SKILLS[64];	/* /tmp/tools-run-skills-XXXXXX */
+
+/* Outside a test (fixtures for all of them): stop the run on failure. */
+static void
+must(bool ok, const char *what)
+{
+	if (!ok) {
+		perror(what);
+		exit(EXIT_FAILURE);
+	}
+}
+
+static void
+put(const char *dir, const char *name, const char *text, mode_t mode)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	(void)snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	must(fd >= 0, path);
+	must(write(fd, text, strlen(text)) == (ssize_t)strlen(text), path);
+	close(fd);
+}
+
+static void
+make_skills(void)
+{
+	char d[PATH_MAX];
+	int dfd;
+
+	(void)snprintf(SKILLS, sizeof(SKILLS), "/tmp/tools-run-skills-XXXXXX");
+	must(mkdtemp(SKILLS) != NULL, "mkdtemp");
+	must(chmod(SKILLS, 0755) == 0, "chmod");
+	(void)snprintf(d, sizeof(d), "%s/greeter", SKILLS);
+	must(mkdir(d, 0755) == 0, d);
+	put(d, "SKILL.md", "---\nname: greeter\ndescription: >\n  Greets "
+	    "people\n  by name.\n---\n# Greeter\n", 0644);
+	(void)snprintf(d, sizeof(d), "%s/greeter/scripts", SKILLS);
+	must(mkdir(d, 0755) == 0, d);
+	put(d, "greet.py", "import json, sys\n"
+	    "if len(sys.argv) < 2:\n"
+	    "    print('usage: greet.py NAME', file=sys.stderr)\n"
+	    "    sys.exit(2)\n"
+	    "print(json.dumps({'greeting': 'hello ' + sys.argv[1]}))\n",
+	    0644);
+	put(d, "plain.sh", "echo plain $1; pwd; env | wc -l\n", 0644);
+	put(d, "vandal.sh", "echo changed > ../SKILL.md; rm -f greet.py; "
+	    "echo new > extra; ls /skill/scripts | wc -l\n", 0644);
+	put(d, "notes.txt", "not a script\n", 0644);
+	dfd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	must(dfd >= 0 && symlinkat("/etc/passwd", dfd, "link.sh") == 0,
+	    "symlink");
+	close(dfd);
+}
+
+static void
+setup_with(const char *const *flags)
+{
+	struct sb_config cfg;
+	struct sb_result r;
+
+	memset(&cfg, 0, sizeof(cfg));
+	th_init_flags(&T, flags);
+	ck_assert_msg(sb_ctx_new(&cfg, &SB, &r) == 0, "sandbox: %s",
+	    r.message);
+	SLOTS = tool_slots_new(2, 64, 30000);
+	ck_assert_ptr_nonnull(SLOTS);
+	T.env.sb = SB;
+	T.env.slots = SLOTS;
+	/* the sandbox uid must be able to write the workspace */
+	if (geteuid() == 0)
+		ck_assert_int_eq(chown(T.ws->path, SB_DEFAULT_UID,
+		    SB_DEFAULT_GID), 0);
+}
+
+static void
+setup(void)
+{
+	const char *flags[] = { "allow-command", "printenv", "skills-dir",
+	    SKILLS, NULL };
+
+	setup_with(flags);
+}
+
+static void
+teardown(void)
+{
+	th_fini(&T);
+	tool_slots_free(SLOTS);
+	sb_ctx_free(SB);
+}
+
+static struct json_object *
+call(const struct tool_def *def, const char *args)
+{
+	return th_call(&T, def, args);
+}
+
+START_TEST(run_command_runs_echo_and_reports_output)
+{
+	struct json_object *r = call(&tool_def_run_command,
+	    "{\"command\":\"echo\",\"args\":[\"hello\"]}");
+
+	ck_assert(!th_is_error(r));
+	ck_assert_str_eq(th_text(r),
+	    "The command exited with status 0.\n--- stdout ---\nhello\n");
+	ck_assert_str_eq(json_object_get_string(th_sc(r, "stdout")), "hello\n");
+	ck_assert_int_eq(json_object_get_int(th_sc(r, "exit_code")), 0);
+	ck_assert(T.audit.ran && !T.audit.refused);
+	ck_assert_int_eq(T.audit.exit_code, 0);
+	json_object_put(r);
+}
+END_TEST
+
+START_TEST(run_command_passes_shell_metacharacters_as_data)
+{
+	struct json_object *r = call(&tool_def_run_command,
+	    "{\"command\":\"echo\",\"args\":[\"$(id)\",\";\",\"rm -rf /\","
+	    "\"|\",\"cat\",\"/etc/shadow\",\">\",\"x\",\"*\"]}");
+
+	ck_assert_str_eq(json_object_get_string(th_sc(r, "stdout")),
+	    "$(id) ; rm -rf / | cat /etc/shadow > x *\n");
+	json_object_put(r);
+	ck_assert_int_eq(access(th_ws(&T, "x"), F_OK), -1);
+}
+END_TEST
+
+START_TEST(run_command_refuses_programs_off_the_allow_list)
+{
+	struct json_object *r;
+
+	ck_assert(!th_valid(&tool_def_run_command,
+	    "{\"command\":\"/bin/sh\"}"));
+	ck_assert(!th_valid(&tool_def_run_command,
+	    "{\"command\":\"echo hi\"}"));
+	r = call(&tool_def_run_command, "{\"command\":\"bash\"}");
+	ck_assert(th_is_error(r));
+	ck_assert_msg(strncmp(th_text(r), "'bash' is not an allowed command, "
+	    "so it was not run. Allowed: cat, ls, ", 63) == 0, "%s",
+	    th_text(r));
+	ck_assert(T.audit.refused && !T.audit.ran);
+	ck_assert_str_eq(T.audit.reason, "command not allowed");
+	json_object_put(r);
+}
+END_TEST
+
+START_TEST(run_command_reports_failure_exit_as_error)
+{
+	struct json_object *r = call(&tool_def_run_command,
+	    "{\"command\":\"ls\",\"args\":[\"/nonexistent\"]}");
+
+	ck_assert(th_is_error(r));
+	ck_assert_int_eq(json_object_get_int(th_sc(r, "exit_code")), 2);
+	ck_assert_msg(strncmp(th_text(r), "The command exited with status 2."
+	    "\n--- stderr ---\nls: cannot access '/nonexistent'", 80) == 0,
+	    "%s", th_text(r));
+	json_object_put(r);
+}
+END_TEST
+
+START_TEST(run_command_sets_checked_environment)
+{
+	struct json_object *r;
+
+	r = call(&tool_def_run_command, "{\"command\":\"printenv\","
+	    "\"args\":[\"GREETING\",\"PATH\"],\"env\":{\"GREETING\":\"hi\"}}");
+	ck_assert_str_eq(json_object_get_string(th_sc(r, "stdout")),
+	    "hi\n/usr/local/bin:/usr/bin:/bin\n");
+	json_object_put(r);
+	r = call(&tool_def_run_command, "{\"command\":\"printenv\","
+	    "\"env\":{\"LD_PRELOAD\":\"/tmp/x.so\"}}");
+	ck_assert(th_is_error(r));
+	ck_assert_str_eq(th_text(r), "the command was not run: the environment "
+	    "variable 'LD_PRELOAD' may not be set (loader, interpreter and "
+	    "shell hooks such as LD_*, PYTHON*, NODE_OPTIONS, BASH_ENV are "
+	    "refused). Remove it and call again.");
+	ck_assert(T.audit.refused && !T.audit.ran);
+	json_object_put(r);
+	ck_assert(!th_valid(&tool_def_run_command, "{\"command\":\"printenv\","
+	    "\"env\":{\"A=B\":\"x\"}}"));
+}
+END_TEST
+
+START_TEST(run_code_runs_each_available_language)
+{
+	static const char *const cases[][2] = {
+		{ "{\"language\":\"python3\",\"code\":\"import sys; "
+		    "print(2**10, sys.argv[1:])\",\"args\":[\"a b\"]}",
+		    "1024 ['a b']\n" },
+		{ "{\"language\":\"node\",\"code\":\"console.log(6*7, "
+		    "process.argv.slice(1))\",\"args\":[\"x\"]}",
+		    "42 [ 'x' ]\n" },
+		{ "{\"language\":\"sh\",\"code\":\"echo $1 $#\","
+		    "\"args\":[\"one\",\"two\"]}", "one 2\n" },
+		{ "{\"language\":\"c\",\"code\":\"#include <stdio.h>\\n"
+		    "int main(int c, char **v) { printf(\\\"%d %s\\\\n\\\", c, "
+		    "v[1]); return 0; }\",\"args\":[\"z\"]}", "2 z\n" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct json_object *r;
+
+		if (!T.p->languages[i].available)
+			continue;
+		r = call(&tool_def_run_code, cases[i][0]);
+		ck_assert_msg(!th_is_error(r), "%s: %s", cases[i][0],
+		    th_text(r));
+		ck_assert_str_eq(json_object_get_string(th_sc(r, "stdout")),
+		    cases[i][1]);
+		json_object_put(r);
+	}
+}
+END_TEST
+
+START_TEST(run_code_python_is_isolated_and_reads_stdin)
+{
+	struct json_object *r;
+
+	if (!T.p->languages[POLICY_LANG_PYTHON3].available)
+		return;
+	r = call(&tool_def_run_code, "{\"language\":\"python3\",\"code\":"
+	    "\"import sys; print(sys.flags.isolated, sys.stdin.read())\","
+	    "\"stdin\":\"fed\"}");
+	ck_assert_str_eq(json_object_get_string(th_sc(r, "stdout")), "1 fed\n");
+	json_object_put(r);
+}
+END_TEST
+
+START_TEST(run_code_c_compile_error_is_reported)
+{
+	struct json_object *r;
+
+	if (!T.p->languages[POLICY_LANG_C].available)
+		return;
+	r = call(&tool_def_run_code, "{\"language\":\"c\",\"code\":"
+	    "\"int main( {\"}");
+	ck_assert(th_is_error(r));
+	ck_assert_int_eq(json_object_get_int(th_sc(r, "exit_code")), 1);
+	ck_assert_ptr_nonnull(strstr(json_object_get_string(th_sc(r, "stderr")),
+	    "mcp-sandbox: compilation failed\n"));
+	json_object_put(r);
+}
+END_TEST
+
+START_TEST(run_code_is_killed_at_the_deadline)
+{
+	struct json_object *r = call(&tool_def_run_code, "{\"language\":\"sh\","
+	    "\"code\":\"echo started; sleep 30\",\"timeout_ms\":300}");
+
+	ck_assert(th_is_error(r));
+	ck_assert(json_object_get_boolean(th_sc(r, "timed_out")));
+	ck_assert_str_eq(th_text(r), "Timed out: the code was killed after "
+	    "300 ms (the deadline). Make it faster, or ask for a longer "
+	    "timeout_ms within the policy.\n--- stdout ---\nstarted\n");
+	ck_assert(T.audit.timed_out);
+	json_object_put(r);
+}
+END_TEST
+
+START_TEST(run_code_output_is_capped_and_made_valid_utf8)
+{
+	static const char *const flags[] = { "output-cap", "1024", NULL };
+	struct json_object *r;
+
+	teardown();
+	setup_with(flags);
+	r = call(&tool_def_run_code, "{\"language\":\"sh\",\"code\":"
+	    "\"printf 'ab\\\\377cd'; yes | head -c 5000 >&2\"}");
+	ck_assert(!th_is_error(r));
+	ck_assert_str_eq(json_object_get_string(th_sc(r, "stdout")),
+	    "ab\xef\xbf\xbd" "cd");
+	ck_assert(json_object_get_boolean(th_sc(r, "stderr_truncated")));
+	ck_assert_int_eq(json_object_get_int(th_sc(r, "stderr_bytes")), 5000);
+	ck_assert_int_eq(strlen(json_object_get_string(th_sc(r, "stderr"))),
+	    1024);
+	ck_assert(T.audit.truncated);
+	json_object_put(r);
+}
+END_TEST
+
+START_TEST(run_tools_share_the_workspace_with_file_tools)
+{
+	struct json_object *r;
+
+	r = call(&tool_def_write_file,
+	    "{\"path\":\"in.txt\",\"content\":\"from write_file\"}");
+	json_object_put(r);
+	r = call(&tool_def_run_command, "{\"command\":\"cat\","
+	    "\"args\":[\"in.txt\"]}");
+	ck_assert_str_eq(json_object_get_string(th_sc(r, "stdout")),
+	    "from write_file");
+	json_object_put(r);
+	r = call(&tool_def_run_code, "{\"language\":\"sh\",\"code\":"
+	    "\"echo from sandbox > out.txt; echo more >> in.txt\"}");
+	ck_assert_msg(!th_is_error(r), "%s", th_text(r));
+	json_object_put(r);
+	r = call(&tool_def_read_file, "{\"path\":\"out.txt\"}");
+	ck_assert_str_eq(th_text(r), "from sandbox\n");
+	json_object_put(r);
+	r = call(&tool_def_read_file, "{\"path\":\"in.txt\"}");
+	ck_assert_str_eq(th_text(r), "from write_filemore\n");
+	json_object_put(r);
+}
+END_TEST
+
+START_TEST(run_command_is_busy_when_slots_and_queue_are_full)
+{
+	struct json_object *r;
+	struct tool_slots *full = tool_slots_new(1, 0, 1000);
+
+	ck_assert_int_eq(tool_slots_acquire(full, NULL, NULL), TOOL_SLOT_OK);
+	T.env.slots = full;
+	r = call(&tool_def_run_command, "{\"command\":\"true\"}");
+	ck_assert(th_is_error(r));
+	ck_assert_str_eq(th_text(r), "the command was not run: the server is "
+	    "busy (2 sandboxes running and 128 calls waiting). Try again in "
+	    "a moment.");
+	ck_assert_str_eq(T.audit.reason, "busy");
+	json_object_put(r);
+	T.env.slots = SLOTS;
+	tool_slots_release(full);
+	tool_slots_free(full);
+}
+END_TEST
+
+START_TEST(run_code_cancelled_call_does_not_run)
+{
+	struct sb_cancel cancel;
+	struct json_object *r;
+
+	ck_assert_int_eq(sb_cancel_init(&cancel), 0);
+	sb_cancel_fire(&cancel);
+	T.call.cancel = &cancel;
+	r = call(&tool_def_run_code, "{\"language\":\"sh\",\"code\":"
+	    "\"touch ran\"}");
+	ck_assert(th_is_error(r));
+	ck_assert_str_eq(th_text(r), "the code was not run: the call was "
+	    "cancelled.");
+	json_object_put(r);
+	T.call.cancel = NULL;
+	sb_cancel_fini(&cancel);
+	ck_assert_int_eq(access(th_ws(&T, "ran"), F_OK), -1);
+}
+END_TEST
+
+struct par {
+	int i;
+	char out[64];
+	struct th *t;
+};
+
+static void *
+par_run(void *arg)
+{
+	struct par *p = arg;
+	struct tool_audit audit = { 0 };
+	struct tool_call c = p->t->call;
+	struct json_object *args, *res = NULL, *v;
+	char json[256];
+
+	c.audit = &audit;
+	(void)snprintf(json, sizeof(json), "{\"language\":\"sh\",\"code\":"
+	    "\"echo value-%d\"}", p->i);
+	args = json_tokener_parse(json);
+	if (tool_def_run_code.handler(&c, args, &res) != MCP_OK)
+		(void)snprintf(p->out, sizeof(p->out), "handler failed");
+	else if (json_object_object_get_ex(res, "structuredContent", &v) &&
+	    json_object_object_get_ex(v, "stdout", &v) &&
+	    json_object_get_string_len(v) > 0)
+		(void)snprintf(p->out, sizeof(p->out), "%s",
+		    json_object_get_string(v));
+	else
+		fprintf(stderr, "%s\n", json_object_to_json_string(res));
+	json_object_put(res);
+	json_object_put(args);
+	return NULL;
+}
+
+START_TEST(concurrent_run_code_calls_each_get_their_own_output)
+{
+	pthread_t th[CONCURRENT_CALLS];
+	struct par p[CONCURRENT_CALLS];
+	char want[64];
+	int i;
+
+	for (i = 0; i < CONCURRENT_CALLS; i++) {
+		memset(&p[i], 0, sizeof(p[i]));
+		p[i].i = i;
+		p[i].t = &T;
+		ck_assert_int_eq(pthread_create(&th[i], NULL, par_run, &p[i]),
+		    0);
+	}
+	for (i = 0; i < CONCURRENT_CALLS; i++)
+		pthread_join(th[i], NULL);
+	for (i = 0; i < CONCURRENT_CALLS; i++) {
+		(void)snprintf(want, sizeof(want), "value-%d\n", i);
+		ck_assert_str_eq(p[i].out, want);
+	}
+}
+END_TEST
+
+/* ---- skills ---- */
+
+START_TEST(skills_are_scanned_from_front_matter_and_scripts)
+{
+	const struct policy_skill *sk = policy_find_skill(T.p, "greeter");
+
+	ck_assert_ptr_nonnull(sk);
+	ck_assert_str_eq(sk->summary, "Greets people by name.");
+	ck_assert_uint_eq(sk->nscripts, 3);	/* not notes.txt, not link.sh */
+	ck_assert_str_eq(sk->scripts[0].name, "greet.py");
+	ck_assert_str_eq(sk->scripts[1].name, "plain.sh");
+	ck_assert_str_eq(sk->scripts[2].name, "vandal.sh");
+}
+END_TEST
+
+START_TEST(skill_script_json_stdout_becomes_structured_content)
+{
+	struct json_object *r, *sc, *v;
+
+	if (!T.p->languages[POLICY_LANG_PYTHON3].available)
+		return;
+	r = call(&tool_def_run_skill_script, "{\"skill\":\"greeter\","
+	    "\"script\":\"greet.py\",\"args\":[\"Ada\"]}");
+	ck_assert_msg(!th_is_error(r), "%s", th_text(r));
+	ck_assert(json_object_object_get_ex(r, "structuredContent", &sc));
+	ck_assert(json_object_object_get_ex(sc, "greeting", &v));
+	ck_assert_str_eq(json_object_get_string(v), "hello Ada");
+	ck_assert_str_eq(th_text(r), "{\"greeting\": \"hello Ada\"}\n");
+	json_object_put(r);
+}
+END_TEST
+
+START_TEST(skill_script_exit_2_is_invalid_input)
+{
+	struct json_object *r;
+
+	if (!T.p->languages[POLICY_LANG_PYTHON3].available)
+		return;
+	r = call(&tool_def_run_skill_script, "{\"skill\":\"greeter\","
+	    "\"script\":\"scripts/greet.py\"}");
+	ck_assert(th_is_error(r));
+	ck_assert_str_eq(th_text(r), "The script rejected its input (exit 2): "
+	    "usage: greet.py NAME\n");
+	json_object_put(r);
+}
+END_TEST
+
+START_TEST(skill_script_runs_with_an_empty_environment_in_a_copy)
+{
+	struct json_object *r = call(&tool_def_run_skill_script,
+	    "{\"skill\":\"greeter\",\"script\":\"plain.sh\",\"args\":[\"x\"]}");
+
+	ck_assert_msg(!th_is_error(r), "%s", th_text(r));
+	/* dash sets PWD (and nothing else comes from us) */
+	ck_assert_str_eq(json_object_get_string(th_sc(r, "stdout")),
+	    "plain x\n/skill\n1\n");
+	json_object_put(r);
+}
+END_TEST
+
+START_TEST(skill_script_never_modifies_the_original_folder)
+{
+	char path[PATH_MAX];
+	struct json_object *r;
+	struct stat st;
+	FILE *f;
+	char buf[64] = "";
+
+	r = call(&tool_def_run_skill_script, "{\"skill\":\"greeter\","
+	    "\"script\":\"vandal.sh\"}");
+	ck_assert_msg(!th_is_error(r), "%s", th_text(r));
+	/* inside, the copy was changed: greet.py gone, extra added */
+	ck_assert_str_eq(json_object_get_string(th_sc(r, "stdout")), "4\n");
+	json_object_put(r);
+	(void)snprintf(path, sizeof(path), "%s/greeter/SKILL.md", SKILLS);
+	f = fopen(path, "re");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	ck_assert_str_eq(buf, "---\n");
+	(void)snprintf(path, sizeof(path), "%s/greeter/scripts/greet.py",
+	    SKILLS);
+	ck_assert_int_eq(stat(path, &st), 0);
+	(void)snprintf(path, sizeof(path), "%s/greeter/scripts/extra",
+	    SKILLS);
+	ck_assert_int_eq(stat(path, &st), -1);
+}
+END_TEST
+
+START_TEST(skill_script_must_be_a_listed_script)
+{
+	struct json_object *r;
+	static const char *const refused[] = { "notes.txt", "link.sh",
+	    "missing.py" };
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		char args[128], want[512];
+
+		(void)snprintf(args, sizeof(args), "{\"skill\":\"greeter\","
+		    "\"script\":\"%s\"}", refused[i]);
+		r = call(&tool_def_run_skill_script, args);
+		ck_assert(th_is_error(r));
+		(void)snprintf(want, sizeof(want), "'%s' is not a script of "
+		    "the skill 'greeter', so nothing was run. Its scripts "
+		    "(files directly under scripts/ with an extension .py, "
+		    ".sh, .js or .mjs) are: greet.py, plain.sh, vandal.sh.",
+		    refused[i]);
+		ck_assert_str_eq(th_text(r), want);
+		ck_assert(T.audit.refused);
+		json_object_put(r);
+	}
+	ck_assert(!th_valid(&tool_def_run_skill_script,
+	    "{\"skill\":\"greeter\",\"script\":\"../SKILL.md\"}"));
+	ck_assert(!th_valid(&tool_def_run_skill_script,
+	    "{\"skill\":\"greeter\",\"script\":\"scripts/../../x.py\"}"));
+	ck_assert(!th_valid(&tool_def_run_skill_script,
+	    "{\"skill\":\"greeter\",\"script\":\"/etc/passwd\"}"));
+	r = call(&tool_def_run_skill_script, "{\"skill\":\"nope\","
+	    "\"script\":\"greet.py\"}");
+	ck_assert_str_eq(th_text(r), "There is no skill called 'nope'; the "
+	    "tool's description lists the skills offered.");
+	json_object_put(r);
+}
+END_TEST
+
+static Suite *
+run_suite(void)
+{
+	Suite *s = suite_create("tools_run");
+	TCase *tc = tcase_create("run");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, run_command_runs_echo_and_reports_output);
+	tcase_add_test(tc, run_command_passes_shell_metacharacters_as_data);
+	tcase_add_test(tc, run_command_refuses_programs_off_the_allow_list);
+	tcase_add_test(tc, run_command_reports_failure_exit_as_error);
+	tcase_add_test(tc, run_command_sets_checked_environment);
+	tcase_add_test(tc, run_code_runs_each_available_language);
+	tcase_add_test(tc, run_code_python_is_isolated_and_reads_stdin);
+	tcase_add_test(tc, run_code_c_compile_error_is_reported);
+	tcase_add_test(tc, run_code_is_killed_at_the_deadline);
+	tcase_add_test(tc, run_code_output_is_capped_and_made_valid_utf8);
+	tcase_add_test(tc, run_tools_share_the_workspace_with_file_tools);
+	tcase_add_test(tc, run_command_is_busy_when_slots_and_queue_are_full);
+	tcase_add_test(tc, run_code_cancelled_call_does_not_run);
+	tcase_add_test(tc, concurrent_run_code_calls_each_get_their_own_output);
+	tcase_add_test(tc, skills_are_scanned_from_front_matter_and_scripts);
+	tcase_add_test(tc, skill_script_json_stdout_becomes_structured_content);
+	tcase_add_test(tc, skill_script_exit_2_is_invalid_input);
+	tcase_add_test(tc, skill_script_runs_with_an_empty_environment_in_a_copy);
+	tcase_add_test(tc, skill_script_never_modifies_the_original_folder);
+	tcase_add_test(tc, skill_script_must_be_a_listed_script);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr;
+	int failed;
+
+	make_skills();
+	sr = srunner_create(run_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	(void)workspace_remove_tree(SKILLS);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
