@@ -21,6 +21,7 @@
 #include "session.h"
 #include "slots.h"
 #include "tool.h"
+#include "transport_http.h"
 #include "transport_stdio.h"
 #include "version.h"
 #include "workspace.h"
@@ -35,6 +36,7 @@ enum {
 	OPT_LOG_LEVEL,
 	OPT_FIXTURES,
 	OPT_POLICY = 0x1000,
+	OPT_HTTP = 0x2000,	/* HTTP transport flags (http_flags[]) */
 };
 
 static const struct option own_opts[] = {
@@ -62,6 +64,7 @@ struct cli {
 	bool fixtures;
 	struct pending_flag *flags;	/* owned; argc entries at most */
 	size_t nflags;
+	struct http_config http;	/* --http and its flags */
 };
 
 static void
@@ -97,6 +100,16 @@ usage(FILE *out)
 		    policy_flags[i].metavar ? policy_flags[i].metavar : "");
 		fprintf(out, "      %-22s %s\n", left, policy_flags[i].help);
 	}
+	/* ---- HTTP transport flags (server/http_config.c) ---- */
+	fprintf(out, "\nStreamable HTTP (instead of stdio; binds loopback "
+	    "unless given a token):\n");
+	for (i = 0; http_flags[i].name != NULL; i++) {
+		(void)snprintf(left, sizeof(left), "--%s%s%s",
+		    http_flags[i].name, http_flags[i].metavar ? " " : "",
+		    http_flags[i].metavar ? http_flags[i].metavar : "");
+		fprintf(out, "      %-22s %s\n", left, http_flags[i].help);
+	}
+	/* ---- end of HTTP transport flags ---- */
 	fprintf(out, "\n`mcp-sandbox exec --help` lists the limits of exec.\n");
 }
 
@@ -122,17 +135,25 @@ static struct option *
 options_new(void)
 {
 	struct option *o;
-	size_t n = 0, i;
+	size_t n = 0, nh = 0, i;
 
 	while (policy_flags[n].name != NULL)
 		n++;
-	if ((o = calloc(N_OWN_OPTS + n + 1, sizeof(*o))) == NULL)
+	while (http_flags[nh].name != NULL)
+		nh++;
+	if ((o = calloc(N_OWN_OPTS + n + nh + 1, sizeof(*o))) == NULL)
 		return NULL;
 	memcpy(o, own_opts, sizeof(own_opts));
 	for (i = 0; i < n; i++) {
 		o[N_OWN_OPTS + i].name = policy_flags[i].name;
 		o[N_OWN_OPTS + i].has_arg = policy_flags[i].has_arg;
 		o[N_OWN_OPTS + i].val = OPT_POLICY + (int)i;
+	}
+	/* ---- HTTP transport flags ---- */
+	for (i = 0; i < nh; i++) {
+		o[N_OWN_OPTS + n + i].name = http_flags[i].name;
+		o[N_OWN_OPTS + n + i].has_arg = http_flags[i].has_arg;
+		o[N_OWN_OPTS + n + i].val = OPT_HTTP + (int)i;
 	}
 	return o;
 }
@@ -143,6 +164,7 @@ parse_args(int argc, char **argv, struct cli *cli)
 {
 	struct option *opts;
 	enum log_level level;
+	char err[512];
 	int c, rc = -1;
 
 	if ((opts = options_new()) == NULL ||
@@ -191,6 +213,14 @@ parse_args(int argc, char **argv, struct cli *cli)
 			    argv[optind - 1]);
 			break;
 		default:
+			/* ---- HTTP transport flags ---- */
+			if (c >= OPT_HTTP) {
+				if (http_config_set_flag(&cli->http,
+				    http_flags[c - OPT_HTTP].name, optarg, err,
+				    sizeof(err)) != 0)
+					rc = usage_error("%s", err);
+				break;
+			}
 			if (c >= OPT_POLICY) {
 				cli->flags[cli->nflags].name =
 				    policy_flags[c - OPT_POLICY].name;
@@ -205,6 +235,8 @@ parse_args(int argc, char **argv, struct cli *cli)
 	}
 	if (rc < 0 && optind < argc)
 		rc = usage_error("unexpected argument \"%s\"", argv[optind]);
+	if (rc < 0 && http_config_check(&cli->http, err, sizeof(err)) != 0)
+		rc = usage_error("%s", err);
 	free(opts);
 	return rc;
 }
@@ -243,7 +275,7 @@ build_policy(const struct cli *cli, struct policy **ret)
 	return -1;
 }
 
-/* Serves stdio until EOF or a signal. */
+/* Serves stdio (or HTTP with --http) until EOF or a signal. */
 static int
 serve_stdio(const struct cli *cli, struct policy *pol)
 {
@@ -277,8 +309,10 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 		log_err("out of memory");
 		goto out;
 	}
-	if (workspace_open(pol->workspace, geteuid() == 0 ? SB_DEFAULT_UID :
-	    (uid_t)-1, &ws, err, sizeof(err)) != 0) {
+	/* HTTP makes a workspace per session (transport_http_run) */
+	if (!cli->http.enabled && workspace_open(pol->workspace,
+	    geteuid() == 0 ? SB_DEFAULT_UID : (uid_t)-1, &ws, err,
+	    sizeof(err)) != 0) {
 		log_err("workspace: %s", err);
 		goto out;
 	}
@@ -293,6 +327,13 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 	}
 	srv.tools = tools;
 	srv.env = &env;
+	/* ---- HTTP transport: serves instead of stdio ---- */
+	if (cli->http.enabled) {
+		rc = transport_http_run(&srv, &cli->http, pol->workspace,
+		    geteuid() == 0 ? SB_DEFAULT_UID : (uid_t)-1);
+		goto out;
+	}
+	/* ---- end of HTTP transport ---- */
 	session_init(&sess, ws->path);
 	log_info("serving %zu tools on stdio; workspace %s",
 	    toolset_count(tools), ws->path);

@@ -1,0 +1,196 @@
+/*
+ * Internals shared by the HTTP transport's files: the transport context
+ * (everything the MHD threads share), the session table, the metrics and
+ * the per-request message stream. Nothing here is global: one struct
+ * http_ctx lives on transport_http_run()'s stack.
+ */
+#ifndef HTTP_INTERNAL_H
+#define HTTP_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "dispatch.h"
+#include "http_limits.h"
+#include "mcp_err.h"
+#include "session.h"
+#include "sha256.h"
+#include "transport_http.h"
+
+struct tool_audit;
+struct workspace;
+
+/* ---- metrics (http_metrics.c): lock-free counters ---- */
+
+/* Why a request was refused before dispatch; one counter each. */
+enum http_reject {
+	HTTP_REJ_HOST,		/* Host not loopback (DNS rebinding) */
+	HTTP_REJ_ORIGIN,	/* Origin present and not allowed */
+	HTTP_REJ_AUTH,		/* bearer token missing or wrong */
+	HTTP_REJ_CONNECTIONS,	/* connection cap */
+	HTTP_REJ_HEADERS,	/* header bytes cap */
+	HTTP_REJ_BODY,		/* body size cap */
+	HTTP_REJ_DEADLINE,	/* body too slow */
+	HTTP_REJ_SESSIONS,	/* session cap */
+	HTTP_REJ_SESSION_CALLS,	/* per-session concurrency cap */
+	HTTP_REJ_SESSION,	/* session id missing, unknown or not yours */
+	HTTP_REJ_PROTOCOL,	/* method, Accept, Content-Type, version, headers */
+	HTTP_REJ_N,
+};
+
+/* Duration buckets of tool runs, upper bounds in microseconds. */
+#define HTTP_METRIC_BUCKETS	7
+
+struct http_tool_metrics {
+	const char *name;		/* borrowed from the toolset */
+	atomic_uint_fast64_t ok, tool_error, protocol_error;
+	atomic_uint_fast64_t runs;	/* calls that ran (sandbox or engine) */
+	atomic_uint_fast64_t bucket[HTTP_METRIC_BUCKETS];
+	atomic_uint_fast64_t sum_us;
+};
+
+/* HTTP status codes we count one by one; others fall in "other". */
+#define HTTP_METRIC_CODES	16
+
+struct http_metrics {
+	struct http_tool_metrics *tools;	/* owned; n_tools */
+	size_t n_tools;
+	atomic_uint_fast64_t rejected[HTTP_REJ_N];
+	atomic_uint_fast64_t status[HTTP_METRIC_CODES + 1];
+	atomic_uint_fast64_t sessions_created, sessions_expired,
+	    sessions_deleted;
+	atomic_int connections;		/* open right now */
+};
+
+int http_metrics_init(struct http_metrics *m, const struct server *srv);
+void http_metrics_fini(struct http_metrics *m);
+void http_metrics_status(struct http_metrics *m, unsigned int code);
+void http_metrics_reject(struct http_metrics *m, enum http_reject why);
+/* struct server.on_call hook: one finished tools/call. */
+void http_metrics_on_call(void *arg, const char *tool, enum mcp_err st,
+    bool is_error, const struct tool_audit *facts);
+/* Prometheus text exposition, malloc'd; sessions_active from the table. */
+char *http_metrics_render(struct http_metrics *m, size_t sessions_active,
+    size_t *ret_len);
+
+/* ---- sessions (http_session.c) ---- */
+
+/* One handshake-era session. Shared by its requests; freed at refs 0. */
+struct http_session {
+	char id[2 * MCP_HTTP_SESSION_ID_BYTES + 1];	/* hex */
+	uint8_t principal[SHA256_LEN];	/* digest of the creating token */
+	struct session sess;		/* dispatch's state */
+	struct workspace *ws;		/* owned */
+	int refs;			/* guarded by the table lock */
+	int active;			/* requests in flight; table lock */
+	bool dead;			/* removed from the table */
+	struct timespec last_used;	/* monotonic; table lock */
+	struct http_session *next;
+};
+
+struct http_sessions {
+	pthread_mutex_t lock;
+	struct http_session *head;	/* owned (one ref each) */
+	size_t n;
+	const char *ws_dir;		/* borrowed: user's workspace or NULL */
+	uid_t ws_owner;
+	struct http_metrics *metrics;	/* borrowed */
+};
+
+enum http_sess_rc {
+	HTTP_SESS_OK,
+	HTTP_SESS_FULL,		/* cap reached, nothing expirable */
+	HTTP_SESS_UNKNOWN,	/* no such id, ended, or another principal */
+	HTTP_SESS_BUSY,		/* MCP_HTTP_MAX_SESSION_CALLS in flight */
+	HTTP_SESS_ERROR,	/* getrandom or workspace failure */
+};
+
+void http_sessions_init(struct http_sessions *t, const char *ws_dir,
+    uid_t ws_owner, struct http_metrics *metrics);
+/* Ends every session (cancels its calls, waits, removes workspaces). */
+void http_sessions_fini(struct http_sessions *t);
+/* A new session, in the table, with one ref and one active request for
+ * the caller. */
+enum http_sess_rc http_session_create(struct http_sessions *t,
+    const uint8_t principal[SHA256_LEN], struct http_session **ret);
+/* Finds id for principal: one ref and one active request for the caller. */
+enum http_sess_rc http_session_acquire(struct http_sessions *t,
+    const char *id, const uint8_t principal[SHA256_LEN],
+    struct http_session **ret);
+/* Ends the caller's request and drops its ref. */
+void http_session_release(struct http_sessions *t, struct http_session *s);
+/* DELETE: removes id (cancelling its calls). HTTP_SESS_OK or _UNKNOWN. */
+enum http_sess_rc http_session_delete(struct http_sessions *t,
+    const char *id, const uint8_t principal[SHA256_LEN]);
+/* Forgets a session whose initialize failed (the caller's ref goes too). */
+void http_session_discard(struct http_sessions *t, struct http_session *s);
+size_t http_sessions_count(struct http_sessions *t);
+
+/* ---- the transport context ---- */
+
+struct http_ctx {
+	struct server srv;		/* copy of main's, with on_call set */
+	const struct http_config *cfg;	/* borrowed */
+	uint8_t tokens[MCP_HTTP_MAX_TOKENS][SHA256_LEN];	/* digests */
+	size_t n_tokens;		/* 0: no authentication */
+	struct http_sessions sessions;
+	struct http_metrics metrics;
+	struct workspace *stateless_ws;	/* owned; stateless requests */
+	const char *stateless_ws_path;	/* borrowed from stateless_ws */
+	/* call threads still running (detached): stop waits for 0 */
+	pthread_mutex_t calls_lock;
+	pthread_cond_t calls_done;
+	int calls;
+};
+
+/* ---- one request's messages (http_stream.c) ---- */
+
+struct http_msgq;
+
+/*
+ * The queue between a tools/call running on its own thread and the
+ * connection that answers it (as JSON when only the response came, as SSE
+ * once a notification came first). Reference counted: the call thread and
+ * the HTTP response each hold one.
+ */
+struct http_stream {
+	pthread_mutex_t lock;
+	int efd;			/* eventfd: a message or the end */
+	struct http_msgq *head, *tail;	/* owned, queued messages */
+	size_t n_queued;
+	bool done;			/* the call returned */
+	enum mcp_err st;		/* what its response carried */
+	bool closed;			/* the client went away */
+	int refs;
+	int sock;			/* the connection's socket, for hangups */
+	/* the call */
+	struct http_ctx *ctx;		/* borrowed */
+	struct rpc_msg *msg;		/* owned */
+	struct http_session *hs;	/* one ref, or NULL (stateless) */
+	struct session own;		/* stateless: the transient session */
+	bool modern;			/* closing the stream cancels the call */
+	/* SSE writer state, used only by the response callback */
+	char *cur;			/* owned: formatted bytes being sent */
+	size_t cur_len, cur_off;
+};
+
+struct http_stream *http_stream_new(struct http_ctx *ctx,
+    struct rpc_msg *msg, struct http_session *hs, bool modern, int sock);
+void http_stream_unref(struct http_stream *st);
+/* Starts the call thread (takes a ref). -1 if the thread cannot start. */
+int http_stream_start(struct http_stream *st);
+/*
+ * Blocks until the first message or the end. Returns 1 when the answer is
+ * plain JSON (done and exactly the response queued: *ret_body, malloc'd,
+ * and *ret_st), 0 when it must be SSE, -1 when the client went away.
+ */
+int http_stream_wait_first(struct http_stream *st, char **ret_body,
+    size_t *ret_len, enum mcp_err *ret_st);
+/* MHD content reader and its free callback for the SSE response. */
+ssize_t http_stream_read(void *cls, uint64_t pos, char *buf, size_t max);
+void http_stream_free_cb(void *cls);
+
+#endif

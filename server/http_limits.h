@@ -1,0 +1,95 @@
+/*
+ * Every numeric cap of the Streamable HTTP transport, named once with its
+ * reason. The message size cap (MCP_MAX_MSG) is shared with stdio and
+ * lives in mcp_limits.h.
+ */
+#ifndef HTTP_LIMITS_H
+#define HTTP_LIMITS_H
+
+/*
+ * Bytes of request headers (names + values) we accept. Real MCP clients
+ * send well under 2 KiB; 16 KiB leaves room for long tokens and proxies'
+ * additions. Beyond: 431.
+ */
+#define MCP_HTTP_MAX_HEADER_BYTES	(16u * 1024)
+
+/*
+ * libmicrohttpd's per-connection memory pool: it must hold the headers
+ * above plus the read buffer, or MHD itself refuses the request first.
+ */
+#define MCP_HTTP_CONN_MEMORY		(64u * 1024)
+
+/*
+ * Open connections we serve. Each holds a thread (thread per connection),
+ * so this bounds threads and memory. Beyond: 503 and the connection closes.
+ */
+#define MCP_HTTP_MAX_CONNECTIONS	256
+
+/*
+ * Connections MHD accepts beyond our cap, so that the excess gets a 503
+ * with a JSON-RPC body instead of a bare reset.
+ */
+#define MCP_HTTP_CONN_SLACK		16
+
+/*
+ * Seconds a connection may stay silent (keep-alive idle, or a client that
+ * stops sending mid-request) before it is closed: slow clients cannot pin
+ * threads forever.
+ */
+#define MCP_HTTP_IDLE_TIMEOUT_S		60
+
+/*
+ * Seconds a request body may take to arrive in full. A client trickling
+ * bytes to dodge the idle timeout gets a 408.
+ */
+#define MCP_HTTP_BODY_DEADLINE_S	30
+
+/*
+ * Handshake-era sessions alive at once. Each owns a workspace directory
+ * on disk. Beyond (after expiring idle ones): 503.
+ */
+#define MCP_HTTP_MAX_SESSIONS		64
+
+/*
+ * Seconds a session may go unused before it expires with its workspace.
+ * Clients that vanish without DELETE must not hold disk and a slot forever.
+ */
+#define MCP_HTTP_SESSION_IDLE_S		(30 * 60)
+
+/*
+ * Requests one session may have in flight at once. A tools/call can hold a
+ * sandbox for its whole time limit; one session must not take every
+ * connection and sandbox slot. Beyond: 429.
+ */
+#define MCP_HTTP_MAX_SESSION_CALLS	16
+
+/* Every this many ms of silence an SSE stream gets a comment line, so
+ * that proxies and clients do not time it out during a long call. */
+#define MCP_HTTP_SSE_KEEPALIVE_MS	15000
+
+/* --allow-origin values we keep; a handful is all a deployment needs. */
+#define MCP_HTTP_MAX_ORIGINS		16
+
+/* Longest --allow-origin value: scheme://host:port of a sane host. */
+#define MCP_HTTP_MAX_ORIGIN_LEN		256
+
+/* Bearer tokens in --token-file (one per line, one per client). */
+#define MCP_HTTP_MAX_TOKENS		16
+
+/* Size of the token file: 16 tokens of a few hundred bytes. */
+#define MCP_HTTP_TOKEN_FILE_MAX		(8u * 1024)
+
+/* Shortest token accepted: 128 bits in hex, so it cannot be guessed. */
+#define MCP_HTTP_MIN_TOKEN_LEN		32
+
+/* Random bytes in a session id (hex on the wire): 128 bits, unguessable. */
+#define MCP_HTTP_SESSION_ID_BYTES	16
+
+/*
+ * Stack of each connection and call thread. Dispatch, the validator and
+ * json-c recurse at most MCP_MAX_DEPTH levels of small frames; 512 KiB is
+ * ample and keeps 256 threads' address space small.
+ */
+#define MCP_HTTP_THREAD_STACK		(512u * 1024)
+
+#endif

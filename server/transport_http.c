@@ -1,0 +1,1037 @@
+/*
+ * Streamable HTTP (libmicrohttpd, one thread per connection). One endpoint,
+ * /mcp, serves both protocol eras: initialize, an Mcp-Session-Id or a
+ * handshake-era MCP-Protocol-Version selects sessions (2025-11-25 and
+ * older); anything else is a stateless 2026-07-28 request whose headers
+ * must match its body. Every request first passes the endpoint's guards:
+ * connection and header caps, Host (DNS rebinding) and Origin, the bearer
+ * token. Bodies are capped while they arrive. Dispatch never sees HTTP.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "http_internal.h"
+#include "jsonrpc.h"
+#include "log.h"
+#include "mcp_limits.h"
+#include "registry.h"
+#include "workspace.h"
+
+#define H_SESSION	"Mcp-Session-Id"
+#define H_VERSION	"MCP-Protocol-Version"
+#define H_METHOD	"Mcp-Method"
+#define H_NAME		"Mcp-Name"
+
+/* One HTTP request; MHD's req_cls. Freed when MHD completes it. */
+struct http_req {
+	struct timespec start;		/* monotonic, first byte of headers */
+	char *body;			/* owned, body bytes so far */
+	size_t len, cap;
+	bool too_large;			/* over MCP_MAX_MSG: discarding */
+	bool too_slow;			/* past MCP_HTTP_BODY_DEADLINE_S */
+	bool answered;			/* a response is queued */
+	uint8_t principal[SHA256_LEN];	/* digest of the bearer token */
+};
+
+/* Extra response headers, terminated by a NULL name. */
+struct hdr {
+	const char *name;
+	const char *value;
+};
+
+/* ---- responses ---- */
+
+static enum MHD_Result
+respond(struct http_ctx *ctx, struct http_req *rq, struct MHD_Connection *conn,
+    unsigned int status, const char *ctype, char *body, size_t len,
+    const struct hdr *extra)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result r;
+
+	resp = MHD_create_response_from_buffer(len, body != NULL ? body : "",
+	    body != NULL ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+	if (resp == NULL) {
+		free(body);
+		return MHD_NO;
+	}
+	if (ctype != NULL)
+		(void)MHD_add_response_header(resp, "Content-Type", ctype);
+	for (; extra != NULL && extra->name != NULL; extra++)
+		(void)MHD_add_response_header(resp, extra->name, extra->value);
+	r = MHD_queue_response(conn, status, resp);
+	MHD_destroy_response(resp);
+	if (rq != NULL)
+		rq->answered = true;
+	http_metrics_status(&ctx->metrics, status);
+	return r;
+}
+
+/* A JSON-RPC error body (id borrowed, may be NULL; data taken). */
+static enum MHD_Result
+respond_error(struct http_ctx *ctx, struct http_req *rq,
+    struct MHD_Connection *conn, unsigned int status,
+    struct json_object *id, enum mcp_err err, const char *message,
+    struct json_object *data, const struct hdr *extra)
+{
+	char *text;
+	size_t len = 0;
+
+	text = jsonrpc_error(id, err, message, data, &len);
+	return respond(ctx, rq, conn, status, "application/json", text,
+	    text != NULL ? len : 0, extra);
+}
+
+/* A refusal before dispatch: counted, then a JSON-RPC error without id. */
+static enum MHD_Result
+reject(struct http_ctx *ctx, struct http_req *rq, struct MHD_Connection *conn,
+    unsigned int status, enum http_reject why, enum mcp_err err,
+    const char *message, const struct hdr *extra)
+{
+	http_metrics_reject(&ctx->metrics, why);
+	log_debug("http: %u: %s", status, message);
+	return respond_error(ctx, rq, conn, status, NULL, err, message, NULL,
+	    extra);
+}
+
+/* ---- the guards ---- */
+
+static const char *
+header(struct MHD_Connection *conn, const char *name)
+{
+	return MHD_lookup_connection_value(conn, MHD_HEADER_KIND, name);
+}
+
+static enum MHD_Result
+count_header(void *cls, enum MHD_ValueKind kind, const char *key,
+    const char *value)
+{
+	size_t *sum = cls;
+
+	*sum += strlen(key) + (value != NULL ? strlen(value) : 0) + 4;
+	return MHD_YES;
+}
+
+/* Whether host (of a Host header or an origin, with optional :port) is a
+ * loopback name. */
+static bool
+loopback_host(const char *h, size_t n)
+{
+	static const char *const names[] = { "localhost", "127.0.0.1",
+	    "[::1]" };
+	size_t i, l;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		l = strlen(names[i]);
+		if (n < l || strncasecmp(h, names[i], l) != 0)
+			continue;
+		if (n == l)
+			return true;
+		if (h[l] != ':' || n == l + 1)
+			continue;
+		for (l++; l < n && h[l] >= '0' && h[l] <= '9'; l++)
+			;
+		if (l == n)
+			return true;
+	}
+	return false;
+}
+
+static bool
+origin_allowed(const struct http_ctx *ctx, const char *origin)
+{
+	const char *rest = NULL;
+	size_t i;
+
+	for (i = 0; i < ctx->cfg->n_origins; i++)
+		if (strcmp(origin, ctx->cfg->origins[i]) == 0)
+			return true;
+	if (strncmp(origin, "http://", 7) == 0)
+		rest = origin + 7;
+	else if (strncmp(origin, "https://", 8) == 0)
+		rest = origin + 8;
+	return rest != NULL && loopback_host(rest, strlen(rest));
+}
+
+/* Digest of the bearer token; 0 when it matches one of ours (every one
+ * is compared, in constant time), -1 when missing or wrong. */
+static int
+check_token(const struct http_ctx *ctx, struct MHD_Connection *conn,
+    uint8_t principal[SHA256_LEN])
+{
+	const char *auth = header(conn, "Authorization");
+	uint8_t diff, match = 0;
+	size_t i, j;
+
+	memset(principal, 0, SHA256_LEN);
+	if (ctx->n_tokens == 0)
+		return 0;
+	if (auth == NULL || strncasecmp(auth, "Bearer ", 7) != 0)
+		return -1;
+	for (auth += 7; *auth == ' '; auth++)
+		;
+	sha256(auth, strlen(auth), principal);
+	for (i = 0; i < ctx->n_tokens; i++) {
+		diff = 0;
+		for (j = 0; j < SHA256_LEN; j++)
+			diff |= principal[j] ^ ctx->tokens[i][j];
+		match |= diff == 0;
+	}
+	return match ? 0 : -1;
+}
+
+/* Whether an Accept header takes type ("application/json"). */
+static bool
+accepts(const char *accept, const char *type)
+{
+	const char *p = accept, *e, *slash = strchr(type, '/');
+	size_t n, major = (size_t)(slash - type);
+
+	while (p != NULL && *p != '\0') {
+		while (*p == ' ' || *p == ',')
+			p++;
+		for (e = p; *e != '\0' && *e != ',' && *e != ';' && *e != ' ';
+		    e++)
+			;
+		n = (size_t)(e - p);
+		if ((n == strlen(type) && strncasecmp(p, type, n) == 0) ||
+		    (n == 3 && strncmp(p, "*/*", 3) == 0) ||
+		    (n == major + 2 && strncasecmp(p, type, major + 1) == 0 &&
+		    p[major + 1] == '*'))
+			return true;
+		p = strchr(e, ',');
+	}
+	return false;
+}
+
+static bool
+is_json_type(const char *ct)
+{
+	static const char j[] = "application/json";
+
+	return ct != NULL && strncasecmp(ct, j, sizeof(j) - 1) == 0 &&
+	    (ct[sizeof(j) - 1] == '\0' || ct[sizeof(j) - 1] == ';' ||
+	    ct[sizeof(j) - 1] == ' ');
+}
+
+static bool
+in_list(const char *const *list, const char *v)
+{
+	for (; *list != NULL; list++)
+		if (strcmp(*list, v) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The checks every request passes before its body is read. Returns MHD_YES
+ * with rq->answered set when it queued a refusal.
+ */
+static enum MHD_Result
+guard(struct http_ctx *ctx, struct http_req *rq, struct MHD_Connection *conn,
+    const char *url, const char *method)
+{
+	static const struct hdr h_busy[] = { { "Retry-After", "1" },
+	    { "Connection", "close" }, { NULL, NULL } };
+	static const struct hdr h_auth[] = { { "WWW-Authenticate",
+	    "Bearer realm=\"mcp-sandbox\"" }, { NULL, NULL } };
+	static const struct hdr h_allow[] = { { "Allow", "POST, DELETE" },
+	    { NULL, NULL } };
+	const char *v;
+	size_t hbytes = 0;
+	char *end;
+	unsigned long long clen;
+	bool mcp = strcmp(url, "/mcp") == 0;
+
+	if (atomic_load(&ctx->metrics.connections) > MCP_HTTP_MAX_CONNECTIONS)
+		return reject(ctx, rq, conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+		    HTTP_REJ_CONNECTIONS, MCP_ERR_INTERNAL, "Server busy: too "
+		    "many connections", h_busy);
+	(void)MHD_get_connection_values(conn, MHD_HEADER_KIND, count_header,
+	    &hbytes);
+	if (hbytes > MCP_HTTP_MAX_HEADER_BYTES)
+		return reject(ctx, rq, conn,
+		    MHD_HTTP_REQUEST_HEADER_FIELDS_TOO_LARGE, HTTP_REJ_HEADERS,
+		    MCP_ERR_INVALID_REQUEST, "Request headers too large", NULL);
+	if (ctx->cfg->loopback && (v = header(conn, "Host")) != NULL &&
+	    !loopback_host(v, strlen(v)))
+		return reject(ctx, rq, conn, MHD_HTTP_FORBIDDEN, HTTP_REJ_HOST,
+		    MCP_ERR_INVALID_REQUEST, "Forbidden: Host is not a "
+		    "loopback name", NULL);
+	if ((v = header(conn, "Origin")) != NULL && !origin_allowed(ctx, v))
+		return reject(ctx, rq, conn, MHD_HTTP_FORBIDDEN,
+		    HTTP_REJ_ORIGIN, MCP_ERR_INVALID_REQUEST, "Forbidden: "
+		    "Origin not allowed", NULL);
+	if (!mcp && strcmp(url, "/healthz") != 0 &&
+	    strcmp(url, "/metrics") != 0)
+		return reject(ctx, rq, conn, MHD_HTTP_NOT_FOUND,
+		    HTTP_REJ_PROTOCOL, MCP_ERR_INVALID_REQUEST, "Not found: "
+		    "the endpoint is /mcp", NULL);
+	if (strcmp(url, "/healthz") == 0)
+		return MHD_YES;		/* liveness needs no token */
+	if (check_token(ctx, conn, rq->principal) != 0)
+		return reject(ctx, rq, conn, MHD_HTTP_UNAUTHORIZED,
+		    HTTP_REJ_AUTH, MCP_ERR_INVALID_REQUEST, "Unauthorized: a "
+		    "valid bearer token is required", h_auth);
+	if (!mcp)
+		return MHD_YES;
+	if (strcmp(method, "POST") != 0 && strcmp(method, "DELETE") != 0)
+		return reject(ctx, rq, conn, MHD_HTTP_METHOD_NOT_ALLOWED,
+		    HTTP_REJ_PROTOCOL, MCP_ERR_INVALID_REQUEST, "Method not "
+		    "allowed: this server offers no GET stream", h_allow);
+	if (strcmp(method, "POST") != 0)
+		return MHD_YES;
+	if ((v = header(conn, "Content-Length")) != NULL) {
+		errno = 0;
+		clen = strtoull(v, &end, 10);
+		if (errno == 0 && *end == '\0' && clen > MCP_MAX_MSG)
+			return reject(ctx, rq, conn, MHD_HTTP_CONTENT_TOO_LARGE,
+			    HTTP_REJ_BODY, MCP_ERR_TOO_LARGE, "Request body "
+			    "larger than 4194304 bytes", NULL);
+	}
+	if (!is_json_type(header(conn, "Content-Type")))
+		return reject(ctx, rq, conn,
+		    MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, HTTP_REJ_PROTOCOL,
+		    MCP_ERR_INVALID_REQUEST, "Unsupported Media Type: "
+		    "Content-Type must be application/json", NULL);
+	v = header(conn, "Accept");
+	if (v == NULL || !accepts(v, "application/json") ||
+	    !accepts(v, "text/event-stream"))
+		return reject(ctx, rq, conn, MHD_HTTP_NOT_ACCEPTABLE,
+		    HTTP_REJ_PROTOCOL, MCP_ERR_INVALID_REQUEST, "Not "
+		    "Acceptable: Accept must list application/json and "
+		    "text/event-stream", NULL);
+	return MHD_YES;
+}
+
+/* ---- answering one message ---- */
+
+/* Keeps the last message dispatch sends (the response). */
+struct capture {
+	char *text;
+	size_t len;
+};
+
+static int
+capture_send(void *arg, const char *msg, size_t len)
+{
+	struct capture *c = arg;
+	char *t;
+
+	if ((t = malloc(len + 1)) == NULL)
+		return -1;
+	memcpy(t, msg, len);
+	t[len] = '\0';
+	free(c->text);
+	c->text = t;
+	c->len = len;
+	return 0;
+}
+
+static unsigned int
+status_for(enum mcp_err st, bool modern)
+{
+	switch (st) {
+	case MCP_OK:
+		return MHD_HTTP_OK;
+	case MCP_ERR_PARSE:
+	case MCP_ERR_INVALID_REQUEST:
+	case MCP_ERR_TOO_DEEP:
+		return MHD_HTTP_BAD_REQUEST;
+	case MCP_ERR_TOO_LARGE:
+		return MHD_HTTP_CONTENT_TOO_LARGE;
+	default:
+		break;
+	}
+	if (!modern)
+		return MHD_HTTP_OK;	/* handshake era: errors ride on 200 */
+	switch (st) {
+	case MCP_ERR_NO_METHOD:
+		return MHD_HTTP_NOT_FOUND;
+	case MCP_ERR_INVALID_PARAMS:
+	case MCP_ERR_HEADER_MISMATCH:
+	case MCP_ERR_MISSING_CAPABILITY:
+	case MCP_ERR_UNSUPPORTED_VERSION:
+		return MHD_HTTP_BAD_REQUEST;
+	default:
+		return MHD_HTTP_INTERNAL_SERVER_ERROR;
+	}
+}
+
+/*
+ * Runs msg (ownership taken) in sess and answers: 202 for notifications,
+ * JSON for a response that came alone, SSE when a tools/call sends
+ * notifications first. hs (one ref, NULL for stateless) is released here.
+ */
+static enum MHD_Result
+answer(struct http_ctx *ctx, struct http_req *rq, struct MHD_Connection *conn,
+    struct rpc_msg *msg, struct http_session *hs, bool modern,
+    const struct hdr *extra)
+{
+	static const struct hdr h_sse[] = { { "Cache-Control", "no-cache" },
+	    { "X-Accel-Buffering", "no" }, { NULL, NULL } };
+	const union MHD_ConnectionInfo *ci;
+	struct capture cap = { NULL, 0 };
+	struct msg_sink sink = { .send = capture_send, .arg = &cap };
+	struct session own, *sess;
+	struct http_stream *st;
+	struct MHD_Response *resp;
+	enum MHD_Result r;
+	enum mcp_err rc;
+	char *body;
+	size_t len, i;
+	int w;
+
+	if (hs == NULL) {
+		session_init(&own, ctx->stateless_ws_path);
+		(void)snprintf(own.id, sizeof(own.id), "stateless");
+		sess = &own;
+	} else
+		sess = &hs->sess;
+	if (msg->kind != RPC_REQUEST || !dispatch_runs_long(msg) ||
+	    !dispatch_may_notify(sess, msg)) {
+		rc = dispatch_message(&ctx->srv, sess, msg, &sink);
+		if (msg->kind != RPC_REQUEST || cap.text == NULL) {
+			free(cap.text);
+			r = respond(ctx, rq, conn, MHD_HTTP_ACCEPTED, NULL, NULL,
+			    0, extra);
+		} else
+			r = respond(ctx, rq, conn, status_for(rc, modern),
+			    "application/json", cap.text, cap.len, extra);
+		rpc_msg_free(msg);
+		if (hs != NULL)
+			http_session_release(&ctx->sessions, hs);
+		else
+			session_fini(&own);
+		return r;
+	}
+	if (hs == NULL)
+		session_fini(&own);	/* the stream has its own */
+
+	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	st = http_stream_new(ctx, msg, hs, modern, ci != NULL ?
+	    ci->connect_fd : -1);
+	if (st == NULL) {
+		rpc_msg_free(msg);
+		if (hs != NULL)
+			http_session_release(&ctx->sessions, hs);
+		return respond_error(ctx, rq, conn,
+		    MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, MCP_ERR_NOMEM,
+		    "Internal error: out of memory", NULL, NULL);
+	}
+	if (http_stream_start(st) != 0) {
+		http_stream_unref(st);
+		return respond_error(ctx, rq, conn,
+		    MHD_HTTP_SERVICE_UNAVAILABLE, NULL, MCP_ERR_INTERNAL,
+		    "Server busy: cannot start the call", NULL, NULL);
+	}
+	w = http_stream_wait_first(st, &body, &len, &rc);
+	if (w < 0) {
+		http_stream_unref(st);
+		return MHD_NO;		/* the client is gone */
+	}
+	if (w > 0) {
+		http_stream_unref(st);
+		if (body == NULL)
+			return respond(ctx, rq, conn, MHD_HTTP_ACCEPTED, NULL,
+			    NULL, 0, extra);
+		return respond(ctx, rq, conn, status_for(rc, modern),
+		    "application/json", body, len, extra);
+	}
+	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096,
+	    http_stream_read, st, http_stream_free_cb);
+	if (resp == NULL) {
+		http_stream_free_cb(st);
+		return MHD_NO;
+	}
+	(void)MHD_add_response_header(resp, "Content-Type",
+	    "text/event-stream");
+	for (i = 0; h_sse[i].name != NULL; i++)
+		(void)MHD_add_response_header(resp, h_sse[i].name,
+		    h_sse[i].value);
+	for (; extra != NULL && extra->name != NULL; extra++)
+		(void)MHD_add_response_header(resp, extra->name, extra->value);
+	r = MHD_queue_response(conn, MHD_HTTP_OK, resp);
+	MHD_destroy_response(resp);
+	rq->answered = true;
+	http_metrics_status(&ctx->metrics, MHD_HTTP_OK);
+	return r;
+}
+
+/* Decodes RFC 4648 base64 (padded) into out; -1 if invalid or too long. */
+static int
+b64_decode(const char *in, size_t n, char *out, size_t outcap)
+{
+	uint32_t acc = 0;
+	size_t i, o = 0, pad = 0;
+	int bits = 0, v;
+	char c;
+
+	if (n % 4 != 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		c = in[i];
+		if (c >= 'A' && c <= 'Z')
+			v = c - 'A';
+		else if (c >= 'a' && c <= 'z')
+			v = c - 'a' + 26;
+		else if (c >= '0' && c <= '9')
+			v = c - '0' + 52;
+		else if (c == '+')
+			v = 62;
+		else if (c == '/')
+			v = 63;
+		else if (c == '=' && i >= n - 2) {
+			pad++;
+			continue;
+		} else
+			return -1;
+		if (pad > 0)
+			return -1;
+		acc = acc << 6 | (uint32_t)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			if (o + 1 >= outcap)
+				return -1;
+			out[o++] = (char)(acc >> bits & 0xff);
+		}
+	}
+	out[o] = '\0';
+	return memchr(out, '\0', o) != NULL ? -1 : 0;
+}
+
+/*
+ * 2026-07-28: MCP-Protocol-Version, Mcp-Method and (for tools/call)
+ * Mcp-Name must be present and equal what the body says. Returns NULL
+ * when they do, else why not.
+ */
+static const char *
+header_mismatch(struct MHD_Connection *conn, const struct rpc_msg *msg)
+{
+	static const char pre[] = "=?base64?", post[] = "?=";
+	struct json_object *name_obj;
+	const char *hv, *mv, *hm, *hn, *name;
+	char decoded[MCP_MAX_METHOD_LEN * 4];
+	size_t n;
+
+	if ((hv = header(conn, H_VERSION)) == NULL)
+		return "Header mismatch: MCP-Protocol-Version is required";
+	if ((mv = dispatch_modern_version(msg)) != NULL && strcmp(hv, mv) != 0)
+		return "Header mismatch: MCP-Protocol-Version differs from "
+		    "_meta protocolVersion";
+	if (msg->method == NULL)
+		return NULL;
+	if ((hm = header(conn, H_METHOD)) == NULL)
+		return "Header mismatch: Mcp-Method is required";
+	if (strcmp(hm, msg->method) != 0)
+		return "Header mismatch: Mcp-Method differs from the body's "
+		    "method";
+	if (strcmp(msg->method, "tools/call") != 0)
+		return NULL;
+	if (msg->params == NULL ||
+	    !json_object_object_get_ex(msg->params, "name", &name_obj) ||
+	    !json_object_is_type(name_obj, json_type_string))
+		return NULL;	/* dispatch answers the malformed call */
+	name = json_object_get_string(name_obj);
+	if ((hn = header(conn, H_NAME)) == NULL)
+		return "Header mismatch: Mcp-Name is required for tools/call";
+	n = strlen(hn);
+	if (n >= sizeof(pre) - 1 + sizeof(post) - 1 &&
+	    strncmp(hn, pre, sizeof(pre) - 1) == 0 &&
+	    strcmp(hn + n - (sizeof(post) - 1), post) == 0) {
+		if (b64_decode(hn + sizeof(pre) - 1, n - (sizeof(pre) - 1) -
+		    (sizeof(post) - 1), decoded, sizeof(decoded)) != 0)
+			return "Header mismatch: Mcp-Name is not valid base64";
+		hn = decoded;
+	}
+	if (strcmp(hn, name) != 0)
+		return "Header mismatch: Mcp-Name differs from the tool name";
+	return NULL;
+}
+
+/* An unsupported MCP-Protocol-Version header: 400 and -32022. */
+static enum MHD_Result
+bad_version(struct http_ctx *ctx, struct http_req *rq,
+    struct MHD_Connection *conn, const struct rpc_msg *msg, const char *hv)
+{
+	struct json_object *data, *sup;
+	size_t i;
+
+	data = json_object_new_object();
+	sup = json_object_new_array();
+	for (i = 0; dispatch_modern_versions[i] != NULL; i++)
+		json_object_array_add(sup,
+		    json_object_new_string(dispatch_modern_versions[i]));
+	for (i = 0; dispatch_legacy_versions[i] != NULL; i++)
+		json_object_array_add(sup,
+		    json_object_new_string(dispatch_legacy_versions[i]));
+	json_object_object_add(data, "supported", sup);
+	json_object_object_add(data, "requested", json_object_new_string(hv));
+	http_metrics_reject(&ctx->metrics, HTTP_REJ_PROTOCOL);
+	return respond_error(ctx, rq, conn, MHD_HTTP_BAD_REQUEST, msg->id,
+	    MCP_ERR_UNSUPPORTED_VERSION, "Unsupported protocol version "
+	    "(MCP-Protocol-Version header)", data, NULL);
+}
+
+/* The handshake era: sessions. msg ownership taken. */
+static enum MHD_Result
+post_legacy(struct http_ctx *ctx, struct http_req *rq,
+    struct MHD_Connection *conn, struct rpc_msg *msg)
+{
+	static const struct hdr h_busy[] = { { "Retry-After", "1" },
+	    { NULL, NULL } };
+	struct capture cap = { NULL, 0 };
+	struct msg_sink sink = { .send = capture_send, .arg = &cap };
+	struct http_session *hs = NULL;
+	struct hdr h_sid[2] = { { H_SESSION, NULL }, { NULL, NULL } };
+	const char *sid = header(conn, H_SESSION);
+	enum http_sess_rc src;
+	enum MHD_Result r;
+	enum mcp_err rc;
+
+	if (msg->kind == RPC_REQUEST && strcmp(msg->method, "initialize") == 0) {
+		src = http_session_create(&ctx->sessions, rq->principal, &hs);
+		if (src != HTTP_SESS_OK) {
+			rpc_msg_free(msg);
+			if (src == HTTP_SESS_FULL)
+				return reject(ctx, rq, conn,
+				    MHD_HTTP_SERVICE_UNAVAILABLE,
+				    HTTP_REJ_SESSIONS, MCP_ERR_INTERNAL,
+				    "Server busy: too many sessions", h_busy);
+			return respond_error(ctx, rq, conn,
+			    MHD_HTTP_INTERNAL_SERVER_ERROR, NULL,
+			    MCP_ERR_INTERNAL, "Internal error: cannot create "
+			    "a session", NULL, NULL);
+		}
+		rc = dispatch_message(&ctx->srv, &hs->sess, msg, &sink);
+		if (rc != MCP_OK || cap.text == NULL) {
+			http_session_discard(&ctx->sessions, hs);
+			r = respond(ctx, rq, conn, MHD_HTTP_BAD_REQUEST,
+			    "application/json", cap.text, cap.len, NULL);
+		} else {
+			h_sid[0].value = hs->id;
+			r = respond(ctx, rq, conn, MHD_HTTP_OK,
+			    "application/json", cap.text, cap.len, h_sid);
+			log_info("http: session %.8s... started", hs->id);
+			http_session_release(&ctx->sessions, hs);
+		}
+		rpc_msg_free(msg);
+		return r;
+	}
+	if (sid == NULL) {
+		rpc_msg_free(msg);
+		return reject(ctx, rq, conn, MHD_HTTP_BAD_REQUEST,
+		    HTTP_REJ_SESSION, MCP_ERR_INVALID_REQUEST, "Bad Request: "
+		    "Mcp-Session-Id header is required (send initialize "
+		    "first)", NULL);
+	}
+	src = http_session_acquire(&ctx->sessions, sid, rq->principal, &hs);
+	if (src != HTTP_SESS_OK) {
+		rpc_msg_free(msg);
+		if (src == HTTP_SESS_BUSY)
+			return reject(ctx, rq, conn,
+			    MHD_HTTP_TOO_MANY_REQUESTS, HTTP_REJ_SESSION_CALLS,
+			    MCP_ERR_INTERNAL, "Too many requests in flight "
+			    "for this session", h_busy);
+		return reject(ctx, rq, conn, MHD_HTTP_NOT_FOUND,
+		    HTTP_REJ_SESSION, MCP_ERR_INVALID_REQUEST, "Session not "
+		    "found (it ended or expired): initialize again", NULL);
+	}
+	return answer(ctx, rq, conn, msg, hs, false, NULL);
+}
+
+/* The stateless era: headers must match the body. */
+static enum MHD_Result
+post_modern(struct http_ctx *ctx, struct http_req *rq,
+    struct MHD_Connection *conn, struct rpc_msg *msg)
+{
+	const char *why;
+	enum MHD_Result r;
+
+	if ((why = header_mismatch(conn, msg)) != NULL) {
+		http_metrics_reject(&ctx->metrics, HTTP_REJ_PROTOCOL);
+		r = respond_error(ctx, rq, conn, MHD_HTTP_BAD_REQUEST, msg->id,
+		    MCP_ERR_HEADER_MISMATCH, why, NULL, NULL);
+		rpc_msg_free(msg);
+		return r;
+	}
+	return answer(ctx, rq, conn, msg, NULL, true, NULL);
+}
+
+static enum MHD_Result
+handle_post(struct http_ctx *ctx, struct http_req *rq,
+    struct MHD_Connection *conn)
+{
+	struct rpc_msg *msg;
+	const char *hv;
+	char *reply = NULL;
+	enum mcp_err rc;
+	bool legacy;
+
+	if (rq->too_large)
+		return reject(ctx, rq, conn, MHD_HTTP_CONTENT_TOO_LARGE,
+		    HTTP_REJ_BODY, MCP_ERR_TOO_LARGE, "Request body larger "
+		    "than 4194304 bytes", NULL);
+	if (rq->too_slow)
+		return reject(ctx, rq, conn, MHD_HTTP_REQUEST_TIMEOUT,
+		    HTTP_REJ_DEADLINE, MCP_ERR_INVALID_REQUEST, "Request "
+		    "Timeout: the body took too long to arrive", NULL);
+	rc = jsonrpc_decode(rq->body != NULL ? rq->body : "", rq->len, &msg,
+	    &reply);
+	if (rc != MCP_OK) {
+		if (reply == NULL)
+			reply = jsonrpc_error(NULL, rc, "Invalid Request", NULL,
+			    NULL);
+		http_metrics_reject(&ctx->metrics, HTTP_REJ_PROTOCOL);
+		return respond(ctx, rq, conn, status_for(rc, false),
+		    "application/json", reply, reply != NULL ?
+		    strlen(reply) : 0, NULL);
+	}
+	/* route by era: see MCP-NOTES 8.2, dual-era routing */
+	hv = header(conn, H_VERSION);
+	if (msg->kind == RPC_REQUEST && strcmp(msg->method, "initialize") == 0)
+		legacy = true;
+	else if (hv != NULL && in_list(dispatch_legacy_versions, hv))
+		legacy = true;
+	else if (hv != NULL && in_list(dispatch_modern_versions, hv))
+		legacy = false;
+	else if (hv != NULL) {
+		enum MHD_Result r = bad_version(ctx, rq, conn, msg, hv);
+
+		rpc_msg_free(msg);
+		return r;
+	} else
+		legacy = header(conn, H_SESSION) != NULL ||
+		    dispatch_modern_version(msg) == NULL;
+	if (legacy)
+		return post_legacy(ctx, rq, conn, msg);
+	return post_modern(ctx, rq, conn, msg);
+}
+
+static enum MHD_Result
+handle_delete(struct http_ctx *ctx, struct http_req *rq,
+    struct MHD_Connection *conn)
+{
+	const char *sid = header(conn, H_SESSION);
+
+	if (sid == NULL)
+		return reject(ctx, rq, conn, MHD_HTTP_BAD_REQUEST,
+		    HTTP_REJ_SESSION, MCP_ERR_INVALID_REQUEST, "Bad Request: "
+		    "Mcp-Session-Id header is required", NULL);
+	if (http_session_delete(&ctx->sessions, sid, rq->principal) !=
+	    HTTP_SESS_OK)
+		return reject(ctx, rq, conn, MHD_HTTP_NOT_FOUND,
+		    HTTP_REJ_SESSION, MCP_ERR_INVALID_REQUEST, "Session not "
+		    "found", NULL);
+	log_info("http: session %.8s... ended by DELETE", sid);
+	return respond(ctx, rq, conn, MHD_HTTP_OK, NULL, NULL, 0, NULL);
+}
+
+/* Appends one chunk of the body, enforcing the size cap and deadline. */
+static void
+take_body(struct http_req *rq, const char *data, size_t n)
+{
+	struct timespec now;
+	size_t want;
+	char *nb;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec - rq->start.tv_sec > MCP_HTTP_BODY_DEADLINE_S)
+		rq->too_slow = true;
+	if (rq->too_large || rq->too_slow)
+		return;
+	if (n > MCP_MAX_MSG - rq->len) {
+		rq->too_large = true;
+		free(rq->body);
+		rq->body = NULL;
+		rq->len = rq->cap = 0;
+		return;
+	}
+	if (rq->len + n + 1 > rq->cap) {
+		want = rq->cap == 0 ? 4096 : rq->cap;
+		while (want < rq->len + n + 1)
+			want *= 2;
+		if (want > MCP_MAX_MSG + 1)
+			want = MCP_MAX_MSG + 1;
+		if ((nb = realloc(rq->body, want)) == NULL) {
+			rq->too_large = true;	/* answered as too large */
+			return;
+		}
+		rq->body = nb;
+		rq->cap = want;
+	}
+	memcpy(rq->body + rq->len, data, n);
+	rq->len += n;
+	rq->body[rq->len] = '\0';
+}
+
+static enum MHD_Result
+on_request(void *cls, struct MHD_Connection *conn, const char *url,
+    const char *method, const char *version, const char *upload,
+    size_t *upload_size, void **req_cls)
+{
+	struct http_ctx *ctx = cls;
+	struct http_req *rq = *req_cls;
+	size_t n;
+	char *text;
+
+	if (rq == NULL) {
+		if ((rq = calloc(1, sizeof(*rq))) == NULL)
+			return MHD_NO;
+		(void)clock_gettime(CLOCK_MONOTONIC, &rq->start);
+		*req_cls = rq;
+		return guard(ctx, rq, conn, url, method);
+	}
+	if (*upload_size > 0) {
+		if (!rq->answered)
+			take_body(rq, upload, *upload_size);
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	if (rq->answered)
+		return MHD_YES;
+	if (strcmp(url, "/healthz") == 0) {
+		if ((text = strdup("ok\n")) == NULL)
+			return MHD_NO;
+		return respond(ctx, rq, conn, MHD_HTTP_OK, "text/plain", text,
+		    3, NULL);
+	}
+	if (strcmp(url, "/metrics") == 0) {
+		text = http_metrics_render(&ctx->metrics,
+		    http_sessions_count(&ctx->sessions), &n);
+		if (text == NULL)
+			return MHD_NO;
+		return respond(ctx, rq, conn, MHD_HTTP_OK,
+		    "text/plain; version=0.0.4", text, n, NULL);
+	}
+	if (strcmp(method, "DELETE") == 0)
+		return handle_delete(ctx, rq, conn);
+	return handle_post(ctx, rq, conn);
+}
+
+static void
+on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
+    enum MHD_RequestTerminationCode toe)
+{
+	struct http_req *rq = *req_cls;
+
+	if (rq == NULL)
+		return;
+	free(rq->body);
+	free(rq);
+	*req_cls = NULL;
+}
+
+static void
+on_connection(void *cls, struct MHD_Connection *conn, void **socket_ctx,
+    enum MHD_ConnectionNotificationCode toe)
+{
+	struct http_ctx *ctx = cls;
+
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED)
+		atomic_fetch_add(&ctx->metrics.connections, 1);
+	else
+		atomic_fetch_sub(&ctx->metrics.connections, 1);
+}
+
+static void
+on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char line[512];
+	size_t n;
+
+	(void)vsnprintf(line, sizeof(line), fmt, ap);
+	n = strlen(line);
+	while (n > 0 && line[n - 1] == '\n')
+		line[--n] = '\0';
+	log_warn("libmicrohttpd: %s", line);
+}
+
+/* ---- start and stop ---- */
+
+/* Reads --token-file: one token per line; blank lines and # comments are
+ * skipped. Keeps only digests. */
+static int
+load_tokens(struct http_ctx *ctx, const char *path)
+{
+	char buf[MCP_HTTP_TOKEN_FILE_MAX + 1], *line, *save = NULL, *end;
+	ssize_t n;
+	size_t got = 0;
+	int fd, rc = -1;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0) {
+		log_err("--token-file %s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (got < sizeof(buf) &&
+	    (n = read(fd, buf + got, sizeof(buf) - got)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			log_err("--token-file %s: %s", path, strerror(errno));
+			goto out;
+		}
+		got += (size_t)n;
+	}
+	if (got > MCP_HTTP_TOKEN_FILE_MAX) {
+		log_err("--token-file %s: larger than %u bytes", path,
+		    MCP_HTTP_TOKEN_FILE_MAX);
+		goto out;
+	}
+	buf[got] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		while (*line == ' ' || *line == '\t')
+			line++;
+		end = line + strlen(line);
+		while (end > line && (end[-1] == '\r' || end[-1] == ' ' ||
+		    end[-1] == '\t'))
+			*--end = '\0';
+		if (*line == '\0' || *line == '#')
+			continue;
+		if (strlen(line) < MCP_HTTP_MIN_TOKEN_LEN) {
+			log_err("--token-file %s: a token is shorter than %d "
+			    "characters", path, MCP_HTTP_MIN_TOKEN_LEN);
+			goto out;
+		}
+		if (ctx->n_tokens == MCP_HTTP_MAX_TOKENS) {
+			log_err("--token-file %s: more than %d tokens", path,
+			    MCP_HTTP_MAX_TOKENS);
+			goto out;
+		}
+		sha256(line, strlen(line), ctx->tokens[ctx->n_tokens++]);
+	}
+	if (ctx->n_tokens == 0) {
+		log_err("--token-file %s: no token in it", path);
+		goto out;
+	}
+	rc = 0;
+ out:
+	explicit_bzero(buf, sizeof(buf));
+	(void)close(fd);
+	return rc;
+}
+
+static int
+wait_for_signal(void)
+{
+	struct signalfd_siginfo si;
+	sigset_t set;
+	int fd;
+	ssize_t n;
+
+	(void)sigemptyset(&set);
+	(void)sigaddset(&set, SIGTERM);
+	(void)sigaddset(&set, SIGINT);
+	(void)sigaddset(&set, SIGHUP);
+	if ((fd = signalfd(-1, &set, SFD_CLOEXEC)) < 0) {
+		log_err("signalfd: %s", strerror(errno));
+		return -1;
+	}
+	do
+		n = read(fd, &si, sizeof(si));
+	while (n < 0 && errno == EINTR);
+	(void)close(fd);
+	return (int)si.ssi_signo;
+}
+
+static void
+cancel_sessions(struct http_sessions *t)
+{
+	struct http_session *s;
+
+	(void)pthread_mutex_lock(&t->lock);
+	for (s = t->head; s != NULL; s = s->next)
+		session_cancel_all(&s->sess);
+	(void)pthread_mutex_unlock(&t->lock);
+}
+
+int
+transport_http_run(const struct server *srv, const struct http_config *cfg,
+    const char *workspace_dir, uid_t ws_owner)
+{
+	struct http_ctx ctx;
+	struct MHD_Daemon *d = NULL;
+	const union MHD_DaemonInfo *di;
+	char err[256];
+	unsigned int flags;
+	int rc = 1, sig;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.srv = *srv;
+	ctx.cfg = cfg;
+	(void)pthread_mutex_init(&ctx.calls_lock, NULL);
+	(void)pthread_cond_init(&ctx.calls_done, NULL);
+	if (http_metrics_init(&ctx.metrics, srv) != 0) {
+		log_err("out of memory");
+		goto out_metrics;
+	}
+	ctx.srv.on_call = http_metrics_on_call;
+	ctx.srv.on_call_arg = &ctx.metrics;
+	http_sessions_init(&ctx.sessions, workspace_dir, ws_owner,
+	    &ctx.metrics);
+	if (cfg->token_file != NULL && load_tokens(&ctx, cfg->token_file) != 0)
+		goto out;
+	if (workspace_open(workspace_dir, ws_owner, &ctx.stateless_ws, err,
+	    sizeof(err)) != 0) {
+		log_err("workspace: %s", err);
+		goto out;
+	}
+	ctx.stateless_ws_path = ctx.stateless_ws->path;
+
+	flags = MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+	    MHD_USE_ERROR_LOG;
+	if (cfg->addr.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, &ctx,
+	    MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&cfg->addr,
+	    MHD_OPTION_CONNECTION_LIMIT,
+	    (unsigned int)(MCP_HTTP_MAX_CONNECTIONS + MCP_HTTP_CONN_SLACK),
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)MCP_HTTP_IDLE_TIMEOUT_S,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)MCP_HTTP_CONN_MEMORY,
+	    MHD_OPTION_THREAD_STACK_SIZE, (size_t)MCP_HTTP_THREAD_STACK,
+	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, &ctx,
+	    MHD_OPTION_NOTIFY_CONNECTION, on_connection, &ctx,
+	    MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, &ctx,
+	    MHD_OPTION_END);
+	if (d == NULL) {
+		log_err("cannot listen on %s (in use, or not an address of "
+		    "this host?)", cfg->listen_text);
+		goto out;
+	}
+	di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+	log_info("serving %zu tools on http://%s/mcp (port %u)%s",
+	    toolset_count(srv->tools), cfg->listen_text,
+	    di != NULL ? (unsigned int)di->port : 0,
+	    ctx.n_tokens > 0 ? ", bearer token required" : "");
+
+	sig = wait_for_signal();
+	log_info("signal %d: stopping; cancelling calls in flight", sig);
+	(void)MHD_quiesce_daemon(d);
+	cancel_sessions(&ctx.sessions);
+	MHD_stop_daemon(d);
+	(void)pthread_mutex_lock(&ctx.calls_lock);
+	while (ctx.calls > 0)
+		(void)pthread_cond_wait(&ctx.calls_done, &ctx.calls_lock);
+	(void)pthread_mutex_unlock(&ctx.calls_lock);
+	rc = 0;
+ out:
+	http_sessions_fini(&ctx.sessions);
+	workspace_free(ctx.stateless_ws);
+	explicit_bzero(ctx.tokens, sizeof(ctx.tokens));
+ out_metrics:
+	http_metrics_fini(&ctx.metrics);
+	(void)pthread_cond_destroy(&ctx.calls_done);
+	(void)pthread_mutex_destroy(&ctx.calls_lock);
+	return rc;
+}
