@@ -88,45 +88,63 @@ sv_quiet(struct vctx *c, const struct snode *n, const struct json_object *inst,
 	return r;
 }
 
+int
+sv_explain(struct vctx *c, const struct snode *n, const struct json_object *inst,
+    char *why, size_t size, char *kw, size_t kwsize)
+{
+	struct schema_error sub, *saved = c->err;
+	char here[SCHEMA_ERR_PATH_MAX];
+	unsigned quiet = c->quiet;
+	int r;
+
+	why[0] = '\0';
+	sv_path(c, here, sizeof(here));
+	c->err = &sub;
+	c->quiet = 0;
+	r = sv_node(c, n, inst, NULL);
+	c->err = saved;
+	c->quiet = quiet;
+	if (r < 0) {
+		if (saved != NULL)
+			*saved = sub;
+		return r;
+	}
+	if (r == V_OK)
+		return V_OK;
+	snprintf(kw, kwsize, "%s", sub.keyword);
+	if (strcmp(sub.path, here) == 0)
+		snprintf(why, size, "%s", sub.message + c->raw_off);
+	else
+		snprintf(why, size, "at %s: %s", sub.path, sub.message + c->raw_off);
+	return V_FAIL;
+}
+
 /*
  * anyOf/oneOf matched nothing: say why, from the first alternative that got
- * past "type" (else the first), re-run with errors on. Failure path only.
+ * past "type" (else the first). Failure path only.
  */
 static int
 fail_none(struct vctx *c, const char *kw, struct snode *const *alts, size_t nalts,
     const struct json_object *inst)
 {
-	struct schema_error sub, *saved = c->err;
-	char why[SCHEMA_ERR_MESSAGE_MAX], here[SCHEMA_ERR_PATH_MAX];
-	unsigned quiet = c->quiet;
+	char why[SCHEMA_ERR_MESSAGE_MAX], one[SCHEMA_ERR_MESSAGE_MAX];
+	char subkw[SCHEMA_ERR_KEYWORD_MAX];
 	size_t i, pick = 0;
 	int r;
 
 	if (c->quiet > 0 || c->err == NULL)
 		return V_FAIL;
 	why[0] = '\0';
-	sv_path(c, here, sizeof(here));
 	for (i = 0; i < nalts; i++) {
-		c->err = &sub;
-		c->quiet = 0;
-		r = sv_node(c, alts[i], inst, NULL);
-		c->err = saved;
-		c->quiet = quiet;
-		if (r < 0) {
-			*saved = sub;
+		if ((r = sv_explain(c, alts[i], inst, one, sizeof(one), subkw, sizeof(subkw))) < 0)
 			return r;
-		}
 		if (r == V_OK)
 			continue;
-		if (i == 0 || strcmp(sub.keyword, "type") != 0) {
+		if (i == 0 || strcmp(subkw, "type") != 0) {
 			pick = i;
-			if (strcmp(sub.path, here) == 0)
-				snprintf(why, sizeof(why), "%s", sub.message + c->raw_off);
-			else
-				snprintf(why, sizeof(why), "at %s: %s", sub.path,
-				    sub.message + c->raw_off);
+			snprintf(why, sizeof(why), "%s", one);
 		}
-		if (strcmp(sub.keyword, "type") != 0)
+		if (strcmp(subkw, "type") != 0)
 			break;
 	}
 	return sv_fail(c, kw, "value matches none of the %zu %s alternatives "

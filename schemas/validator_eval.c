@@ -223,7 +223,7 @@ prop_key_cmp(const void *key, const void *ent)
 static int
 eval_name(struct vctx *c, const struct snode *n, const char *k)
 {
-	char name[SCHEMA_ARG_NAME_MAX];
+	char name[SCHEMA_ARG_NAME_MAX], why[SCHEMA_ERR_MESSAGE_MAX], kw[SCHEMA_ERR_KEYWORD_MAX];
 	int r;
 
 	if (c->name == NULL) {
@@ -235,11 +235,12 @@ eval_name(struct vctx *c, const struct snode *n, const char *k)
 	c->quiet++;
 	r = sv_node(c, n->propnames, c->name, NULL);
 	c->quiet--;
-	if (r != V_FAIL)
+	if (r != V_FAIL || c->quiet > 0 || c->err == NULL)
+		return r;
+	if ((r = sv_explain(c, n->propnames, c->name, why, sizeof(why), kw, sizeof(kw))) != V_FAIL)
 		return r;
 	squote(k, strlen(k), name, sizeof(name));
-	return sv_fail(c, "propertyNames", "property name %s is not allowed by propertyNames",
-	    name);
+	return sv_fail(c, "propertyNames", "property name %s is not allowed: %s", name, why);
 }
 
 static int

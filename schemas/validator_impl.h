@@ -287,6 +287,9 @@ void sv_acc_fini(struct sacc *a);
 void sv_acc_mark(struct sacc *a, size_t i);
 bool sv_acc_has(const struct sacc *a, size_t i);
 void sv_acc_merge(struct sacc *dst, const struct sacc *src);
+/* Re-runs a failing n with errors on: why (its message text) and kw. Failure path only. */
+int sv_explain(struct vctx *c, const struct snode *n, const struct json_object *inst,
+    char *why, size_t size, char *kw, size_t kwsize);
 int sv_logic(struct vctx *c, const struct snode *n, const struct json_object *inst,
     struct sacc *acc);
 int sv_unevaluated(struct vctx *c, const struct snode *n, const struct json_object *inst,

@@ -259,7 +259,8 @@ START_TEST(object_keyword_messages)
 	invalid("{\"dependentRequired\":{\"user\":[\"password\"]}}", "{\"user\":\"x\"}", "",
 	    "dependentRequired", "arguments: property \"user\" requires property \"password\"");
 	invalid("{\"propertyNames\":{\"maxLength\":3}}", "{\"abcd\":1}", "", "propertyNames",
-	    "arguments: property name \"abcd\" is not allowed by propertyNames");
+	    "arguments: property name \"abcd\" is not allowed: string is 4 characters long, "
+	    "longer than maxLength 3");
 	invalid("{\"properties\":{\"x\":false}}", "{\"x\":1}", "", "properties",
 	    "arguments: property \"x\" is not allowed");
 	invalid("{\"maxProperties\":1}", "{\"a\":1,\"b\":2}", "", "maxProperties",
