@@ -50,6 +50,8 @@ fill_error(struct vctx *c, const char *kw, const char *fmt, va_list ap)
 {
 	struct schema_error *e = c->err;
 	char who[SCHEMA_ARG_NAME_MAX + SCHEMA_ERR_PATH_MAX + 32], name[SCHEMA_ARG_NAME_MAX];
+	char path[SCHEMA_ERR_PATH_MAX];
+	size_t i;
 	int o;
 
 	sv_path(c, e->path, sizeof(e->path));
@@ -61,10 +63,16 @@ fill_error(struct vctx *c, const char *kw, const char *fmt, va_list ap)
 			squote(c->seg[0].key, strlen(c->seg[0].key), name, sizeof(name));
 		else
 			snprintf(name, sizeof(name), "%zu", c->seg[0].idx);
-		if (c->nseg == 1)
+		if (c->nseg == 1) {
 			snprintf(who, sizeof(who), "argument %s", name);
-		else
-			snprintf(who, sizeof(who), "argument %s at %s", name, e->path);
+		} else {
+			/* e->path is the raw pointer; the message gets no control bytes. */
+			snprintf(path, sizeof(path), "%s", e->path);
+			for (i = 0; path[i] != '\0'; i++)
+				if ((unsigned char)path[i] < 0x20 || path[i] == 0x7f)
+					path[i] = '?';
+			snprintf(who, sizeof(who), "argument %s at %s", name, path);
+		}
 	}
 	o = snprintf(e->message, sizeof(e->message), "%s: ", who);
 	if (o < 0 || (size_t)o >= sizeof(e->message)) {

@@ -233,6 +233,9 @@ START_TEST(nested_path_in_message)
 	    "type", "argument \"items\" at /items/2/name: expected string, got integer");
 	invalid("{\"properties\":{\"a/b~c\":{\"type\":\"string\"}}}", "{\"a/b~c\":1}",
 	    "/a~1b~0c", "type", "argument \"a/b~c\": expected string, got integer");
+	invalid("{\"additionalProperties\":{\"additionalProperties\":{\"type\":\"string\"}}}",
+	    "{\"a\\n\\\"b\":{\"c\\td\":1}}", "/a\n\"b/c\td", "type",
+	    "argument \"a?\\\"b\" at /a?\"b/c?d: expected string, got integer");
 }
 END_TEST
 
