@@ -28,6 +28,8 @@ const char *const dispatch_modern_versions[] = { "2026-07-28", NULL };
 #define META_CAPS	"io.modelcontextprotocol/clientCapabilities"
 #define META_LOGLEVEL	"io.modelcontextprotocol/logLevel"
 #define META_SERVERINFO	"io.modelcontextprotocol/serverInfo"
+#define STR_(x)		#x
+#define STR(x)		STR_(x)
 
 /* RFC 5424 names, in the order of enum tool_log_level. */
 static const char *const log_level_names[] = {
@@ -52,6 +54,9 @@ struct req {
 	char err_buf[256];		/* or formatted here */
 	struct json_object *err_data;	/* owned; error data, may be NULL */
 	struct inflight *fl;		/* this request in the session table */
+	char *raw;			/* owned: a result already serialised
+					 * (the cached tools/list), or NULL */
+	size_t raw_len;
 };
 
 typedef enum mcp_err (*method_fn)(struct req *r, struct json_object **ret);
@@ -94,18 +99,26 @@ fail(struct req *r, enum mcp_err st, const char *fmt, ...)
 	return st;
 }
 
+#define SERVER_NAME	"mcp-sandbox"
+#define SERVER_TITLE	"MCP Sandbox"
+#define SERVER_DESC	"A fixed list of tools; commands and code run in a " \
+	"namespace sandbox with no network."
+/* The same object as server_info(), as text, for cached results. */
+#define SERVER_INFO_JSON	"{\"name\":\"" SERVER_NAME "\",\"title\":\"" \
+	SERVER_TITLE "\",\"version\":\"" MCP_SANDBOX_VERSION "\"," \
+	"\"description\":\"" SERVER_DESC "\"}"
+
 static struct json_object *
 server_info(void)
 {
 	struct json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "name", json_object_new_string("mcp-sandbox"));
-	json_object_object_add(o, "title", json_object_new_string("MCP Sandbox"));
+	json_object_object_add(o, "name", json_object_new_string(SERVER_NAME));
+	json_object_object_add(o, "title", json_object_new_string(SERVER_TITLE));
 	json_object_object_add(o, "version",
 	    json_object_new_string(MCP_SANDBOX_VERSION));
-	json_object_object_add(o, "description", json_object_new_string(
-	    "A fixed list of tools; commands and code run in a namespace "
-	    "sandbox with no network."));
+	json_object_object_add(o, "description",
+	    json_object_new_string(SERVER_DESC));
 	return o;
 }
 
@@ -214,25 +227,38 @@ m_discover(struct req *r, struct json_object **ret)
 	return MCP_OK;
 }
 
+/*
+ * tools/list answers with the array the toolset serialised at start: the
+ * list is fixed, and rebuilding it per call would cost more than the rest
+ * of the request.
+ */
 static enum mcp_err
 m_tools_list(struct req *r, struct json_object **ret)
 {
-	struct json_object *res, *v;
+	static const char modern_tail[] = ",\"ttlMs\":" STR(MCP_LIST_TTL_MS)
+	    ",\"cacheScope\":\"public\",\"resultType\":\"complete\","
+	    "\"_meta\":{\"" META_SERVERINFO "\":" SERVER_INFO_JSON "}}";
+	struct json_object *v;
+	const char *list;
+	size_t len, tail, off;
 
 	if (r->msg->params != NULL &&
 	    json_object_object_get_ex(r->msg->params, "cursor", &v))
 		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
 		    "unknown cursor (the tool list has a single page)");
-	res = json_object_new_object();
-	json_object_object_add(res, "tools",
-	    json_object_get(toolset_list(r->srv->tools)));
-	if (r->era == ERA_MODERN) {
-		json_object_object_add(res, "ttlMs",
-		    json_object_new_int(MCP_LIST_TTL_MS));
-		json_object_object_add(res, "cacheScope",
-		    json_object_new_string("public"));
-	}
-	*ret = res;
+	list = toolset_list_text(r->srv->tools, &len);
+	tail = r->era == ERA_MODERN ? sizeof(modern_tail) - 1 : 1;
+	if ((r->raw = malloc(len + tail + 16)) == NULL)
+		return fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
+	memcpy(r->raw, "{\"tools\":", 9);
+	off = 9;
+	memcpy(r->raw + off, list, len);
+	off += len;
+	memcpy(r->raw + off, r->era == ERA_MODERN ? modern_tail : "}", tail);
+	off += tail;
+	r->raw[off] = '\0';
+	r->raw_len = off;
+	*ret = NULL;
 	return MCP_OK;
 }
 
@@ -398,24 +424,29 @@ m_tools_call(struct req *r, struct json_object **ret)
 	call.progress = call_progress;
 	call.log = call_log;
 	call.cb_arg = &cc;
-	if (sb_cancel_init(&cancel) != 0) {
-		st = fail(r, MCP_ERR_INTERNAL, "Internal error: cannot create "
-		    "a cancellation handle");
-		goto out;
+	/* quick tools finish within their own bound: nothing to kill */
+	if (!tool->def->quick) {
+		if (sb_cancel_init(&cancel) != 0) {
+			st = fail(r, MCP_ERR_INTERNAL, "Internal error: cannot "
+			    "create a cancellation handle");
+			goto out;
+		}
+		call.cancel = &cancel;
+		(void)pthread_mutex_lock(&r->sess->lock);
+		r->fl->cancel = &cancel;
+		if (r->fl->cancelled)
+			sb_cancel_fire(&cancel);	/* while validating */
+		(void)pthread_mutex_unlock(&r->sess->lock);
 	}
-	call.cancel = &cancel;
-	(void)pthread_mutex_lock(&r->sess->lock);
-	r->fl->cancel = &cancel;
-	if (r->fl->cancelled)
-		sb_cancel_fire(&cancel);	/* cancelled while validating */
-	(void)pthread_mutex_unlock(&r->sess->lock);
 
 	st = tool->def->handler(&call, args, &result);
 
-	(void)pthread_mutex_lock(&r->sess->lock);
-	r->fl->cancel = NULL;
-	(void)pthread_mutex_unlock(&r->sess->lock);
-	sb_cancel_fini(&cancel);
+	if (!tool->def->quick) {
+		(void)pthread_mutex_lock(&r->sess->lock);
+		r->fl->cancel = NULL;
+		(void)pthread_mutex_unlock(&r->sess->lock);
+		sb_cancel_fini(&cancel);
+	}
 	if (st != MCP_OK) {
 		(void)fail(r, st, "Internal error: tool %s failed",
 		    tool->def->name);
@@ -443,6 +474,10 @@ m_tools_call(struct req *r, struct json_object **ret)
 	if (r->srv->audit != NULL)
 		audit_call(r->srv->audit, r->sess, tool->def->name, args,
 		    result, &audit);
+	if (r->srv->on_call != NULL)
+		r->srv->on_call(r->srv->on_call_arg, tool->def->name, st,
+		    result != NULL && json_object_object_get_ex(result,
+		    "isError", NULL), &audit);
 	json_object_put(args);
 	if (st == MCP_OK)
 		*ret = result;
@@ -594,6 +629,22 @@ dispatch_runs_long(const struct rpc_msg *msg)
 }
 
 bool
+dispatch_is_quick(const struct server *srv, const struct rpc_msg *msg)
+{
+	const struct tool_entry *tool;
+	struct json_object *name;
+
+	if (!dispatch_runs_long(msg))
+		return true;
+	if (msg->params == NULL ||
+	    !json_object_object_get_ex(msg->params, "name", &name) ||
+	    !json_object_is_type(name, json_type_string))
+		return true;	/* answered at once with -32602 */
+	tool = toolset_lookup(srv->tools, json_object_get_string(name));
+	return tool == NULL || tool->def->quick;
+}
+
+bool
 dispatch_may_notify(const struct session *sess, const struct rpc_msg *msg)
 {
 	struct json_object *meta, *v;
@@ -689,9 +740,13 @@ dispatch_message(const struct server *srv, struct session *sess,
 	if (cancelled) {
 		json_object_put(result);
 		json_object_put(r.err_data);
+		free(r.raw);
 		return MCP_OK;	/* a cancelled request gets no response */
 	}
-	if (st == MCP_OK) {
+	if (st == MCP_OK && r.raw != NULL) {
+		text = jsonrpc_result_raw(msg->id, r.raw, r.raw_len, &len);
+		free(r.raw);
+	} else if (st == MCP_OK) {
 		if (r.era == ERA_MODERN)
 			decorate_modern(result);
 		text = jsonrpc_result(msg->id, result, &len);

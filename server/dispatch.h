@@ -16,6 +16,7 @@
 struct toolset;
 struct tool_env;
 struct audit;
+struct tool_audit;
 
 /* Server-wide and immutable while serving; shared by every thread. */
 struct server {
@@ -23,6 +24,14 @@ struct server {
 	const struct tool_env *env;	/* borrowed from main */
 	struct audit *audit;		/* borrowed; NULL when not auditing */
 	const char *instructions;	/* static, may be NULL */
+	/*
+	 * Optional observer of every finished tools/call (the HTTP
+	 * transport's metrics). Called on the calling thread, so it must be
+	 * thread-safe; tool is static, facts borrowed for the call only.
+	 */
+	void (*on_call)(void *arg, const char *tool, enum mcp_err st,
+	    bool is_error, const struct tool_audit *facts);
+	void *on_call_arg;
 };
 
 /*
@@ -53,6 +62,13 @@ enum mcp_err dispatch_message(const struct server *srv, struct session *sess,
 /* Whether this message may run long (tools/call): transports run those off
  * the reading thread. */
 bool dispatch_runs_long(const struct rpc_msg *msg);
+
+/*
+ * Whether a message is answered within a small bound: everything but a
+ * tools/call of a tool that is not marked quick (see tool.h). Transports
+ * may answer quick messages on their reading thread.
+ */
+bool dispatch_is_quick(const struct server *srv, const struct rpc_msg *msg);
 
 /* Whether a tools/call may send notifications before its result (it asked
  * for progress or a log level is set): HTTP then answers with SSE. */

@@ -104,6 +104,38 @@ jsonrpc_result(struct json_object *id, struct json_object *result,
 }
 
 char *
+jsonrpc_result_raw(struct json_object *id, const char *result,
+    size_t result_len, size_t *ret_len)
+{
+	static const char head[] = "{\"jsonrpc\":\"2.0\",\"id\":";
+	static const char mid[] = ",\"result\":";
+	const char *idtext;
+	size_t idlen, n, off = 0;
+	char *out;
+
+	idtext = json_object_to_json_string_length(id, JSON_C_TO_STRING_PLAIN |
+	    JSON_C_TO_STRING_NOSLASHESCAPE, &idlen);
+	if (idtext == NULL)
+		return NULL;
+	n = sizeof(head) - 1 + idlen + sizeof(mid) - 1 + result_len + 1;
+	if ((out = malloc(n + 1)) == NULL)
+		return NULL;
+	memcpy(out + off, head, sizeof(head) - 1);
+	off += sizeof(head) - 1;
+	memcpy(out + off, idtext, idlen);
+	off += idlen;
+	memcpy(out + off, mid, sizeof(mid) - 1);
+	off += sizeof(mid) - 1;
+	memcpy(out + off, result, result_len);
+	off += result_len;
+	out[off++] = '}';
+	out[off] = '\0';
+	if (ret_len != NULL)
+		*ret_len = off;
+	return out;
+}
+
+char *
 jsonrpc_error(struct json_object *id, enum mcp_err err, const char *message,
     struct json_object *data, size_t *ret_len)
 {

@@ -52,6 +52,9 @@ int jsonrpc_code(enum mcp_err err);
  */
 char *jsonrpc_result(struct json_object *id, struct json_object *result,
     size_t *ret_len);
+/* The same, for a result that is already serialised JSON (borrowed). */
+char *jsonrpc_result_raw(struct json_object *id, const char *result,
+    size_t result_len, size_t *ret_len);
 char *jsonrpc_error(struct json_object *id, enum mcp_err err,
     const char *message, struct json_object *data, size_t *ret_len);
 /* A notification {method, params}; params ownership is taken. */

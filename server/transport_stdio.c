@@ -25,10 +25,34 @@
 #include "log.h"
 #include "transport_stdio.h"
 
+/*
+ * Replies the reading thread produces while it works through one read()
+ * are gathered and written together: a client that pipelines requests gets
+ * one write per batch instead of one per reply. Workers write at once.
+ */
+#define STDIO_BATCH_MAX	(256u * 1024)
+
 struct out {
 	pthread_mutex_t lock;
 	bool broken;		/* stdout closed by the client */
+	pthread_t reader;	/* the thread that owns the batch */
+	bool batching;		/* reader is inside one read's lines */
+	char *batch;		/* owned; STDIO_BATCH_MAX bytes */
+	size_t blen;
 };
+
+static int out_write(struct out *o, const char *a, size_t alen,
+    const char *b, size_t blen);
+
+/* Writes the gathered replies, if any. Reader thread only. */
+static void
+out_flush(struct out *o)
+{
+	if (o->blen > 0) {
+		(void)out_write(o, o->batch, o->blen, NULL, 0);
+		o->blen = 0;
+	}
+}
 
 struct job {
 	struct rpc_msg *msg;	/* owned */
@@ -48,12 +72,13 @@ struct pool {
 	struct msg_sink sink;
 };
 
+/* Writes a then b to stdout in full, under the lock. */
 static int
-out_send(void *arg, const char *msg, size_t len)
+out_write(struct out *o, const char *a, size_t alen, const char *b,
+    size_t blen)
 {
-	struct out *o = arg;
 	struct iovec iov[2];
-	size_t off = 0, total = len + 1;
+	size_t off = 0, total = alen + blen;
 	ssize_t n;
 	int rc = 0;
 
@@ -63,14 +88,15 @@ out_send(void *arg, const char *msg, size_t len)
 		goto out;
 	}
 	while (off < total) {
-		if (off < len) {
-			iov[0].iov_base = (char *)msg + off;
-			iov[0].iov_len = len - off;
-			iov[1].iov_base = "\n";
-			iov[1].iov_len = 1;
-			n = writev(STDOUT_FILENO, iov, 2);
+		if (off < alen) {
+			iov[0].iov_base = (char *)a + off;
+			iov[0].iov_len = alen - off;
+			iov[1].iov_base = (char *)b;
+			iov[1].iov_len = blen;
+			n = writev(STDOUT_FILENO, iov, blen > 0 ? 2 : 1);
 		} else
-			n = write(STDOUT_FILENO, "\n", 1);
+			n = write(STDOUT_FILENO, b + (off - alen),
+			    total - off);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -83,6 +109,24 @@ out_send(void *arg, const char *msg, size_t len)
  out:
 	(void)pthread_mutex_unlock(&o->lock);
 	return rc;
+}
+
+static int
+out_send(void *arg, const char *msg, size_t len)
+{
+	struct out *o = arg;
+
+	if (o->batching && pthread_equal(pthread_self(), o->reader)) {
+		if (o->blen + len + 1 > STDIO_BATCH_MAX)
+			out_flush(o);
+		if (len + 1 <= STDIO_BATCH_MAX) {
+			memcpy(o->batch + o->blen, msg, len);
+			o->batch[o->blen + len] = '\n';
+			o->blen += len + 1;
+			return o->broken ? -1 : 0;
+		}
+	}
+	return out_write(o, msg, len, "\n", 1);
 }
 
 static void *
@@ -254,7 +298,7 @@ handle_line(struct pool *p, struct out *o, char *line, size_t len)
 		send_owned(o, reply);
 		return;
 	}
-	if (dispatch_runs_long(msg)) {
+	if (!dispatch_is_quick(p->srv, msg)) {
 		if (pool_submit(p, msg) != 0) {
 			reply = jsonrpc_error(msg->id, MCP_ERR_INTERNAL,
 			    "Server busy: too many requests in flight", NULL,
@@ -315,7 +359,9 @@ transport_stdio_run(const struct server *srv, struct session *sess)
 		goto out;
 	}
 	/* one message plus one read chunk: never more in memory per line */
-	if ((buf = malloc(MCP_MAX_MSG + MCP_STDIO_READ_CHUNK)) == NULL) {
+	o.reader = pthread_self();
+	if ((o.batch = malloc(STDIO_BATCH_MAX)) == NULL ||
+	    (buf = malloc(MCP_MAX_MSG + MCP_STDIO_READ_CHUNK)) == NULL) {
 		log_err("out of memory");
 		goto out;
 	}
@@ -352,6 +398,7 @@ transport_stdio_run(const struct server *srv, struct session *sess)
 		scan = have;
 		have += (size_t)n;
 		start = 0;
+		o.batching = true;
 		while ((nl = memchr(buf + scan, '\n', have - scan)) != NULL) {
 			size_t end = (size_t)(nl - buf);
 
@@ -363,6 +410,8 @@ transport_stdio_run(const struct server *srv, struct session *sess)
 			start = end + 1;
 			scan = start;
 		}
+		o.batching = false;
+		out_flush(&o);
 		if (start > 0) {
 			memmove(buf, buf + start, have - start);
 			have -= start;
@@ -380,6 +429,7 @@ transport_stdio_run(const struct server *srv, struct session *sess)
 	rc = 0;
  out:
 	free(buf);
+	free(o.batch);
 	if (sfd >= 0)
 		(void)close(sfd);
 	(void)pthread_cond_destroy(&p.done);

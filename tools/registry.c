@@ -24,6 +24,7 @@ static const struct tool_def tool_defs[] = {
 		.annotations = { .read_only = true, .destructive = false,
 		    .idempotent = true, .open_world = false },
 		.handler = tool_calculate,
+		.quick = true,
 	},
 	/*
 	 * Conformance fixtures (tests/conformance): listed and callable only
@@ -128,6 +129,8 @@ struct toolset {
 	struct tool_entry *entries;	/* owned; n of them */
 	size_t n;
 	struct json_object *list;	/* owned: the tools/list array */
+	char *list_text;		/* owned: list serialised once */
+	size_t list_len;
 };
 
 /* Parses an embedded schema file into a new tree (owned by the caller). */
@@ -242,6 +245,7 @@ toolset_free(struct toolset *ts)
 		schema_free(ts->entries[i].output);
 	}
 	free(ts->entries);
+	free(ts->list_text);
 	json_object_put(ts->list);
 	free(ts);
 }
@@ -277,6 +281,19 @@ toolset_new(const struct tool_env *env, struct toolset **ret, char *err,
 		json_object_array_add(ts->list, tj);
 		ts->n++;
 	}
+	/* tools/list is the same for every caller: serialise it once */
+	{
+		const char *t;
+
+		t = json_object_to_json_string_length(ts->list,
+		    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE,
+		    &ts->list_len);
+		if (t == NULL || (ts->list_text = strdup(t)) == NULL) {
+			toolset_free(ts);
+			(void)snprintf(err, errlen, "out of memory");
+			return MCP_ERR_NOMEM;
+		}
+	}
 	*ret = ts;
 	return MCP_OK;
 }
@@ -296,6 +313,13 @@ struct json_object *
 toolset_list(const struct toolset *ts)
 {
 	return ts->list;
+}
+
+const char *
+toolset_list_text(const struct toolset *ts, size_t *ret_len)
+{
+	*ret_len = ts->list_len;
+	return ts->list_text;
 }
 
 size_t

@@ -39,6 +39,9 @@ const struct tool_entry *toolset_lookup(const struct toolset *ts,
  * toolset's life. Callers that add it to a response take a reference. */
 struct json_object *toolset_list(const struct toolset *ts);
 
+/* The same array serialised (compact JSON), built once. Borrowed. */
+const char *toolset_list_text(const struct toolset *ts, size_t *ret_len);
+
 size_t toolset_count(const struct toolset *ts);
 
 #endif

@@ -76,6 +76,12 @@ struct tool_call {
 	void *cb_arg;
 };
 
+/*
+ * The most a quick tool may take for one call. A transport that runs quick
+ * calls on its reading thread delays other requests by at most this.
+ */
+#define TOOL_QUICK_BUDGET_MS	10
+
 struct tool_annotations {
 	bool read_only;
 	bool destructive;
@@ -108,6 +114,12 @@ struct tool_def {
 	 */
 	enum mcp_err (*tailor)(const struct tool_env *env,
 	    struct json_object *tool_json);
+	/*
+	 * Pure and bounded: it never blocks and its own limits keep one call
+	 * under TOOL_QUICK_BUDGET_MS, so a transport may run it on its
+	 * reading thread (no thread hand-off, no cancellation handle).
+	 */
+	bool quick;
 	bool fixture;			/* conformance fixture: test-only flag */
 };
 
