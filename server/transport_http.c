@@ -510,6 +510,21 @@ b64_decode(const char *in, size_t n, char *out, size_t outcap)
 	return memchr(out, '\0', o) != NULL ? -1 : 0;
 }
 
+/* Whether header value v, without the optional whitespace around it
+ * (RFC 9110 5.5), is exactly want. */
+static bool
+hdr_equals(const char *v, const char *want)
+{
+	size_t n, wl = strlen(want);
+
+	while (*v == ' ' || *v == '\t')
+		v++;
+	n = strlen(v);
+	while (n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t'))
+		n--;
+	return n == wl && memcmp(v, want, n) == 0;
+}
+
 /*
  * 2026-07-28: MCP-Protocol-Version, Mcp-Method and (for tools/call)
  * Mcp-Name must be present and equal what the body says. Returns NULL
@@ -526,14 +541,14 @@ header_mismatch(struct MHD_Connection *conn, const struct rpc_msg *msg)
 
 	if ((hv = header(conn, H_VERSION)) == NULL)
 		return "Header mismatch: MCP-Protocol-Version is required";
-	if ((mv = dispatch_modern_version(msg)) != NULL && strcmp(hv, mv) != 0)
+	if ((mv = dispatch_modern_version(msg)) != NULL && !hdr_equals(hv, mv))
 		return "Header mismatch: MCP-Protocol-Version differs from "
 		    "_meta protocolVersion";
 	if (msg->method == NULL)
 		return NULL;
 	if ((hm = header(conn, H_METHOD)) == NULL)
 		return "Header mismatch: Mcp-Method is required";
-	if (strcmp(hm, msg->method) != 0)
+	if (!hdr_equals(hm, msg->method))
 		return "Header mismatch: Mcp-Method differs from the body's "
 		    "method";
 	if (strcmp(msg->method, "tools/call") != 0)
@@ -545,16 +560,21 @@ header_mismatch(struct MHD_Connection *conn, const struct rpc_msg *msg)
 	name = json_object_get_string(name_obj);
 	if ((hn = header(conn, H_NAME)) == NULL)
 		return "Header mismatch: Mcp-Name is required for tools/call";
+	while (*hn == ' ' || *hn == '\t')
+		hn++;
 	n = strlen(hn);
+	while (n > 0 && (hn[n - 1] == ' ' || hn[n - 1] == '\t'))
+		n--;
 	if (n >= sizeof(pre) - 1 + sizeof(post) - 1 &&
 	    strncmp(hn, pre, sizeof(pre) - 1) == 0 &&
-	    strcmp(hn + n - (sizeof(post) - 1), post) == 0) {
+	    strncmp(hn + n - (sizeof(post) - 1), post, sizeof(post) - 1) == 0) {
 		if (b64_decode(hn + sizeof(pre) - 1, n - (sizeof(pre) - 1) -
 		    (sizeof(post) - 1), decoded, sizeof(decoded)) != 0)
 			return "Header mismatch: Mcp-Name is not valid base64";
 		hn = decoded;
+		n = strlen(decoded);
 	}
-	if (strcmp(hn, name) != 0)
+	if (n != strlen(name) || memcmp(hn, name, n) != 0)
 		return "Header mismatch: Mcp-Name differs from the tool name";
 	return NULL;
 }
@@ -699,12 +719,13 @@ handle_post(struct http_ctx *ctx, struct http_req *rq,
 	}
 	/* route by era: see MCP-NOTES 8.2, dual-era routing */
 	hv = header(conn, H_VERSION);
-	if (msg->kind == RPC_REQUEST && strcmp(msg->method, "initialize") == 0)
+	if (hv != NULL && in_list(dispatch_modern_versions, hv))
+		legacy = false;		/* even initialize: 404 in this era */
+	else if (msg->kind == RPC_REQUEST &&
+	    strcmp(msg->method, "initialize") == 0)
 		legacy = true;
 	else if (hv != NULL && in_list(dispatch_legacy_versions, hv))
 		legacy = true;
-	else if (hv != NULL && in_list(dispatch_modern_versions, hv))
-		legacy = false;
 	else if (hv != NULL) {
 		enum MHD_Result r = bad_version(ctx, rq, conn, msg, hv);
 

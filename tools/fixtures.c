@@ -210,6 +210,19 @@ fixture_tool_with_progress(const struct tool_call *call,
 }
 
 enum mcp_err
+fixture_logging_tool(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result)
+{
+	struct json_object *b[1];
+
+	/* dispatch drops it unless the request asked for logs */
+	call->log(call->cb_arg, TOOL_LOG_INFO, "conformance",
+	    "test_logging_tool ran");
+	b[0] = text_block("Logging tool executed");
+	return result_of(b, 1, ret_result);
+}
+
+enum mcp_err
 fixture_json_schema_2020_12(const struct tool_call *call,
     const struct json_object *args, struct json_object **ret_result)
 {

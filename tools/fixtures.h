@@ -26,6 +26,8 @@ enum mcp_err fixture_error_handling(const struct tool_call *call,
     const struct json_object *args, struct json_object **ret_result);
 enum mcp_err fixture_tool_with_progress(const struct tool_call *call,
     const struct json_object *args, struct json_object **ret_result);
+enum mcp_err fixture_logging_tool(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result);
 enum mcp_err fixture_json_schema_2020_12(const struct tool_call *call,
     const struct json_object *args, struct json_object **ret_result);
 

@@ -114,6 +114,18 @@ static const struct tool_def tool_defs[] = {
 		.fixture = true,
 	},
 	{
+		.name = "test_logging_tool",
+		.title = "Logging, filtered (fixture)",
+		.description = "Conformance fixture: sends one info log "
+		    "notification (only if the request set a log level), then "
+		    "returns.",
+		.input_schema = "fixture_none.input.json",
+		.annotations = { .read_only = true, .destructive = false,
+		    .idempotent = true, .open_world = false },
+		.handler = fixture_logging_tool,
+		.fixture = true,
+	},
+	{
 		.name = "json_schema_2020_12_tool",
 		.title = "JSON Schema 2020-12 (fixture)",
 		.description = "Tool with JSON Schema 2020-12 features",
