@@ -67,7 +67,7 @@ authorize(void *arg, int action, const char *a1, const char *a2,
 	case SQLITE_FUNCTION:
 		for (i = 0; i < sizeof(denied_functions) / sizeof(char *); i++)
 			if (a2 != NULL && strcasecmp(a2, denied_functions[i]) == 0) {
-				run->denied = "a function that touches files";
+				run->denied = "functions that touch files";
 				return SQLITE_DENY;
 			}
 		return SQLITE_OK;
@@ -75,7 +75,20 @@ authorize(void *arg, int action, const char *a1, const char *a2,
 		for (i = 0; i < sizeof(read_pragmas) / sizeof(char *); i++)
 			if (a1 != NULL && strcasecmp(a1, read_pragmas[i]) == 0)
 				return SQLITE_OK;
-		run->denied = "this PRAGMA";
+		run->denied = "PRAGMAs that change settings";
+		return SQLITE_DENY;
+	case SQLITE_UPDATE:
+		/*
+		 * SQLite itself asks this while it declares the schema of an
+		 * eponymous virtual table (pragma_table_info(...)). A real
+		 * UPDATE of the schema table still cannot happen: the
+		 * connection is read-only and defensive, and the statement
+		 * is checked with sqlite3_stmt_readonly().
+		 */
+		if (a1 != NULL && (strcmp(a1, "sqlite_master") == 0 ||
+		    strcmp(a1, "sqlite_schema") == 0))
+			return SQLITE_OK;
+		run->denied = "writes and schema changes";
 		return SQLITE_DENY;
 	case SQLITE_ATTACH:
 	case SQLITE_DETACH:
@@ -303,10 +316,10 @@ query_sqlite(const struct tool_call *call, const struct json_object *args,
 
 	rc = sqlite3_prepare_v3(db, sql, -1, 0, &stmt, &tail);
 	if (rc != SQLITE_OK) {
-		if (rc == SQLITE_AUTH)
+		if (rc == SQLITE_AUTH || run.denied != NULL)
 			r = sql_error(call, "not read-only", "Refused: "
 			    "query_sqlite only reads (SELECT, WITH, and PRAGMA "
-			    "table_info and the like); %s are not allowed.",
+			    "table_info and the like); not allowed: %s.",
 			    run.denied ? run.denied : "writes");
 		else if (run.timed_out || run.cancelled)
 			r = sql_error(call, "deadline", "The query was stopped "
@@ -390,9 +403,9 @@ query_sqlite(const struct tool_call *call, const struct json_object *args,
 		else if (run.cancelled)
 			r = sql_error(call, "cancelled", "%s",
 			    "The query was cancelled.");
-		else if (rc == SQLITE_AUTH)
-			r = sql_error(call, "not read-only", "Refused: %s are "
-			    "not allowed; query_sqlite only reads.",
+		else if (rc == SQLITE_AUTH || run.denied != NULL)
+			r = sql_error(call, "not read-only", "Refused: "
+			    "query_sqlite only reads; not allowed: %s.",
 			    run.denied ? run.denied : "writes");
 		else
 			r = sql_error(call, "sql error", "SQL error: %s.",

@@ -127,6 +127,7 @@ rm_contents(int dfd, int topfd, int depth, unsigned *moved, int *first_err)
 		note(first_err, errno);
 		return;
 	}
+	rewinddir(d);	/* a dup shares the offset of an earlier pass */
 	while ((de = readdir(d)) != NULL) {
 		char tmp[32];	/* "deep." + a counter */
 		int cfd;

@@ -6,7 +6,7 @@ if(NOT _mcp_policy_tools)
   message(STATUS "tools.cmake: tools/policy.cmake not included; policy tool tests skipped")
   return()
 endif()
-foreach(t policy files run)
+foreach(t policy workspace slots render files sqlite run)
   add_executable(test_tools_${t} ${CMAKE_CURRENT_LIST_DIR}/tools_${t}.c)
   target_link_libraries(test_tools_${t} PRIVATE mcp_tools PkgConfig::CHECK
     PkgConfig::SQLITE Threads::Threads)

@@ -1,0 +1,99 @@
+/*
+ * Unit tests of rendering: UTF-8 checks and cuts, replacement of
+ * ill-formed bytes, base64 both ways.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+#include <json-c/json.h>
+
+#include "render.h"
+
+START_TEST(utf8_validity_follows_the_standard)
+{
+	ck_assert(render_utf8_valid("abc", 3));
+	ck_assert(render_utf8_valid("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 9));
+	ck_assert(render_utf8_valid("a\0b", 3));
+	ck_assert(!render_utf8_valid("\xc0\xaf", 2));		/* overlong */
+	ck_assert(!render_utf8_valid("\xed\xa0\x80", 3));	/* surrogate */
+	ck_assert(!render_utf8_valid("\xf4\x90\x80\x80", 4));	/* > U+10FFFF */
+	ck_assert(!render_utf8_valid("\xff", 1));
+	ck_assert(!render_utf8_valid("\xc3", 1));		/* cut */
+	ck_assert(render_is_binary("a\0b", 3));
+	ck_assert(!render_is_binary("text\n", 5));
+}
+END_TEST
+
+START_TEST(utf8_cut_keeps_whole_characters)
+{
+	ck_assert_uint_eq(render_utf8_cut("a\xc3\xa9", 3), 3);
+	ck_assert_uint_eq(render_utf8_cut("a\xc3", 2), 1);
+	ck_assert_uint_eq(render_utf8_cut("a\xe2\x82", 3), 1);
+	ck_assert_uint_eq(render_utf8_cut("a\xf0\x9f\x98", 4), 1);
+	ck_assert_uint_eq(render_utf8_cut("ab\xff", 3), 3);	/* not a lead */
+	ck_assert_uint_eq(render_utf8_cut("", 0), 0);
+}
+END_TEST
+
+START_TEST(ill_formed_bytes_become_replacement_characters)
+{
+	size_t bad = 0;
+	struct json_object *s = render_string("a\xff" "b\xc3", 4, &bad);
+
+	ck_assert_str_eq(json_object_get_string(s),
+	    "a\xef\xbf\xbd" "b\xef\xbf\xbd");
+	ck_assert_uint_eq(bad, 2);
+	json_object_put(s);
+}
+END_TEST
+
+START_TEST(base64_round_trips)
+{
+	static const char *const enc[] = { "", "Zg==", "Zm8=", "Zm9v",
+	    "Zm9vYg==" };
+	static const char *const dec[] = { "", "f", "fo", "foo", "foob" };
+	size_t i, n;
+
+	for (i = 0; i < 5; i++) {
+		char *e = render_base64(dec[i], strlen(dec[i]));
+		char *d = render_base64_decode(enc[i], strlen(enc[i]), &n);
+
+		ck_assert_str_eq(e, enc[i]);
+		ck_assert_ptr_nonnull(d);
+		ck_assert_uint_eq(n, strlen(dec[i]));
+		ck_assert_int_eq(memcmp(d, dec[i], n), 0);
+		free(e);
+		free(d);
+	}
+	ck_assert_ptr_null(render_base64_decode("Zm9v!", 5, &n));
+	ck_assert_ptr_null(render_base64_decode("Z", 1, &n));
+	ck_assert_ptr_null(render_base64_decode("Zg===", 5, &n));
+}
+END_TEST
+
+static Suite *
+render_suite(void)
+{
+	Suite *s = suite_create("tools_render");
+	TCase *tc = tcase_create("render");
+
+	tcase_add_test(tc, utf8_validity_follows_the_standard);
+	tcase_add_test(tc, utf8_cut_keeps_whole_characters);
+	tcase_add_test(tc, ill_formed_bytes_become_replacement_characters);
+	tcase_add_test(tc, base64_round_trips);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(render_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
