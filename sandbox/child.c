@@ -14,6 +14,7 @@
 #include <linux/mount.h>
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -401,23 +402,33 @@ void
 sb_child_init(const struct sb_plan *p)
 {
 	bool have_stdin = p->fd_from[SB_FD_STDIN - SB_FD_STATUS] >= 0;
+	struct pollfd pfd;
 	char go;
 	pid_t prog;
 
 	shuffle_fds(p);
 	/* Still the creator's kernel ids here, while the parent maps ours. */
 	open_sources(p);
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
-		child_fail(SB_FD_STATUS, SB_STAGE_PDEATHSIG, errno);
 	/* The parent writes our uid/gid maps, then one byte; EOF: it died. */
 	if (read(SB_FD_SYNC, &go, 1) != 1)
 		_exit(127);
-	(void)close(SB_FD_SYNC);
 	if (p->drop_groups && setgroups(0, NULL) < 0)
 		child_fail(SB_FD_STATUS, SB_STAGE_CREDENTIALS, errno);
 	if (setresgid(p->gid, p->gid, p->gid) < 0 ||
 	    setresuid(p->uid, p->uid, p->uid) < 0)
 		child_fail(SB_FD_STATUS, SB_STAGE_CREDENTIALS, errno);
+	/*
+	 * Die with the parent. A credential change clears this, hence after
+	 * setresuid; the parent keeps the sync pipe open for the whole run, so
+	 * a hang-up now means it died before the signal was armed.
+	 */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		child_fail(SB_FD_STATUS, SB_STAGE_PDEATHSIG, errno);
+	pfd.fd = SB_FD_SYNC;
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, 0) != 0)
+		_exit(127);
+	(void)close(SB_FD_SYNC);
 	build_root(p);
 	(void)syscall(SYS_close_range, (unsigned)SB_FD_FIRST_BIND, ~0U, 0U);
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)

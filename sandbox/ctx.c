@@ -124,6 +124,30 @@ read_last_cap(void)
 	return v > 0 && v < 64 ? v : CAP_LAST_CAP;
 }
 
+/* 1 if id is an inside id of the map file of this process (uid_map). */
+static int
+id_mapped(const char *path, unsigned id)
+{
+	char buf[1024], *line, *save = NULL;
+	unsigned in, out, count;
+	ssize_t n;
+	int fd, found = 0;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	(void)close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, "%u %u %u", &in, &out, &count) == 3 &&
+		    id >= in && id - in < count)
+			found = 1;
+	return found;
+}
+
 static int
 add_sysent(struct sb_ctx *ctx, const struct sb_sys_path *sp)
 {
@@ -161,7 +185,7 @@ sb_ctx_new(const struct sb_config *cfg, struct sb_ctx **ret,
 	struct sb_ctx *ctx;
 	struct stat st;
 	size_t i;
-	int rc;
+	int rc = 0;
 
 	memset(res, 0, sizeof(*res));
 	if (cfg == NULL)
@@ -174,6 +198,15 @@ sb_ctx_new(const struct sb_config *cfg, struct sb_ctx **ret,
 	if (ctx->host_root) {
 		ctx->uid = cfg->uid != 0 ? cfg->uid : SB_DEFAULT_UID;
 		ctx->gid = cfg->gid != 0 ? cfg->gid : SB_DEFAULT_GID;
+		/* Root of a user namespace without that id: never run as root. */
+		if (!id_mapped("/proc/self/uid_map", ctx->uid) ||
+		    !id_mapped("/proc/self/gid_map", ctx->gid)) {
+			rc = -EINVAL;
+			sb_fail(res, SB_STAGE_CREDENTIALS, EINVAL, "the server "
+			    "is root but the unprivileged sandbox uid/gid is not "
+			    "mapped in its user namespace");
+			goto fail;
+		}
 	} else {
 		ctx->uid = geteuid();
 		ctx->gid = getegid();

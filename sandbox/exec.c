@@ -419,7 +419,7 @@ sb_run(struct sb_ctx *ctx, const struct sb_request *req,
 		sb_fail(res, SB_STAGE_WAIT, -rc, "releasing the child");
 		goto out_kill;
 	}
-	close_fd(&syncp[1]);
+	/* syncp[1] stays open until the end: its hang-up means we died. */
 	r.out = outp[0];
 	r.err = errp[0];
 	r.status = statp[0];

@@ -298,7 +298,7 @@ cmd_exec_main(int argc, char **argv)
 		o->req.stdin_data = in;
 	}
 	if (sb_ctx_new(&o->cfg, &ctx, &res) < 0) {
-		fprintf(stderr, "mcp-sandbox exec: %s\n", res.message);
+		fprintf(stderr, "mcp-sandbox exec: not run: %s\n", res.message);
 		goto out;
 	}
 	if (sb_run(ctx, &o->req, NULL, &res) < 0) {

@@ -5,7 +5,9 @@
  * sandbox_attacks.py compares the lines with the exact expected outcomes.
  * Modes: `probe syscalls` (everything below), `probe fds` (open fds > 2),
  * `probe deny-userns -- CMD...` (host side: exec CMD under a filter that
- * refuses user namespaces, to simulate a machine without them).
+ * refuses user namespaces, like a container's seccomp profile) and
+ * `probe userns-limit -- CMD...` (host side, root: CMD in a user namespace
+ * whose user.max_user_namespaces is 0).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -298,9 +300,64 @@ deny_userns(char **cmd)
 	return 1;
 }
 
+static int
+write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+/*
+ * Host side, as root: run CMD as root of a fresh user namespace (ids 0 and
+ * 65534 mapped) whose user.max_user_namespaces is 0, i.e. a machine where
+ * no sandbox can create its user namespace.
+ */
+static int
+userns_limit(char **cmd)
+{
+	int to_parent[2], to_child[2], ws;
+	char path[64], c;
+	pid_t pid;
+
+	if (pipe(to_parent) < 0 || pipe(to_child) < 0)
+		return 1;
+	pid = fork();
+	if (pid == 0) {
+		if (unshare(CLONE_NEWUSER) < 0 || write(to_parent[1], "r", 1) != 1 ||
+		    read(to_child[0], &c, 1) != 1)
+			_exit(1);
+		if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0 ||
+		    write_str("/proc/sys/user/max_user_namespaces", "0\n") < 0) {
+			perror("probe userns-limit");
+			_exit(1);
+		}
+		execv(cmd[0], cmd);
+		_exit(127);
+	}
+	if (pid < 0 || read(to_parent[0], &c, 1) != 1)
+		return 1;
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
+	if (write_str(path, "0 0 1\n65534 65534 1\n") < 0)
+		return 1;
+	snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)pid);
+	if (write_str(path, "0 0 1\n65534 65534 1\n") < 0 ||
+	    write(to_child[1], "g", 1) != 1 || waitpid(pid, &ws, 0) < 0)
+		return 1;
+	return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+}
+
 int
 main(int argc, char **argv)
 {
+	if (argc >= 4 && strcmp(argv[1], "userns-limit") == 0 &&
+	    strcmp(argv[2], "--") == 0)
+		return userns_limit(argv + 3);
 	if (argc >= 2 && strcmp(argv[1], "fds") == 0) {
 		list_fds();
 		return 0;

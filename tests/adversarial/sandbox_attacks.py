@@ -1,0 +1,615 @@
+#!/usr/bin/python3
+"""Adversarial suite of the sandbox: real attacks through the real CLI.
+
+Each case runs `$CLI exec [limits] -- PROGRAM ...` and asserts the exact
+outcome (exit code, output, errno names printed by the probe) and checks the
+host before and after (processes carrying a per-case marker, files, sysctls).
+Usage: sandbox_attacks.py --cli CLI --probe-dir DIR [--unpriv] CASE
+Exit 0 pass, 1 fail, 77 skipped (ctest SKIP_RETURN_CODE).
+"""
+import argparse
+import ctypes
+import hashlib
+import os
+import pty
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+SKIP = 77
+NOBODY = 65534
+# Host sysctls a sandbox must never change (read before and after each case).
+SYSCTLS = [
+    "/proc/sys/kernel/hostname",
+    "/proc/sys/kernel/domainname",
+    "/proc/sys/vm/dirty_writeback_centisecs",
+    "/proc/sys/user/max_user_namespaces",
+    "/proc/sys/kernel/core_pattern",
+    "/proc/sys/net/ipv4/ip_forward",
+]
+# Host files whose content must not change.
+HOST_FILES = ["/etc/passwd", "/etc/hostname", "/etc/hosts"]
+
+
+class Fail(Exception):
+    pass
+
+
+def expect(cond, what):
+    if not cond:
+        raise Fail(what)
+
+
+def eq(got, want, what):
+    if got != want:
+        raise Fail(f"{what}: got {got!r}, want {want!r}")
+
+
+def landlock_abi():
+    libc = ctypes.CDLL(None, use_errno=True)
+    v = libc.syscall(444, None, ctypes.c_size_t(0), ctypes.c_uint(1))
+    return v if v > 0 else 0
+
+
+class Suite:
+    def __init__(self, cli, probe_dir, unpriv):
+        self.cli = cli
+        self.probe_dir = probe_dir
+        self.unpriv = unpriv
+        self.abi = landlock_abi()
+        self.tmp = tempfile.mkdtemp(prefix="mcp-sbx-adv-")
+        os.chmod(self.tmp, 0o755)
+        # When the suite runs as root the sandbox's kernel uid is 65534;
+        # unprivileged, it is our own.
+        self.kuid = NOBODY if os.geteuid() == 0 else os.geteuid()
+
+    def cleanup(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def prefix(self):
+        if not self.unpriv:
+            return []
+        return ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}",
+                "--clear-groups", "--inh-caps=-all"]
+
+    def run(self, args, timeout=60, stdin=None, env=None, pass_fds=(),
+            input_bytes=None):
+        cmd = self.prefix() + [self.cli, "exec"] + args
+        return subprocess.run(cmd, capture_output=True, timeout=timeout,
+                              stdin=stdin, env=env, pass_fds=pass_fds,
+                              input=input_bytes)
+
+    def workspace(self, owner=None):
+        d = tempfile.mkdtemp(dir=self.tmp)
+        os.chmod(d, 0o755)
+        if os.geteuid() == 0:
+            os.chown(d, NOBODY, NOBODY)
+        return d
+
+    def probe_args(self):
+        return ["--bind", f"{self.probe_dir}:/opt/probe"]
+
+    # host state -----------------------------------------------------------
+
+    def snapshot(self):
+        state = {}
+        for p in SYSCTLS + HOST_FILES:
+            try:
+                with open(p, "rb") as f:
+                    state[p] = hashlib.sha256(f.read()).hexdigest()
+            except OSError as e:
+                state[p] = f"error {e.errno}"
+        return state
+
+    @staticmethod
+    def marker(k):
+        """A sleep duration no other run uses: pid-based, per case step."""
+        return str(9000000000 + os.getpid() * 10 + k)
+
+    @staticmethod
+    def marked(marker):
+        """Pids whose command line carries marker."""
+        found = []
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit():
+                continue
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    if marker.encode() in f.read():
+                        found.append(int(pid))
+            except OSError:
+                pass
+        return found
+
+
+def out(r):
+    return r.stdout.decode("utf-8", "replace")
+
+
+def err(r):
+    return r.stderr.decode("utf-8", "replace")
+
+
+# cases --------------------------------------------------------------------
+
+def case_probe_syscalls(s):
+    """Risky syscalls, each with its exact errno (or the signal it kills)."""
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    srv.bind(b"\0mcp-sandbox-probe")
+    srv.listen()
+    try:
+        r = s.run(s.probe_args() + ["--", "/opt/probe/sandbox-probe",
+                                   "syscalls"])
+    finally:
+        srv.close()
+    eq(r.returncode, 0, "probe exit")
+    got = dict(line.split(" ", 1) for line in out(r).splitlines())
+    ll = s.abi
+    want = {
+        "uid": "1000 euid 1000",
+        "pid": "2 ppid 1",
+        "open_etc_shadow": "ENOENT", "open_root_home": "ENOENT",
+        "open_work": "ENOENT", "create_in_usr": "EROFS",
+        "create_in_etc": "EROFS", "create_in_root": "EROFS",
+        "write_etc_passwd": "EACCES", "write_proc_sys": "ENOENT",
+        "write_sysrq": "ENOENT", "read_kcore": "ENOENT",
+        "read_keys": "ENOENT", "read_init_environ": "EACCES",
+        "open_dev_tty": "ENOENT", "open_sys": "ENOENT",
+        "mknod_char": "EPERM",
+        "socket_inet": "ok",
+        # Landlock (ABI >= 4) refuses TCP before routing; else no route.
+        "tcp_connect_internet": "EACCES" if ll >= 4 else "ENETUNREACH",
+        "udp_send_internet": "ENETUNREACH",
+        "udp_send_loopback": "ENETUNREACH",
+        "socket_packet": "ENOSYS", "socket_netlink": "ENOSYS",
+        "socket_vsock": "ENOSYS", "socket_alg": "ENOSYS",
+        "abstract_unix_host": "ECONNREFUSED",
+        "keyctl": "EPERM", "add_key": "EPERM", "request_key": "EPERM",
+        "userfaultfd": "EPERM", "io_uring_setup": "EPERM", "bpf": "EPERM",
+        "perf_event_open": "EPERM", "ptrace_attach_init": "EPERM",
+        "ptrace_traceme": "EPERM", "process_vm_readv": "EPERM",
+        "kcmp": "EPERM", "pidfd_getfd": "EPERM", "kexec_load": "EPERM",
+        "init_module": "EPERM", "finit_module": "EPERM", "reboot": "EPERM",
+        "swapon": "EPERM", "settimeofday": "EPERM",
+        "clock_settime": "EPERM", "iopl": "EPERM",
+        "open_by_handle_at": "EPERM", "mount_tmpfs": "EPERM",
+        "umount_proc": "EPERM", "pivot_root": "EPERM", "chroot": "EPERM",
+        "fsopen": "EPERM", "open_tree": "EPERM", "move_mount": "EPERM",
+        "mount_setattr": "EPERM", "unshare_user": "EPERM",
+        "unshare_mount": "EPERM", "unshare_net": "EPERM", "setns": "EPERM",
+        "clone_newuser": "EPERM", "clone_newnet": "EPERM",
+        "clone3": "ENOSYS", "sethostname": "EPERM",
+        "setuid_root": "EINVAL",
+        "unknown_syscall_1000": "ENOSYS", "unknown_syscall_600": "ENOSYS",
+        "x32_getpid": f"signal={int(signal.SIGSYS)}",
+        "i386_int80_getpid": f"signal={int(signal.SIGSYS)}",
+        "tiocsti": "EPERM", "tiocsti_high_bits": "EPERM",
+        "tioclinux": "EPERM",
+        "personality_addr_no_randomize": "ENOSYS",
+        # Landlock (ABI >= 6) scopes signals; else pid 1 ignores it (ok).
+        "kill_init": "EPERM" if ll >= 6 else "ok",
+        "seccomp_more_filters": "EFAULT",
+        "fds": "0 1 2",
+    }
+    bad = [f"{k}: got {got.get(k)!r}, want {v!r}" for k, v in want.items()
+           if got.get(k) != v]
+    extra = sorted(set(got) - set(want))
+    expect(not bad and not extra, "; ".join(bad + [f"unexpected {extra}"]))
+
+
+def case_host_files(s):
+    """Host secrets and trees outside the mounts do not exist inside."""
+    r = s.run(["--", "/bin/sh", "-c",
+               "cat /etc/shadow; ls /root /home /work /var 2>&1 | wc -l; "
+               "cat /etc/passwd"])
+    eq(r.returncode, 0, "exit")
+    eq(err(r), "cat: /etc/shadow: No such file or directory\n", "stderr")
+    lines = out(r).splitlines()
+    eq(lines[0], "4", "ls error lines")
+    eq(lines[1:], ["root:x:0:0:root:/root:/usr/sbin/nologin",
+                   "sandbox:x:1000:1000:sandbox:/tmp:/bin/sh",
+                   "nobody:x:65534:65534:nobody:/nonexistent:"
+                   "/usr/sbin/nologin"], "generated /etc/passwd")
+
+
+def case_write_outside_workspace(s):
+    """The root, /usr and /etc are read-only; the host is unchanged."""
+    r = s.run(["--", "/bin/sh", "-c",
+               "for p in /usr/mcp-x /etc/mcp-x /mcp-x /proc/mcp-x; do "
+               "touch $p 2>/dev/null || echo denied $p; done"])
+    eq(r.returncode, 0, "exit")
+    eq(out(r), "denied /usr/mcp-x\ndenied /etc/mcp-x\ndenied /mcp-x\n"
+       "denied /proc/mcp-x\n", "stdout")
+    for p in ("/usr/mcp-x", "/etc/mcp-x", "/mcp-x"):
+        expect(not os.path.exists(p), f"{p} appeared on the host")
+
+
+def case_proc_sys(s):
+    """/proc is pid-only: no /proc/sys, sysrq-trigger; host sysctls stay."""
+    r = s.run(["--", "/bin/sh", "-c",
+               "echo 60 > /proc/sys/vm/dirty_writeback_centisecs; "
+               "echo b > /proc/sysrq-trigger; ls /proc"])
+    eq(r.returncode, 0, "exit")
+    eq(err(r).count("Directory nonexistent") +
+       err(r).count("No such file"), 2, "two refused writes: " + err(r))
+    names = out(r).split()
+    expect("sys" not in names and "sysrq-trigger" not in names and
+           "kcore" not in names, f"/proc shows {names}")
+    pids = [n for n in names if n.isdigit()]
+    eq(sorted(int(p) for p in pids)[:2], [1, 2], "only sandbox pids")
+
+
+def case_setuid_binaries(s):
+    """Setuid-root binaries (mount, su) do not gain root: nosuid + NNP."""
+    r = s.run(["--", "/usr/bin/mount", "-t", "tmpfs", "none", "/tmp"])
+    eq(r.returncode, 32, "mount exit")
+    expect("must be superuser" in err(r), err(r))
+    r = s.run(["--", "/bin/su", "-c", "id"])
+    eq(r.returncode, 1, "su exit")
+    r = s.run(["--", "/bin/sh", "-c",
+               "grep -E '^(CapEff|CapPrm|CapBnd|CapAmb|NoNewPrivs|"
+               "Seccomp):' /proc/self/status"])
+    eq(out(r).split(), ["CapPrm:", "0000000000000000", "CapEff:",
+                        "0000000000000000", "CapBnd:", "0000000000000000",
+                        "CapAmb:", "0000000000000000", "NoNewPrivs:", "1",
+                        "Seccomp:", "2"], "status")
+
+
+def case_root_owned_file(s):
+    """A root-owned file in a writable workspace stays unwritable."""
+    if os.geteuid() != 0:
+        print("skip: needs a root-owned file (run as root)")
+        sys.exit(SKIP)
+    ws = s.workspace()
+    for name, mode in (("root644.txt", 0o644), ("root660.txt", 0o660)):
+        p = os.path.join(ws, name)
+        with open(p, "w") as f:
+            f.write("orig\n")
+        os.chmod(p, mode)
+    r = s.run(["--workspace", ws, "--", "/bin/sh", "-c",
+               "echo pwned > root644.txt; echo pwned > root660.txt; "
+               "echo ok > mine.txt; cat mine.txt"])
+    eq(r.returncode, 0, "exit")
+    eq(out(r), "ok\n", "own file written")
+    eq(err(r).count("Permission denied"), 2, err(r))
+    for name in ("root644.txt", "root660.txt"):
+        with open(os.path.join(ws, name)) as f:
+            eq(f.read(), "orig\n", name)
+    st = os.stat(os.path.join(ws, "mine.txt"))
+    eq((st.st_uid, st.st_gid), (s.kuid, s.kuid), "new file's host owner")
+
+
+def case_readonly_workspace(s):
+    """A read-only workspace refuses writes (EROFS)."""
+    ws = s.workspace()
+    r = s.run(["--workspace", ws, "--read-only", "--", "/bin/sh", "-c",
+               "pwd; touch x 2>&1"])
+    eq(out(r), "/workspace\ntouch: cannot touch 'x': Read-only file "
+       "system\n", "stdout")
+    eq(os.listdir(ws), [], "host workspace")
+
+
+def case_leaked_fds(s):
+    """An fd the server holds (without CLOEXEC) never reaches inside."""
+    fd = os.open("/etc/hostname", os.O_RDONLY)
+    os.set_inheritable(fd, True)
+    sock = socket.socket()
+    os.set_inheritable(sock.fileno(), True)
+    try:
+        r = s.run(s.probe_args() + ["--", "/opt/probe/sandbox-probe", "fds"],
+                  pass_fds=(fd, sock.fileno()))
+    finally:
+        os.close(fd)
+        sock.close()
+    eq(out(r), "fds 0 1 2\n", "open fds inside")
+
+
+def case_tiocsti_terminal(s):
+    """Run from a terminal: the sandbox gets no tty and cannot type into it."""
+    master, slave = pty.openpty()
+    try:
+        r = s.run(s.probe_args() + ["--", "/bin/sh", "-c",
+                  "tty; /opt/probe/sandbox-probe syscalls | grep tio"],
+                  stdin=slave)
+        os.set_blocking(master, False)
+        try:
+            typed = os.read(master, 100)
+        except BlockingIOError:
+            typed = b""
+    finally:
+        os.close(master)
+        os.close(slave)
+    eq(out(r), "not a tty\ntiocsti EPERM\ntiocsti_high_bits EPERM\n"
+       "tioclinux EPERM\n", "stdout")
+    eq(typed, b"", "bytes typed into the terminal")
+
+
+def case_network(s):
+    """No route out, no host loopback service, no DNS."""
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen()
+    port = srv.getsockname()[1]
+    code = ("import socket,errno\n"
+            "def t(a):\n"
+            " s=socket.socket()\n"
+            " try: s.connect(a); return 'connected'\n"
+            " except OSError as e: return errno.errorcode[e.errno]\n"
+            f"print(t(('127.0.0.1',{port})), t(('1.1.1.1',443)))\n"
+            "try: socket.getaddrinfo('example.com',80); print('resolved')\n"
+            "except socket.gaierror as e: print('gaierror', e.errno)\n")
+    try:
+        r = s.run(["--", "/usr/bin/python3", "-I", "-c", code])
+    finally:
+        srv.close()
+    tcp = "EACCES" if s.abi >= 4 else "ENETUNREACH"
+    eq(out(r), f"{tcp} {tcp}\ngaierror -3\n", "stdout")
+
+
+def case_fork_bomb(s):
+    """A fork bomb hits RLIMIT_NPROC, dies at the deadline, leaves nothing."""
+    m = s.marker(1)
+    r = s.run(["--timeout", "2000", "--nproc", "32", "--", "/bin/sh", "-c",
+               f"b(){{ b|b& }}; b; sleep {m}"], timeout=30)
+    eq(r.returncode, 124, "timed out")
+    expect("Cannot fork" in err(r), "NPROC refused forks")
+    eq(s.marked(m), [], "processes left")
+
+
+def case_memory_balloon(s):
+    """A 10 GB allocation fails inside (RLIMIT_AS); the server is fine."""
+    r = s.run(["--memory", str(1 << 30), "--", "/usr/bin/python3", "-I",
+               "-c", "b=bytearray(10**10)"])
+    eq(r.returncode, 1, "exit")
+    expect(err(r).rstrip().endswith("MemoryError"), err(r))
+
+
+def case_cpu_spin_deadline(s):
+    """A busy loop is killed at the wall deadline (exit 124)."""
+    t0 = time.monotonic()
+    r = s.run(["--timeout", "1000", "--", "/bin/sh", "-c",
+               "while :; do :; done"], timeout=30)
+    dt = time.monotonic() - t0
+    eq(r.returncode, 124, "timed out")
+    expect(1.0 <= dt < 10.0, f"killed after {dt:.2f} s")
+
+
+def case_cpu_rlimit(s):
+    """RLIMIT_CPU: SIGXCPU after one CPU second (exit 128+24)."""
+    r = s.run(["--cpu", "1", "--timeout", "30000", "--", "/bin/sh", "-c",
+               "while :; do :; done"], timeout=60)
+    eq(r.returncode, 128 + int(signal.SIGXCPU), "killed by SIGXCPU")
+
+
+def case_daemons(s):
+    """setsid, nohup and double-fork children die with the program."""
+    m = [s.marker(k) for k in range(5)]
+    r = s.run(["--", "/bin/sh", "-c",
+               f"setsid sleep {m[0]} & nohup sleep {m[1]} >/dev/null 2>&1 & "
+               f"(sleep {m[2]} &); echo started"])
+    eq((r.returncode, out(r)), (0, "started\n"), "result")
+    r = s.run(["--timeout", "500", "--", "/bin/sh", "-c",
+               f"setsid sleep {m[3]} & exec sleep {m[4]}"], timeout=30)
+    eq(r.returncode, 124, "timed out")
+    for x in m:
+        eq(s.marked(x), [], f"sleep {x} left behind")
+
+
+def case_output_flood(s):
+    """50 MB of output: 8000 bytes kept, every byte counted, exit 0."""
+    r = s.run(["--", "/usr/bin/head", "-c", "50000000", "/dev/zero"])
+    eq(r.returncode, 0, "exit")
+    eq(len(r.stdout), 8000, "kept")
+    eq(err(r), "[mcp-sandbox: stdout truncated: 8000 of 50000000 bytes "
+       "kept]\n", "stderr")
+    r = s.run(["--stderr-cap", "100", "--", "/bin/sh", "-c",
+               "head -c 30000000 /dev/zero >&2; echo done"])
+    eq((r.returncode, out(r)), (0, "done\n"), "result")
+    eq(r.stderr, b"\0" * 100 + b"[mcp-sandbox: stderr truncated: 100 of "
+       b"30000000 bytes kept]\n", "stderr")
+    r = s.run(["--timeout", "1000", "--", "/usr/bin/yes"], timeout=30)
+    eq((r.returncode, len(r.stdout)), (124, 8000), "yes until deadline")
+
+
+def case_server_killed(s):
+    """SIGKILL of the launcher mid-run: the whole sandbox dies with it."""
+    m = s.marker(7)
+    p = subprocess.Popen(s.prefix() + [s.cli, "exec", "--", "/bin/sh", "-c",
+                         f"setsid sleep {m} & sleep {m}"],
+                         stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    # init, sh and two sleeps carry the marker once all have started
+    for _ in range(500):
+        if len(s.marked(m)) >= 4:
+            break
+        time.sleep(0.01)
+    expect(len(s.marked(m)) >= 4, "sandbox did not start")
+    p.kill()
+    p.wait()
+    for _ in range(500):
+        if not s.marked(m):
+            return
+        time.sleep(0.01)
+    raise Fail(f"orphans left: {s.marked(m)}")
+
+
+def case_env_leak(s):
+    """Nothing of the launcher's environment is inherited."""
+    env = dict(os.environ, AWS_SECRET_ACCESS_KEY="leak", MCP_TOKEN="leak",
+               LD_LIBRARY_PATH="/nonexistent", PYTHONPATH="/nonexistent")
+    r = s.run(["--", "/usr/bin/env"], env=env)
+    eq(out(r), "PATH=/usr/local/bin:/usr/bin:/bin\nLANG=C.UTF-8\n"
+       "HOME=/tmp\nTMPDIR=/tmp\n", "environment")
+    r = s.run(["--env", "A=1", "--", "/usr/bin/env"], env=env)
+    eq(out(r), "A=1\n", "explicit environment only")
+
+
+def case_isolation_unavailable(s):
+    """No user namespaces: the run refuses (125) and nothing runs."""
+    marker = os.path.join(s.tmp, "ran-unsandboxed")
+    probe = os.path.join(s.probe_dir, "sandbox-probe")
+    r = subprocess.run(s.prefix() + [probe, "deny-userns", "--", s.cli,
+                       "exec", "--", "/usr/bin/touch", marker],
+                       capture_output=True, timeout=60)
+    eq(r.returncode, 125, "exit")
+    expect(err(r).startswith("mcp-sandbox exec: not run: sandbox clone "
+           "failed: creating the namespaces: Operation not permitted"),
+           err(r))
+    expect(not os.path.exists(marker), "the program ran unsandboxed")
+    if os.geteuid() == 0 and not s.unpriv:
+        # user.max_user_namespaces=0, set in a parent user namespace only.
+        r = subprocess.run([probe, "userns-limit", "--", s.cli, "exec", "--",
+                            "/usr/bin/touch", marker],
+                           capture_output=True, timeout=60)
+        eq(r.returncode, 125, "exit under max_user_namespaces=0")
+        expect(err(r).startswith("mcp-sandbox exec: not run: sandbox clone "
+               "failed: creating the namespaces: No space left on device "
+               "(likely cause: user namespaces disabled: "
+               "user.max_user_namespaces=0"), err(r))
+        expect(not os.path.exists(marker), "ran unsandboxed")
+
+
+def case_proc_masked(s):
+    """A masked /proc (as in Docker) makes the proc stage refuse: 125."""
+    if s.unpriv or os.geteuid() != 0:
+        print("skip: needs root to build a masked /proc")
+        sys.exit(SKIP)
+    marker = os.path.join(s.tmp, "ran-unsandboxed")
+    r = subprocess.run(["unshare", "-m", "--propagation", "private",
+                        "/bin/sh", "-c", "mount --bind /dev/null /proc/uptime"
+                        f" && exec {s.cli} exec -- /usr/bin/touch {marker}"],
+                       capture_output=True, timeout=60)
+    eq(r.returncode, 125, "exit")
+    expect(err(r).startswith("mcp-sandbox exec: not run: sandbox proc "
+                             "failed: /proc: Operation not permitted"), err(r))
+    expect(not os.path.exists(marker), "ran unsandboxed")
+
+
+def case_symlink_escape(s):
+    """Symlinks made in the workspace resolve inside the sandbox only."""
+    ws = s.workspace()
+    before = s.snapshot()
+    r = s.run(["--workspace", ws, "--", "/bin/sh", "-c",
+               "ln -s /etc/passwd l; echo x >> l; "
+               "ln -s ../../../../../etc/shadow s; cat s"])
+    eq(r.returncode, 1, "exit")
+    eq(err(r), "/bin/sh: 1: cannot create l: Permission denied\n"
+       "cat: s: No such file or directory\n", "stderr")
+    eq(s.snapshot(), before, "host files and sysctls")
+
+
+def case_tmp_full(s):
+    """/tmp is a size-capped tmpfs: ENOSPC at the cap."""
+    r = s.run(["--tmp", str(1 << 20), "--", "/bin/sh", "-c",
+               "dd if=/dev/zero of=/tmp/big bs=65536 count=100 2>&1 | "
+               "head -1"])
+    eq(out(r), "dd: error writing '/tmp/big': No space left on device\n",
+       "stdout")
+
+
+def case_file_size_limit(s):
+    """RLIMIT_FSIZE: SIGXFSZ past the limit (exit 128+25)."""
+    r = s.run(["--fsize", "1000", "--", "/bin/sh", "-c",
+               "exec head -c 5000 /dev/zero > /tmp/f"])
+    eq(r.returncode, 128 + int(signal.SIGXFSZ), "killed by SIGXFSZ")
+
+
+def case_nested_userns(s):
+    """unshare(1) cannot make a nested user namespace."""
+    r = s.run(["--", "/usr/bin/unshare", "-Ur", "/bin/true"])
+    eq(r.returncode, 1, "exit")
+    eq(err(r), "unshare: unshare failed: Operation not permitted\n", "stderr")
+
+
+def case_identity(s):
+    """Hostname, ids, cwd and stdin bytes as documented."""
+    ws = s.workspace()
+    r = s.run(["--workspace", ws, "--stdin", "--", "/bin/sh", "-c",
+               "hostname; id; pwd; cat"], input_bytes=b"in\x00put")
+    eq(r.stdout, b"sandbox\nuid=1000(sandbox) gid=1000(sandbox) "
+       b"groups=1000(sandbox)\n/workspace\nin\x00put", "stdout")
+
+
+def case_toolchains(s):
+    """python3 -I, node and gcc (compiled and run inside) all work."""
+    r = s.run(["--", "/usr/bin/python3", "-I", "-c", "print(6*7)"])
+    eq((r.returncode, out(r)), (0, "42\n"), "python3")
+    if os.path.exists("/usr/bin/node"):
+        r = s.run(["--", "/usr/bin/node", "-e", "console.log(6*7)"])
+        eq((r.returncode, out(r)), (0, "42\n"), "node")
+    r = s.run(["--", "/bin/sh", "-c", "cd /tmp && printf '#include <stdio.h>"
+               "\\nint main(void){puts(\"cc ok\");return 0;}\\n' > a.c && "
+               "gcc a.c -o a && ./a"], timeout=120)
+    eq((r.returncode, out(r)), (0, "cc ok\n"), "gcc")
+
+
+def case_fail_closed_bad_request(s):
+    """A program outside the mounts, or a bad bind, is refused (125)."""
+    r = s.run(["--", "/root/evil"])
+    eq(r.returncode, 125, "program outside")
+    expect("sandbox request failed: program is not an executable file "
+           "inside the sandbox's mounts" in err(r), err(r))
+    r = s.run(["--bind", "/etc:/usr/etc", "--", "/bin/true"])
+    eq(r.returncode, 125, "bind on a reserved path")
+    r = s.run(["--nofile", "x", "--", "/bin/true"])
+    eq(r.returncode, 2, "bad flag")
+
+
+CASES = {name[5:]: fn for name, fn in globals().items()
+         if name.startswith("case_")}
+# Cases that need root on the host side (they build the scene as root).
+ROOT_ONLY = {"root_owned_file", "proc_masked"}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cli", required=True)
+    ap.add_argument("--probe-dir", required=True)
+    ap.add_argument("--unpriv", action="store_true",
+                    help="run the CLI as uid 65534 (setpriv)")
+    ap.add_argument("case", choices=sorted(CASES) + ["list"])
+    a = ap.parse_args()
+    if a.case == "list":
+        print("\n".join(sorted(CASES)))
+        return 0
+    if a.unpriv:
+        if os.geteuid() != 0 or not shutil.which("setpriv"):
+            print("skip: --unpriv needs root and setpriv to drop to 65534")
+            return SKIP
+        if a.case in ROOT_ONLY:
+            print("skip: this case builds its scene as root")
+            return SKIP
+        ok = subprocess.run(["setpriv", f"--reuid={NOBODY}",
+                             f"--regid={NOBODY}", "--clear-groups",
+                             "unshare", "-U", "true"],
+                            capture_output=True).returncode == 0
+        if not ok:
+            print("skip: unprivileged user namespaces are not allowed here")
+            return SKIP
+        for p in (a.cli, a.probe_dir):
+            if subprocess.run(["setpriv", f"--reuid={NOBODY}",
+                               f"--regid={NOBODY}", "--clear-groups",
+                               "test", "-r", p], capture_output=True
+                              ).returncode != 0:
+                print(f"skip: {p} is not reachable by uid 65534")
+                return SKIP
+    s = Suite(a.cli, a.probe_dir, a.unpriv)
+    before = s.snapshot()
+    try:
+        CASES[a.case](s)
+        eq(s.snapshot(), before, "host sysctls/files after the case")
+    except Fail as e:
+        print(f"FAIL {a.case}: {e}")
+        return 1
+    finally:
+        s.cleanup()
+    print(f"PASS {a.case}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
