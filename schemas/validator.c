@@ -226,6 +226,7 @@ sc_pattern(struct cctx *c, const char *kw, const char *src, struct spattern *ret
 	pcre2_compile_context *cc;
 	PCRE2_SIZE off;
 	struct spattern **np;
+	const char *bad;
 	char *pat;
 	int ec;
 
@@ -239,7 +240,9 @@ sc_pattern(struct cctx *c, const char *kw, const char *src, struct spattern *ret
 	 * differences: see tests/jsonschema/README.md.
 	 */
 	ret->src = src;
-	if ((pat = sc_regex_translate(src)) == NULL)
+	if ((pat = sc_regex_translate(src, &bad)) == NULL && bad != NULL)
+		return sc_fail(c, "\"%s\" uses %s, which ECMA-262 does not have", kw, bad);
+	if (pat == NULL)
 		return sc_nomem(c);
 	if ((cc = pcre2_compile_context_create(NULL)) == NULL) {
 		free(pat);

@@ -221,8 +221,9 @@ int sc_string(struct cctx *c, const char *kw, const struct json_object *v, const
 int sc_names(struct cctx *c, const char *kw, const struct json_object *v,
     const char ***ret, size_t *retn);
 int sc_pattern(struct cctx *c, const char *kw, const char *src, struct spattern *ret);
-/* ECMA-262 pattern -> PCRE2 pattern, malloc'd; NULL: out of memory (validator_regex.c). */
-char *sc_regex_translate(const char *src);
+/* ECMA-262 pattern -> PCRE2 pattern, malloc'd; NULL: *bad names PCRE-only syntax,
+ * or is NULL for out of memory (validator_regex.c). */
+char *sc_regex_translate(const char *src, const char **bad);
 int sc_node(struct cctx *c, const struct json_object *j, struct snode **ret);
 int sc_sub(struct cctx *c, const char *kw, const char *name, size_t idx, bool use_idx,
     const struct json_object *v, struct snode **ret);

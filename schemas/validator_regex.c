@@ -3,8 +3,11 @@
  * (unicode mode); PCRE2 with UTF|UCP differs in a few classes, so the ones a
  * schema author is likely to write are rewritten to their ECMA meaning:
  * \d \w \s (and \D \W \S outside brackets) as ASCII digits/word characters and
- * ECMA whitespace, '.' not matching line terminators, [] and [^], and
- * long General_Category names in \p{...}. What stays different is listed in
+ * ECMA whitespace, \v as the VT character, '.' not matching line
+ * terminators, [] and [^], and long General_Category names in \p{...}.
+ * PCRE2-only syntax (inline options, \Q..\E, \A \z, possessive and atomic
+ * forms, verbs, POSIX classes) is refused: a JavaScript client would read
+ * the pattern differently. What stays different is listed in
  * tests/jsonschema/README.md. Pure string work on the schema's own text.
  */
 #include <stdio.h>
@@ -88,15 +91,67 @@ property(struct out *o, const char *s)
 	return (size_t)(end - s) + 1;
 }
 
-/* Translates src; returns a malloc'd PCRE2 pattern or NULL (out of memory). */
+/*
+ * PCRE2 syntax ECMA-262 does not have (so the pattern would mean something
+ * else, or not compile, in a JavaScript client): a description, or NULL.
+ * quant: the previous character was an unescaped quantifier.
+ */
+static const char *
+pcre_only(const char *p, bool cls, bool quant)
+{
+	if (p[0] == '\\' && p[1] != '\0' && strchr("AzZGKRXhHNgeaoQE", p[1]) != NULL)
+		return "a PCRE-only escape";
+	if (cls)
+		return p[0] == '[' && p[1] == ':' ? "a POSIX class [:...:]" : NULL;
+	if (p[0] == '(' && p[1] == '*')
+		return "a (*VERB)";
+	if (p[0] == '(' && p[1] == '?' && strchr(":=!<", p[2]) == NULL)
+		return "a (? group other than (?: (?= (?! (?<";
+	if (p[0] == '(' && p[1] == '?' && p[2] == '<' && p[3] != '\0' &&
+	    strchr("=!", p[3]) == NULL && !((p[3] >= 'A' && p[3] <= 'Z') ||
+	    (p[3] >= 'a' && p[3] <= 'z') || p[3] == '_' || p[3] == '$'))
+		return "a (?< group other than lookbehind or a named group";
+	if (quant && p[0] == '+')
+		return "a possessive quantifier";
+	return NULL;
+}
+
+/* Translates src; returns a malloc'd PCRE2 pattern, or NULL: *bad says what
+ * ECMA-262 lacks, or is NULL for out of memory. */
 char *
-sc_regex_translate(const char *src)
+sc_regex_translate(const char *src, const char **bad)
 {
 	struct out o = { 0 };
 	const char *p;
-	bool cls;
+	bool cls, quant;
 	char ch;
 	int pass;
+
+	*bad = NULL;
+	for (p = src, cls = false, quant = false; *p != '\0'; p++) {
+		if ((*bad = pcre_only(p, cls, quant)) != NULL)
+			return NULL;
+		quant = false;
+		if (*p == '\\' && p[1] != '\0') {
+			p++;
+			if (strchr("pPu", *p) != NULL && p[1] == '{' && strchr(p, '}') != NULL)
+				p = strchr(p, '}');	/* \p{..} \u{..}: braces are no quantifier */
+			continue;
+		}
+		if (!cls && *p == '[') {
+			cls = true;
+			if (p[1] == '^')
+				p++;
+			if (p[1] == ']')	/* [] and [^] end at once in ECMA */
+				cls = false, p++;
+		} else if (cls && *p == ']') {
+			cls = false;
+		} else if (!cls && *p == '(' && p[1] == '?') {
+			p++;	/* the ? of a group is no quantifier */
+		} else if (!cls && strchr("*+?}", *p) != NULL) {
+			quant = !(*p == '?' && p > src && strchr("*+?}", p[-1]) != NULL);
+		}
+	}
 
 	/* Pass 0 measures, pass 1 writes. */
 	for (pass = 0; pass < 2; pass++) {
@@ -114,7 +169,9 @@ sc_regex_translate(const char *src)
 					p += property(&o, p) - 1;
 					continue;
 				}
-				if (cls && (ch == 'd' || ch == 'w' || ch == 's')) {
+				if (ch == 'v') {
+					puts_(&o, "\\x0b");	/* ECMA: the VT character, not a class */
+				} else if (cls && (ch == 'd' || ch == 'w' || ch == 's')) {
 					puts_(&o, ch == 'd' ? ECMA_DIGIT : ch == 'w' ? ECMA_WORD : ECMA_SPACE);
 				} else if (!cls && strchr("dDwWsS", ch) != NULL) {
 					puts_(&o, ch >= 'a' ? "[" : "[^");

@@ -528,6 +528,25 @@ START_TEST(ecma_regex_classes_are_ascii)
 }
 END_TEST
 
+START_TEST(pcre_only_pattern_syntax_fails_compile)
+{
+	compile_fails("{\"pattern\":\"(?i)abc\"}", "\"pattern\" uses a (? group other than "
+	    "(?: (?= (?! (?<, which ECMA-262 does not have at /pattern");
+	compile_fails("{\"pattern\":\"^\\\\Aabc\\\\z\"}",
+	    "\"pattern\" uses a PCRE-only escape, which ECMA-262 does not have at /pattern");
+	compile_fails("{\"pattern\":\"a++\"}",
+	    "\"pattern\" uses a possessive quantifier, which ECMA-262 does not have at /pattern");
+	compile_fails("{\"patternProperties\":{\"[[:alpha:]]\":{}}}", "\"patternProperties\" uses "
+	    "a POSIX class [:...:], which ECMA-262 does not have at /patternProperties/[[:alpha:]]");
+	/* ECMA forms that look alike stay accepted. */
+	valid("{\"pattern\":\"^(?:a|b)+?(?=c)c(?<n>d)\\\\k<n>\\\\p{Lu}{1,2}\\\\u{41}$\"}",
+	    "\"abcddAA\"");
+	valid("{\"pattern\":\"^\\\\v$\"}", "\"\\u000b\"");
+	invalid("{\"pattern\":\"^\\\\v$\"}", "\"\\n\"", "", "pattern",
+	    "arguments: string does not match pattern \"^\\v$\"");
+}
+END_TEST
+
 START_TEST(non_finite_numbers_have_no_type)
 {
 	invalid("{\"type\":\"number\"}", "NaN", "", "type",
@@ -608,6 +627,7 @@ validator_suite(void)
 	tcase_add_test(sem, local_refs_resolve_pointers);
 	tcase_add_test(sem, anchor_refs_resolve_after_the_whole_tree);
 	tcase_add_test(sem, ecma_regex_classes_are_ascii);
+	tcase_add_test(comp, pcre_only_pattern_syntax_fails_compile);
 	tcase_add_test(sem, non_finite_numbers_have_no_type);
 	tcase_add_test(sem, validate_without_error_struct);
 	tcase_add_test(sem, boolean_schemas);
