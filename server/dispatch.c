@@ -363,6 +363,19 @@ progress_token(const struct rpc_msg *msg)
 	return tok;
 }
 
+/* Whether a modern request's _meta clientCapabilities has cap. */
+static bool
+client_declares(const struct rpc_msg *msg, const char *cap)
+{
+	struct json_object *meta, *caps;
+
+	return msg->params != NULL &&
+	    json_object_object_get_ex(msg->params, "_meta", &meta) &&
+	    json_object_object_get_ex(meta, META_CAPS, &caps) &&
+	    json_object_is_type(caps, json_type_object) &&
+	    json_object_object_get_ex(caps, cap, NULL);
+}
+
 /*
  * tools/call: every stage of one call, in order. Lookup in the closed
  * table, validation against the input schema, the handler, and a check of
@@ -372,7 +385,7 @@ static enum mcp_err
 m_tools_call(struct req *r, struct json_object **ret)
 {
 	const struct tool_entry *tool;
-	struct json_object *name_obj, *args = NULL, *result = NULL, *sc;
+	struct json_object *name_obj, *args = NULL, *result = NULL, *sc, *caps;
 	struct schema_error verr;
 	struct tool_audit audit = { .exit_code = -1 };
 	struct tool_call call;
@@ -396,6 +409,17 @@ m_tools_call(struct req *r, struct json_object **ret)
 	if ((tool = toolset_lookup(r->srv->tools, name)) == NULL)
 		return fail(r, MCP_ERR_INVALID_PARAMS, "Unknown tool: \"%.64s\"",
 		    name);
+	if (tool->def->client_capability != NULL && r->era == ERA_MODERN &&
+	    !client_declares(r->msg, tool->def->client_capability)) {
+		r->err_data = json_object_new_object();
+		caps = json_object_new_object();
+		json_object_object_add(caps, tool->def->client_capability,
+		    json_object_new_object());
+		json_object_object_add(r->err_data, "requiredCapabilities", caps);
+		return fail(r, MCP_ERR_MISSING_CAPABILITY, "Missing required "
+		    "client capability: tool %s needs \"%s\"", tool->def->name,
+		    tool->def->client_capability);
+	}
 
 	if (args == NULL)
 		args = json_object_new_object();	/* owned below */

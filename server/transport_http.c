@@ -1011,10 +1011,11 @@ transport_http_run(const struct server *srv, const struct http_config *cfg,
 	ctx.stateless_ws_path = ctx.stateless_ws->path;
 
 	flags = MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_THREAD_PER_CONNECTION |
-	    MHD_USE_ERROR_LOG;
+	    MHD_USE_ITC | MHD_USE_ERROR_LOG;
 	if (cfg->addr.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, &ctx,
+	    MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, &ctx,
 	    MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&cfg->addr,
 	    MHD_OPTION_CONNECTION_LIMIT,
 	    (unsigned int)(MCP_HTTP_MAX_CONNECTIONS + MCP_HTTP_CONN_SLACK),
@@ -1023,7 +1024,6 @@ transport_http_run(const struct server *srv, const struct http_config *cfg,
 	    MHD_OPTION_THREAD_STACK_SIZE, (size_t)MCP_HTTP_THREAD_STACK,
 	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, &ctx,
 	    MHD_OPTION_NOTIFY_CONNECTION, on_connection, &ctx,
-	    MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, &ctx,
 	    MHD_OPTION_END);
 	if (d == NULL) {
 		log_err("cannot listen on %s (in use, or not an address of "

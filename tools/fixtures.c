@@ -223,6 +223,33 @@ fixture_logging_tool(const struct tool_call *call,
 }
 
 enum mcp_err
+fixture_missing_capability(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result)
+{
+	struct json_object *b[1];
+
+	/* reached only when the client declared sampling (or in the
+	 * handshake era, which has no per-request capabilities) */
+	b[0] = text_block("The client declared sampling; this fixture does "
+	    "not need to use it.");
+	return result_of(b, 1, ret_result);
+}
+
+enum mcp_err
+fixture_streaming_elicitation(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result)
+{
+	struct json_object *res;
+
+	res = tool_result_error("This server never sends requests to the "
+	    "client: elicitation is not available");
+	if (res == NULL)
+		return MCP_ERR_NOMEM;
+	*ret_result = res;
+	return MCP_OK;
+}
+
+enum mcp_err
 fixture_json_schema_2020_12(const struct tool_call *call,
     const struct json_object *args, struct json_object **ret_result)
 {

@@ -28,6 +28,10 @@ enum mcp_err fixture_tool_with_progress(const struct tool_call *call,
     const struct json_object *args, struct json_object **ret_result);
 enum mcp_err fixture_logging_tool(const struct tool_call *call,
     const struct json_object *args, struct json_object **ret_result);
+enum mcp_err fixture_missing_capability(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result);
+enum mcp_err fixture_streaming_elicitation(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result);
 enum mcp_err fixture_json_schema_2020_12(const struct tool_call *call,
     const struct json_object *args, struct json_object **ret_result);
 

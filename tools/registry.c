@@ -126,6 +126,32 @@ static const struct tool_def tool_defs[] = {
 		.fixture = true,
 	},
 	{
+		.name = "test_missing_capability",
+		.title = "Needs sampling (fixture)",
+		.description = "Conformance fixture: needs the client's "
+		    "sampling capability; refused with -32021 when a "
+		    "2026-07-28 request does not declare it.",
+		.input_schema = "fixture_none.input.json",
+		.annotations = { .read_only = true, .destructive = false,
+		    .idempotent = true, .open_world = false },
+		.handler = fixture_missing_capability,
+		.fixture = true,
+		.client_capability = "sampling",
+	},
+	{
+		.name = "test_streaming_elicitation",
+		.title = "Needs elicitation (fixture)",
+		.description = "Conformance fixture: needs the client's "
+		    "elicitation capability; this server never sends requests "
+		    "to the client, so it answers with a tool error.",
+		.input_schema = "fixture_none.input.json",
+		.annotations = { .read_only = true, .destructive = false,
+		    .idempotent = true, .open_world = false },
+		.handler = fixture_streaming_elicitation,
+		.fixture = true,
+		.client_capability = "elicitation",
+	},
+	{
 		.name = "json_schema_2020_12_tool",
 		.title = "JSON Schema 2020-12 (fixture)",
 		.description = "Tool with JSON Schema 2020-12 features",

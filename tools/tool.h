@@ -121,6 +121,12 @@ struct tool_def {
 	 */
 	bool quick;
 	bool fixture;			/* conformance fixture: test-only flag */
+	/*
+	 * A client capability the tool cannot work without ("sampling"), or
+	 * NULL. 2026-07-28 requests that do not declare it get -32021
+	 * before the handler runs. None of the real tools needs one.
+	 */
+	const char *client_capability;
 };
 
 /*
