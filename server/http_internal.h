@@ -146,6 +146,15 @@ struct http_ctx {
 	int calls;
 };
 
+/* ---- 2026-07-28 request headers (http_headers.c) ---- */
+
+struct MHD_Connection;
+
+/* NULL when the request's headers match its body, else why not (a static
+ * message for a 400 with -32020). */
+const char *http_header_mismatch(const struct http_ctx *ctx,
+    struct MHD_Connection *conn, const struct rpc_msg *msg);
+
 /* ---- one request's messages (http_stream.c) ---- */
 
 struct http_msgq;

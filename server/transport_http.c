@@ -28,8 +28,6 @@
 
 #define H_SESSION	"Mcp-Session-Id"
 #define H_VERSION	"MCP-Protocol-Version"
-#define H_METHOD	"Mcp-Method"
-#define H_NAME		"Mcp-Name"
 
 /* One HTTP request; MHD's req_cls. Freed when MHD completes it. */
 struct http_req {
@@ -467,118 +465,6 @@ answer(struct http_ctx *ctx, struct http_req *rq, struct MHD_Connection *conn,
 	return r;
 }
 
-/* Decodes RFC 4648 base64 (padded) into out; -1 if invalid or too long. */
-static int
-b64_decode(const char *in, size_t n, char *out, size_t outcap)
-{
-	uint32_t acc = 0;
-	size_t i, o = 0, pad = 0;
-	int bits = 0, v;
-	char c;
-
-	if (n % 4 != 0)
-		return -1;
-	for (i = 0; i < n; i++) {
-		c = in[i];
-		if (c >= 'A' && c <= 'Z')
-			v = c - 'A';
-		else if (c >= 'a' && c <= 'z')
-			v = c - 'a' + 26;
-		else if (c >= '0' && c <= '9')
-			v = c - '0' + 52;
-		else if (c == '+')
-			v = 62;
-		else if (c == '/')
-			v = 63;
-		else if (c == '=' && i >= n - 2) {
-			pad++;
-			continue;
-		} else
-			return -1;
-		if (pad > 0)
-			return -1;
-		acc = acc << 6 | (uint32_t)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			if (o + 1 >= outcap)
-				return -1;
-			out[o++] = (char)(acc >> bits & 0xff);
-		}
-	}
-	out[o] = '\0';
-	return memchr(out, '\0', o) != NULL ? -1 : 0;
-}
-
-/* Whether header value v, without the optional whitespace around it
- * (RFC 9110 5.5), is exactly want. */
-static bool
-hdr_equals(const char *v, const char *want)
-{
-	size_t n, wl = strlen(want);
-
-	while (*v == ' ' || *v == '\t')
-		v++;
-	n = strlen(v);
-	while (n > 0 && (v[n - 1] == ' ' || v[n - 1] == '\t'))
-		n--;
-	return n == wl && memcmp(v, want, n) == 0;
-}
-
-/*
- * 2026-07-28: MCP-Protocol-Version, Mcp-Method and (for tools/call)
- * Mcp-Name must be present and equal what the body says. Returns NULL
- * when they do, else why not.
- */
-static const char *
-header_mismatch(struct MHD_Connection *conn, const struct rpc_msg *msg)
-{
-	static const char pre[] = "=?base64?", post[] = "?=";
-	struct json_object *name_obj;
-	const char *hv, *mv, *hm, *hn, *name;
-	char decoded[MCP_MAX_METHOD_LEN * 4];
-	size_t n;
-
-	if ((hv = header(conn, H_VERSION)) == NULL)
-		return "Header mismatch: MCP-Protocol-Version is required";
-	if ((mv = dispatch_modern_version(msg)) != NULL && !hdr_equals(hv, mv))
-		return "Header mismatch: MCP-Protocol-Version differs from "
-		    "_meta protocolVersion";
-	if (msg->method == NULL)
-		return NULL;
-	if ((hm = header(conn, H_METHOD)) == NULL)
-		return "Header mismatch: Mcp-Method is required";
-	if (!hdr_equals(hm, msg->method))
-		return "Header mismatch: Mcp-Method differs from the body's "
-		    "method";
-	if (strcmp(msg->method, "tools/call") != 0)
-		return NULL;
-	if (msg->params == NULL ||
-	    !json_object_object_get_ex(msg->params, "name", &name_obj) ||
-	    !json_object_is_type(name_obj, json_type_string))
-		return NULL;	/* dispatch answers the malformed call */
-	name = json_object_get_string(name_obj);
-	if ((hn = header(conn, H_NAME)) == NULL)
-		return "Header mismatch: Mcp-Name is required for tools/call";
-	while (*hn == ' ' || *hn == '\t')
-		hn++;
-	n = strlen(hn);
-	while (n > 0 && (hn[n - 1] == ' ' || hn[n - 1] == '\t'))
-		n--;
-	if (n >= sizeof(pre) - 1 + sizeof(post) - 1 &&
-	    strncmp(hn, pre, sizeof(pre) - 1) == 0 &&
-	    strncmp(hn + n - (sizeof(post) - 1), post, sizeof(post) - 1) == 0) {
-		if (b64_decode(hn + sizeof(pre) - 1, n - (sizeof(pre) - 1) -
-		    (sizeof(post) - 1), decoded, sizeof(decoded)) != 0)
-			return "Header mismatch: Mcp-Name is not valid base64";
-		hn = decoded;
-		n = strlen(decoded);
-	}
-	if (n != strlen(name) || memcmp(hn, name, n) != 0)
-		return "Header mismatch: Mcp-Name differs from the tool name";
-	return NULL;
-}
-
 /* An unsupported MCP-Protocol-Version header: 400 and -32022. */
 static enum MHD_Result
 bad_version(struct http_ctx *ctx, struct http_req *rq,
@@ -678,7 +564,7 @@ post_modern(struct http_ctx *ctx, struct http_req *rq,
 	const char *why;
 	enum MHD_Result r;
 
-	if ((why = header_mismatch(conn, msg)) != NULL) {
+	if ((why = http_header_mismatch(ctx, conn, msg)) != NULL) {
 		http_metrics_reject(&ctx->metrics, HTTP_REJ_PROTOCOL);
 		r = respond_error(ctx, rq, conn, MHD_HTTP_BAD_REQUEST, msg->id,
 		    MCP_ERR_HEADER_MISMATCH, why, NULL, NULL);

@@ -250,6 +250,22 @@ fixture_streaming_elicitation(const struct tool_call *call,
 }
 
 enum mcp_err
+fixture_header_param(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result)
+{
+	struct json_object *b[1], *region;
+	char text[320];
+
+	/* the schema requires it: a string of at most 256 characters */
+	if (!json_object_object_get_ex(args, "region", &region))
+		return MCP_ERR_INTERNAL;
+	(void)snprintf(text, sizeof(text), "region: %s",
+	    json_object_get_string(region));
+	b[0] = text_block(text);
+	return result_of(b, 1, ret_result);
+}
+
+enum mcp_err
 fixture_json_schema_2020_12(const struct tool_call *call,
     const struct json_object *args, struct json_object **ret_result)
 {

@@ -152,6 +152,18 @@ static const struct tool_def tool_defs[] = {
 		.client_capability = "elicitation",
 	},
 	{
+		.name = "test_header_param",
+		.title = "Mirrored header (fixture)",
+		.description = "Conformance fixture: its \"region\" argument "
+		    "is mirrored into the Mcp-Param-Region header (SEP-2243); "
+		    "returns it.",
+		.input_schema = "fixture_header_param.input.json",
+		.annotations = { .read_only = true, .destructive = false,
+		    .idempotent = true, .open_world = false },
+		.handler = fixture_header_param,
+		.fixture = true,
+	},
+	{
 		.name = "json_schema_2020_12_tool",
 		.title = "JSON Schema 2020-12 (fixture)",
 		.description = "Tool with JSON Schema 2020-12 features",
