@@ -255,8 +255,8 @@ binary_result(const char *path, struct json_object *st, const char *b64)
 	return r;
 }
 
-static enum mcp_err
-read_file(const struct tool_call *call, const struct json_object *args,
+enum mcp_err
+tool_read_file(const struct tool_call *call, const struct json_object *args,
     struct json_object **ret_result)
 {
 	const struct policy *p = call->env->policy;
@@ -457,8 +457,8 @@ open_parent(int root, const struct stat *root_st, char *path, bool create,
 	return cur;
 }
 
-static enum mcp_err
-write_file(const struct tool_call *call, const struct json_object *args,
+enum mcp_err
+tool_write_file(const struct tool_call *call, const struct json_object *args,
     struct json_object **ret_result)
 {
 	const struct policy *p = call->env->policy;
@@ -610,38 +610,4 @@ write_file(const struct tool_call *call, const struct json_object *args,
 	return MCP_OK;
 }
 
-const struct tool_def tool_def_read_file = {
-	.name = "read_file",
-	.title = "Read a workspace file",
-	.description = "Read a file of the workspace. path is relative to "
-	    "the workspace root; absolute paths, '..' above the root and "
-	    "symbolic links pointing out are refused, as are FIFOs and "
-	    "devices. Text (UTF-8) comes back as text; binary files come "
-	    "back base64-encoded as a resource (encoding \"auto\"), or "
-	    "refused with encoding \"text\". At most max_bytes bytes from "
-	    "offset are returned (bounded by the policy); truncated says "
-	    "whether more follows.",
-	.input_schema = "read_file.input.json",
-	.output_schema = "read_file.output.json",
-	.annotations = { .read_only = true, .destructive = false,
-	    .idempotent = true, .open_world = false },
-	.handler = read_file,
-};
 
-const struct tool_def tool_def_write_file = {
-	.name = "write_file",
-	.title = "Write a workspace file",
-	.description = "Write a file of the workspace (the same files "
-	    "run_command and run_code see under /workspace). path is "
-	    "relative to the workspace root; absolute paths, '..' and "
-	    "symbolic links are refused. mode \"overwrite\" (default) "
-	    "replaces the content, \"append\" adds to it, \"create\" fails "
-	    "if the file exists. content is UTF-8 text, or base64 with "
-	    "encoding \"base64\". create_dirs makes missing parent "
-	    "directories. The policy bounds the file size.",
-	.input_schema = "write_file.input.json",
-	.output_schema = "write_file.output.json",
-	.annotations = { .read_only = false, .destructive = true,
-	    .idempotent = false, .open_world = false },
-	.handler = write_file,
-};

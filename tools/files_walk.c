@@ -345,8 +345,8 @@ walk_tool(const struct tool_call *call, const struct json_object *args,
 	return MCP_OK;
 }
 
-static enum mcp_err
-list_directory(const struct tool_call *call, const struct json_object *args,
+enum mcp_err
+tool_list_directory(const struct tool_call *call, const struct json_object *args,
     struct json_object **ret_result)
 {
 	struct json_object *v;	/* borrowed */
@@ -361,8 +361,8 @@ list_directory(const struct tool_call *call, const struct json_object *args,
 	return walk_tool(call, args, &w, ret_result);
 }
 
-static enum mcp_err
-search_files(const struct tool_call *call, const struct json_object *args,
+enum mcp_err
+tool_search_files(const struct tool_call *call, const struct json_object *args,
     struct json_object **ret_result)
 {
 	const struct policy *p = call->env->policy;
@@ -395,35 +395,4 @@ search_files(const struct tool_call *call, const struct json_object *args,
 	return st;
 }
 
-const struct tool_def tool_def_list_directory = {
-	.name = "list_directory",
-	.title = "List a workspace directory",
-	.description = "List a directory of the workspace (path relative to "
-	    "the workspace root, default \".\"), sorted by name, with each "
-	    "entry's type (file, directory, symlink, fifo, socket, device) "
-	    "and size. depth > 1 descends into subdirectories (symlinks are "
-	    "listed, never followed). At most max_entries entries; truncated "
-	    "says whether more exist.",
-	.input_schema = "list_directory.input.json",
-	.output_schema = "list_directory.output.json",
-	.annotations = { .read_only = true, .destructive = false,
-	    .idempotent = true, .open_world = false },
-	.handler = list_directory,
-};
 
-const struct tool_def tool_def_search_files = {
-	.name = "search_files",
-	.title = "Search workspace files",
-	.description = "Find files of the workspace by name (a glob on the "
-	    "file name, such as \"*.c\") and/or by content (literal text, "
-	    "case_sensitive by default), under path (default \".\"). Each "
-	    "content match gives the path, the line number and the line. "
-	    "Binary files are skipped; symlinks are not followed. Bounded by "
-	    "max_results, max_depth and the policy's read limit; truncated "
-	    "says whether the search stopped early.",
-	.input_schema = "search_files.input.json",
-	.output_schema = "search_files.output.json",
-	.annotations = { .read_only = true, .destructive = false,
-	    .idempotent = true, .open_world = false },
-	.handler = search_files,
-};

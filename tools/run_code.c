@@ -30,8 +30,8 @@ static const char c_driver[] =
     "{ echo 'mcp-sandbox: compilation failed' >&2; exit 1; }; "
     "exec /tmp/main \"$@\"";
 
-static enum mcp_err
-run_code(const struct tool_call *call, const struct json_object *args,
+enum mcp_err
+tool_run_code(const struct tool_call *call, const struct json_object *args,
     struct json_object **ret_result)
 {
 	const struct policy *p = call->env->policy;
@@ -123,8 +123,8 @@ run_code(const struct tool_call *call, const struct json_object *args,
 }
 
 /* The enum of language lists only the toolchains found at start. */
-static enum mcp_err
-run_code_tailor(const struct tool_env *env, struct json_object *tool)
+enum mcp_err
+tool_run_code_tailor(const struct tool_env *env, struct json_object *tool)
 {
 	const struct policy *p = env->policy;
 	struct json_object *lang, *to, *en;	/* borrowed; en owned until added */
@@ -153,23 +153,3 @@ run_code_tailor(const struct tool_env *env, struct json_object *tool)
 	return MCP_OK;
 }
 
-const struct tool_def tool_def_run_code = {
-	.name = "run_code",
-	.title = "Run code in the sandbox",
-	.description = "Run a snippet of code in an isolated sandbox: "
-	    "python3 (isolated mode), node, sh, or c (compiled with cc "
-	    "inside the same sandbox, then run) - whichever of them the "
-	    "language enum offers. No network, read-only system, the "
-	    "workspace writable at /workspace (the working directory), a "
-	    "private /tmp, limits on time, memory, processes and output. "
-	    "args become the program's arguments (sys.argv[1:], "
-	    "process.argv after \"--\", $1..., argv[1...]); stdin is its "
-	    "standard input. Returns exit_code, stdout and stderr; a "
-	    "non-zero exit, a signal or the deadline is an error result.",
-	.input_schema = "run_code.input.json",
-	.output_schema = "run_code.output.json",
-	.annotations = { .read_only = false, .destructive = true,
-	    .idempotent = false, .open_world = false },
-	.handler = run_code,
-	.tailor = run_code_tailor,
-};

@@ -39,8 +39,8 @@ allowed_names(const struct policy *p)
 	return buf;
 }
 
-static enum mcp_err
-run_command(const struct tool_call *call, const struct json_object *args,
+enum mcp_err
+tool_run_command(const struct tool_call *call, const struct json_object *args,
     struct json_object **ret_result)
 {
 	const struct policy *p = call->env->policy;
@@ -98,8 +98,8 @@ run_command(const struct tool_call *call, const struct json_object *args,
 
 /* The allowed names become the enum of "command"; timeout_ms's maximum
  * becomes the policy's. */
-static enum mcp_err
-run_command_tailor(const struct tool_env *env, struct json_object *tool)
+enum mcp_err
+tool_run_command_tailor(const struct tool_env *env, struct json_object *tool)
 {
 	const struct policy *p = env->policy;
 	struct json_object *cmd, *to, *en;	/* borrowed; en owned until added */
@@ -125,22 +125,3 @@ run_command_tailor(const struct tool_env *env, struct json_object *tool)
 	return MCP_OK;
 }
 
-const struct tool_def tool_def_run_command = {
-	.name = "run_command",
-	.title = "Run a command in the sandbox",
-	.description = "Run one allowed program (see the enum of command) "
-	    "with arguments as an array, in an isolated sandbox: no network, "
-	    "read-only system, the workspace writable at /workspace (the "
-	    "working directory), a private /tmp, limits on time, memory, "
-	    "processes and output. There is no shell: pipes, redirections, "
-	    "globs and $VARS in args are passed literally (use run_code with "
-	    "language sh for a shell script). Returns exit_code, stdout and "
-	    "stderr (capped; *_truncated says so); a non-zero exit, a signal "
-	    "or the deadline is an error result.",
-	.input_schema = "run_command.input.json",
-	.output_schema = "run_command.output.json",
-	.annotations = { .read_only = false, .destructive = true,
-	    .idempotent = false, .open_world = false },
-	.handler = run_command,
-	.tailor = run_command_tailor,
-};

@@ -277,8 +277,8 @@ skill_result(const struct sb_result *res, uint32_t timeout_ms,
 	return r;
 }
 
-static enum mcp_err
-run_skill_script(const struct tool_call *call, const struct json_object *args,
+enum mcp_err
+tool_run_skill_script(const struct tool_call *call, const struct json_object *args,
     struct json_object **ret_result)
 {
 	const struct policy *p = call->env->policy;
@@ -357,18 +357,20 @@ run_skill_script(const struct tool_call *call, const struct json_object *args,
 
 /* Lists each skill (name, summary, scripts) in the description and makes
  * the skill names the enum of "skill". */
-static enum mcp_err
-run_skill_script_tailor(const struct tool_env *env, struct json_object *tool)
+enum mcp_err
+tool_run_skill_script_tailor(const struct tool_env *env, struct json_object *tool)
 {
 	const struct policy *p = env->policy;
-	struct json_object *skill, *to, *en;	/* borrowed; en owned until added */
+	struct json_object *skill, *to, *cur;	/* borrowed */
+	struct json_object *en;			/* owned until added */
 	char *desc = NULL;
 	size_t i, j, len = 0;
 	enum mcp_err st;
 	FILE *f;
 
 	if ((skill = sbcall_schema_prop(tool, "skill")) == NULL ||
-	    (to = sbcall_schema_prop(tool, "timeout_ms")) == NULL)
+	    (to = sbcall_schema_prop(tool, "timeout_ms")) == NULL ||
+	    !json_object_object_get_ex(tool, "description", &cur))
 		return MCP_ERR_INTERNAL;
 	json_object_object_add(to, "maximum",
 	    json_object_new_int64(p->limits.max_timeout_ms));
@@ -378,7 +380,7 @@ run_skill_script_tailor(const struct tool_env *env, struct json_object *tool)
 		json_object_put(en);
 		return MCP_ERR_NOMEM;
 	}
-	(void)fputs(tool_def_run_skill_script.description, f);
+	(void)fputs(json_object_get_string(cur), f);
 	if (p->nskills == 0) {
 		(void)fputs(" No skills are configured on this server.", f);
 		json_object_array_add(en,
@@ -417,22 +419,3 @@ run_skill_script_tailor(const struct tool_env *env, struct json_object *tool)
 	return MCP_OK;
 }
 
-const struct tool_def tool_def_run_skill_script = {
-	.name = "run_skill_script",
-	.title = "Run an Agent Skill script",
-	.description = "Run a script of an Agent Skill (a folder with "
-	    "SKILL.md and scripts/) in an isolated sandbox. Name the skill "
-	    "and one of its listed scripts (e.g. \"extract.py\"); args are "
-	    "passed as an argument array, never through a shell. The script "
-	    "runs on a throwaway copy of its skill folder (at /skill, the "
-	    "working directory), with an empty environment, no network, and "
-	    "the policy's limits and deadline. A JSON object printed on "
-	    "stdout becomes the structured result; exit status 2 with a "
-	    "message on stderr means the script rejected its input.",
-	.input_schema = "run_skill_script.input.json",
-	.output_schema = "run_skill_script.output.json",
-	.annotations = { .read_only = false, .destructive = false,
-	    .idempotent = false, .open_world = false },
-	.handler = run_skill_script,
-	.tailor = run_skill_script_tailor,
-};

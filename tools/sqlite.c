@@ -247,8 +247,8 @@ sql_error(const struct tool_call *call, const char *reason, const char *fmt,
 	return tool_result_error("%s", msg);
 }
 
-static enum mcp_err
-query_sqlite(const struct tool_call *call, const struct json_object *args,
+enum mcp_err
+tool_query_sqlite(const struct tool_call *call, const struct json_object *args,
     struct json_object **ret_result)
 {
 	const struct policy *pol = call->env->policy;
@@ -448,18 +448,20 @@ query_sqlite(const struct tool_call *call, const struct json_object *args,
  * tools/list: the database names become the enum of "database", and the
  * description lists them, so a model sees what it may query.
  */
-static enum mcp_err
-query_sqlite_tailor(const struct tool_env *env, struct json_object *tool)
+enum mcp_err
+tool_query_sqlite_tailor(const struct tool_env *env, struct json_object *tool)
 {
 	const struct policy *p = env->policy;
-	struct json_object *schema, *props, *db, *en;	/* borrowed */
+	struct json_object *schema, *props, *db, *cur;	/* borrowed */
+	struct json_object *en;				/* owned until added */
 	char *desc = NULL;
 	size_t i, len = 0;
 	FILE *f;
 
 	if (p->ndatabases == 0)
 		return MCP_OK;
-	if (!json_object_object_get_ex(tool, "inputSchema", &schema) ||
+	if (!json_object_object_get_ex(tool, "description", &cur) ||
+	    !json_object_object_get_ex(tool, "inputSchema", &schema) ||
 	    !json_object_object_get_ex(schema, "properties", &props) ||
 	    !json_object_object_get_ex(props, "database", &db))
 		return MCP_ERR_INTERNAL;
@@ -472,7 +474,7 @@ query_sqlite_tailor(const struct tool_env *env, struct json_object *tool)
 	json_object_object_add(db, "enum", en);
 	if ((f = open_memstream(&desc, &len)) == NULL)
 		return MCP_ERR_NOMEM;
-	(void)fprintf(f, "%s Databases:", tool_def_query_sqlite.description);
+	(void)fprintf(f, "%s Databases:", json_object_get_string(cur));
 	for (i = 0; i < p->ndatabases; i++)
 		(void)fprintf(f, "%s %s", i ? "," : "", p->databases[i].name);
 	(void)fputc('.', f);
@@ -486,21 +488,3 @@ query_sqlite_tailor(const struct tool_env *env, struct json_object *tool)
 	return MCP_OK;
 }
 
-const struct tool_def tool_def_query_sqlite = {
-	.name = "query_sqlite",
-	.title = "Query a SQLite database (read-only)",
-	.description = "Run one read-only SQL statement (SELECT, WITH, or "
-	    "PRAGMA table_info/index_list and the like) on a SQLite database "
-	    "offered by the policy. Pass values as params bound to ? or :name "
-	    "placeholders, never pasted into the SQL. Writes, ATTACH, "
-	    "transactions, PRAGMA changes and file functions are refused. "
-	    "Rows come back as arrays in column order (blobs as "
-	    "{\"base64\": ...}); rows and bytes are capped and truncated "
-	    "says whether more rows exist.",
-	.input_schema = "query_sqlite.input.json",
-	.output_schema = "query_sqlite.output.json",
-	.annotations = { .read_only = true, .destructive = false,
-	    .idempotent = true, .open_world = false },
-	.handler = query_sqlite,
-	.tailor = query_sqlite_tailor,
-};

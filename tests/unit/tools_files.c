@@ -8,7 +8,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-#include "sandboxed.h"
+#include "tools_defs.h"
 #include "tools_harness.h"
 
 static struct th T;

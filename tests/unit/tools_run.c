@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 
 #include "sandbox.h"
-#include "sandboxed.h"
+#include "tools_defs.h"
 #include "slots.h"
 #include "tools_harness.h"
 
