@@ -4,12 +4,19 @@
 --   BENCH_BODY     the request body (one JSON-RPC request)
 --   BENCH_HEADERS  extra headers, one "Name: value" per line
 --   BENCH_EXPECT   text every answer body must contain
+--   BENCH_SESSIONS Mcp-Session-Id values, space-separated (none: no header);
+--                  thread t sends with the ones at positions t, t+T, ...
+--                  in turn, so no session carries every connection's calls
+--   BENCH_THREADS  T, the -t given to wrk
 -- done() prints one line: "wrk requests=N good=N bad=N rps=R p50_us=U
 -- p99_us=U first_bad_status=S" for the script to parse.
 
 local threads = {}
+local nsetup = 0
 
 function setup(thread)
+	thread:set("tid", nsetup)
+	nsetup = nsetup + 1
 	table.insert(threads, thread)
 end
 
@@ -28,6 +35,34 @@ function init(args)
 			wrk.headers[name] = value
 		end
 	end
+	-- One ready-made request per session of this thread (or one, none).
+	local all, mine = {}, {}
+	local nthreads = tonumber(os.getenv("BENCH_THREADS") or "1")
+	for sid in string.gmatch(os.getenv("BENCH_SESSIONS") or "", "%S+") do
+		table.insert(all, sid)
+	end
+	for i, sid in ipairs(all) do
+		if (i - 1) % nthreads == tid then
+			table.insert(mine, sid)
+		end
+	end
+	if #mine == 0 then
+		mine = all
+	end
+	reqs = {}
+	for _, sid in ipairs(mine) do
+		wrk.headers["Mcp-Session-Id"] = sid
+		table.insert(reqs, wrk.format())
+	end
+	if #reqs == 0 then
+		table.insert(reqs, wrk.format())
+	end
+	next_req = 0
+end
+
+function request()
+	next_req = next_req % #reqs + 1
+	return reqs[next_req]
 end
 
 function response(status, headers, body)
