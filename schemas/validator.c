@@ -108,47 +108,48 @@ ptr_hash(const void *p, size_t cap)
 	return (size_t)(v >> 7) & (cap - 1);
 }
 
-static struct snode *
-cache_find(struct cctx *c, const struct json_object *j)
+void *
+sc_map_get(const struct smap *m, const void *k)
 {
 	size_t h;
 
-	if (c->ccap == 0)
+	if (m->cap == 0)
 		return NULL;
-	for (h = ptr_hash(j, c->ccap); c->cache[h].j != NULL; h = (h + 1) & (c->ccap - 1))
-		if (c->cache[h].j == j)
-			return c->cache[h].n;
+	for (h = ptr_hash(k, m->cap); m->e[h].k != NULL; h = (h + 1) & (m->cap - 1))
+		if (m->e[h].k == k)
+			return m->e[h].v;
 	return NULL;
 }
 
-static int
-cache_add(struct cctx *c, const struct json_object *j, struct snode *n)
+int
+sc_map_put(struct cctx *c, struct smap *m, const void *k, void *v)
 {
-	struct cache_ent *old = c->cache, *nc;
-	size_t oldcap = c->ccap, i, h;
+	struct smap_ent *old = m->e, *ne;
+	size_t oldcap = m->cap, i, h;
 
-	if ((c->nnodes + 1) * 2 > c->ccap) {
-		c->ccap = oldcap == 0 ? 64 : oldcap * 2;
-		if ((nc = calloc(c->ccap, sizeof(*nc))) == NULL) {
-			c->ccap = oldcap;
+	if ((m->n + 1) * 2 > m->cap) {
+		m->cap = oldcap == 0 ? 64 : oldcap * 2;
+		if ((ne = calloc(m->cap, sizeof(*ne))) == NULL) {
+			m->cap = oldcap;
 			return sc_nomem(c);
 		}
-		c->cache = nc;
 		for (i = 0; i < oldcap; i++) {
-			if (old[i].j == NULL)
+			if (old[i].k == NULL)
 				continue;
-			for (h = ptr_hash(old[i].j, c->ccap); nc[h].j != NULL;
-			    h = (h + 1) & (c->ccap - 1))
+			for (h = ptr_hash(old[i].k, m->cap); ne[h].k != NULL; h = (h + 1) & (m->cap - 1))
 				;
-			nc[h] = old[i];
+			ne[h] = old[i];
 		}
 		free(old);
+		m->e = ne;
 	}
-	for (h = ptr_hash(j, c->ccap); c->cache[h].j != NULL; h = (h + 1) & (c->ccap - 1))
+	for (h = ptr_hash(k, m->cap); m->e[h].k != NULL && m->e[h].k != k;
+	    h = (h + 1) & (m->cap - 1))
 		;
-	c->cache[h].j = j;
-	c->cache[h].n = n;
-	c->nnodes++;
+	if (m->e[h].k == NULL)
+		m->n++;
+	m->e[h].k = k;
+	m->e[h].v = v;
 	return 0;
 }
 
@@ -353,12 +354,13 @@ sc_path_set(struct cctx *c, const char *p, size_t len)
 int
 sc_node(struct cctx *c, const struct json_object *j, struct snode **ret)
 {
+	const char *saved_base = c->base, *base;
 	struct snode *n;
 	int r = 0;
 
 	if (j == NULL)	/* JSON null */
 		return sc_fail(c, "a schema must be an object or a boolean");
-	if ((n = cache_find(c, j)) != NULL) {
+	if ((n = sc_map_get(&c->cache, j)) != NULL) {
 		*ret = n;
 		return 0;
 	}
@@ -368,8 +370,9 @@ sc_node(struct cctx *c, const struct json_object *j, struct snode **ret)
 		return sc_fail(c, "schema has more than %d subschemas", SCHEMA_MAX_NODES);
 	if ((n = sc_calloc(c, 1, sizeof(*n))) == NULL)
 		return -1;
-	if (cache_add(c, j, n) < 0)
+	if (sc_map_put(c, &c->cache, j, n) < 0)
 		return -1;
+	c->nnodes++;
 	*ret = n;
 	if (json_object_is_type(j, json_type_boolean)) {
 		if (!json_object_get_boolean(j))
@@ -378,6 +381,8 @@ sc_node(struct cctx *c, const struct json_object *j, struct snode **ret)
 	}
 	if (!json_object_is_type(j, json_type_object))
 		return sc_fail(c, "a schema must be an object or a boolean");
+	if ((base = sc_map_get(&c->bases, j)) != NULL)
+		c->base = base;	/* this schema's own $id, or its resource's */
 	c->depth++;
 	json_object_object_foreach((struct json_object *)j, k, v) {
 		const struct kwdef *kd = sc_kw_find(k);
@@ -398,6 +403,7 @@ sc_node(struct cctx *c, const struct json_object *j, struct snode **ret)
 		sc_path_pop(c, old);
 	}
 	c->depth--;
+	c->base = saved_base;
 	if (r < 0)
 		return -1;
 	if (n->nprops > 1)
@@ -408,18 +414,7 @@ sc_node(struct cctx *c, const struct json_object *j, struct snode **ret)
 static int
 compile_root(struct cctx *c, const struct json_object *doc)
 {
-	struct json_object *v;
-
-	if (json_object_is_type(doc, json_type_object) &&
-	    json_object_object_get_ex(doc, "$id", &v)) {
-		if (!json_object_is_type(v, json_type_string) ||
-		    strchr(json_object_get_string(v), '#') != NULL) {
-			sc_path_set(c, "/$id", 4);
-			return sc_fail(c, "\"$id\" must be a URI without a fragment");
-		}
-		c->id = json_object_get_string(v);
-	}
-	if (sc_node(c, doc, &c->s->root) < 0 || sc_resolve_anchors(c) < 0)
+	if (sc_scan(c, doc) < 0 || sc_node(c, doc, &c->s->root) < 0)
 		return -1;
 	return sc_check_cycles(c);
 }
@@ -456,9 +451,9 @@ schema_compile(const struct json_object *doc, struct schema **ret, char *err,
 	pcre2_set_heap_limit(s->mctx, SCHEMA_PCRE2_HEAP_LIMIT_KIB);
 	(void)compile_root(&c, doc);
  out:
-	free(c.cache);
-	free(c.anchors);
-	free(c.pending);
+	free(c.cache.e);
+	free(c.bases.e);
+	free(c.res);
 	free(c.refs);
 	if (c.st != MCP_OK) {
 		schema_free(s);

@@ -160,36 +160,40 @@ struct schema {
 /* Room for the JSON pointer of the schema location being compiled. */
 #define SCHEMA_CPATH_MAX 1024
 
-struct cache_ent {
-	const struct json_object *j;	/* borrowed from the doc */
-	struct snode *n;
+/* Open-addressing map from a json-c object (by address) to a value. */
+struct smap_ent {
+	const void *k;		/* borrowed json object; NULL: empty slot */
+	void *v;
 };
 
-/* A $anchor, or a $ref to one resolved once every anchor is known. */
-struct sanchor {
-	const char *name;	/* borrowed from the doc, or sc_calloc'd */
-	struct snode *n;	/* the anchored node, or the node holding the $ref */
-	const char *ref;	/* pending only: the $ref text, borrowed */
-	const char *path;	/* pending only: where the $ref is, sc_calloc'd */
+struct smap {
+	struct smap_ent *e;	/* owned */
+	size_t cap, n;
+};
+
+/* A schema resource ($id, or the document) or, with a name, a $anchor in one. */
+struct sres {
+	const char *uri;	/* absolute (or "" for an id-less document), sc_calloc'd */
+	const char *name;	/* anchor name, borrowed from the doc; NULL: the resource */
+	const struct json_object *j;	/* borrowed from the doc */
+	const char *path;	/* JSON pointer of j in the document, sc_calloc'd */
 };
 
 struct cctx {
 	struct schema *s;
 	const struct json_object *doc;	/* borrowed root */
-	const char *id;			/* root $id or NULL, borrowed */
+	const char *base;		/* base URI of the schema being compiled */
 	char path[SCHEMA_CPATH_MAX];	/* pointer of the location being compiled */
 	size_t pathlen;
 	unsigned depth;
 	size_t nnodes;
-	struct cache_ent *cache;	/* owned: open addressing by object address */
-	size_t ccap;
+	struct smap cache;		/* json object -> struct snode */
+	struct smap bases;		/* json object -> base URI (from the scan) */
 	enum mcp_err st;
 	char *err;			/* borrowed from the caller */
 	size_t errlen;
-	struct sanchor *anchors;	/* owned: $anchor name -> node */
-	size_t nanchors, canchors;
-	struct sanchor *pending;	/* owned: $ref "#name" waiting for the whole tree */
-	size_t npending, cpending;
+	struct sres *res;		/* owned: resources and anchors found by the scan */
+	size_t nres, cres;
 	struct snode **refs;		/* owned: nodes with $ref, in compile order */
 	size_t nrefs, crefs;
 };
@@ -203,10 +207,14 @@ struct kwdef {
 
 /* The keyword named k, or NULL (validator_kw.c). */
 const struct kwdef *sc_kw_find(const char *k);
-/* Fails if $refs form a loop that never descends into the instance (validator_kw.c). */
+/* validator_ref.c: records resources, anchors and base URIs before compiling. */
+int sc_scan(struct cctx *c, const struct json_object *doc);
+sc_kw_fn sc_kw_id, sc_kw_anchor, sc_kw_ref;
+/* Fails if $refs form a loop that never descends into the instance. */
 int sc_check_cycles(struct cctx *c);
-/* Points every pending $ref "#name" at its $anchor (validator_kw.c). */
-int sc_resolve_anchors(struct cctx *c);
+/* validator.c */
+void *sc_map_get(const struct smap *m, const void *k);
+int sc_map_put(struct cctx *c, struct smap *m, const void *k, void *v);
 
 int sc_fail(struct cctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int sc_nomem(struct cctx *c);

@@ -39,15 +39,14 @@ struct diff {
 	const char *reason;
 };
 
-#define R_REMOTE "remote refs, or refs into an embedded $id resource: refused, no network fetch"
-#define R_ID "embedded $id (new base URI) unsupported"
+#define R_REMOTE "remote refs (another document): no network fetch"
 #define R_DYN "$dynamicRef/$dynamicAnchor unsupported"
+#define R_DYNANCHOR "$ref to a $dynamicAnchor: $dynamicAnchor unsupported"
 #define R_META "$ref to the 2020-12 metaschema: remote, no network fetch"
 #define R_CONTENT "content* keywords unsupported (rejected, not silently ignored)"
 #define R_UNKNOWN "unknown keywords are rejected by project rule"
 #define R_DIALECT "custom metaschemas/vocabularies: only the 2020-12 dialect is accepted in $schema"
 #define R_DEPS "dependencies (pre-2019-09 keyword) is not 2020-12: rejected"
-#define R_NUL "JSON strings with NUL: json-c keys are C strings"
 
 #include "suite_skips.inc"
 

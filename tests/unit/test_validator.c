@@ -471,8 +471,10 @@ START_TEST(unknown_keyword_fails_compile)
 	compile_fails("{\"$schema\":\"http://json-schema.org/draft-07/schema#\"}",
 	    "unsupported dialect \"http://json-schema.org/draft-07/schema#\" (only "
 	    "https://json-schema.org/draft/2020-12/schema) at /$schema");
-	compile_fails("{\"$defs\":{\"a\":{\"$id\":\"x\"}}}",
-	    "embedded \"$id\" unsupported (only at the root) at /$defs/a/$id");
+	compile_fails("{\"$defs\":{\"a\":{\"$id\":\"x#frag\"}}}",
+	    "\"$id\" must not have a fragment at /$defs/a/$id");
+	compile_fails("{\"$defs\":{\"a\":{\"$id\":\"x\"},\"b\":{\"$id\":\"./x\"}}}",
+	    "\"$id\" \"x\" identifies two schemas at /$defs/b");
 }
 END_TEST
 
@@ -509,9 +511,31 @@ START_TEST(anchor_refs_resolve_after_the_whole_tree)
 	compile_fails("{\"properties\":{\"a\":{\"$ref\":\"#nope\"}}}",
 	    "$ref \"#nope\" names no $anchor in this document at /properties/a/$ref");
 	compile_fails("{\"$defs\":{\"a\":{\"$anchor\":\"x\"},\"b\":{\"$anchor\":\"x\"}}}",
-	    "\"$anchor\" \"x\" is defined twice at /$defs/b/$anchor");
+	    "\"$anchor\" \"x\" is defined twice at /$defs/b");
 	compile_fails("{\"$anchor\":\"1x\"}", "\"$anchor\" \"1x\" is not a valid anchor name "
 	    "at /$anchor");
+}
+END_TEST
+
+START_TEST(embedded_ids_set_the_base_for_refs)
+{
+	/* RFC 3986 resolution: relative $id against the parent's, $ref against its schema's. */
+	const char *s = "{\"$id\":\"http://example.com/root/main.json\","
+	    "\"properties\":{\"a\":{\"$ref\":\"item.json\"},\"b\":{\"$ref\":\"/other/x.json#pos\"},"
+	    "\"c\":{\"$id\":\"sub/c.json\",\"$ref\":\"../item.json#/$defs/any\"}},"
+	    "\"$defs\":{\"i\":{\"$id\":\"item.json\",\"type\":\"integer\",\"$defs\":{\"any\":true}},"
+	    "\"o\":{\"$id\":\"../other/x.json\",\"$defs\":{\"p\":{\"$anchor\":\"pos\","
+	    "\"exclusiveMinimum\":0}}}}}";
+
+	valid(s, "{\"a\":1,\"b\":2,\"c\":\"anything\"}");
+	invalid(s, "{\"a\":\"1\"}", "/a", "type", "argument \"a\": expected integer, got string");
+	invalid(s, "{\"b\":0}", "/b", "exclusiveMinimum",
+	    "argument \"b\": 0 is not greater than exclusiveMinimum 0");
+	compile_fails("{\"$id\":\"http://example.com/a.json\",\"$ref\":\"b.json\"}",
+	    "external $ref \"b.json\" unsupported (no network fetch) at /$ref");
+	/* $id in a non-schema place (enum) names nothing. */
+	compile_fails("{\"enum\":[{\"$id\":\"http://x/y\"}],\"$ref\":\"http://x/y\"}",
+	    "external $ref \"http://x/y\" unsupported (no network fetch) at /$ref");
 }
 END_TEST
 
@@ -626,6 +650,7 @@ validator_suite(void)
 	tcase_add_test(sem, equality_is_json_equality);
 	tcase_add_test(sem, local_refs_resolve_pointers);
 	tcase_add_test(sem, anchor_refs_resolve_after_the_whole_tree);
+	tcase_add_test(sem, embedded_ids_set_the_base_for_refs);
 	tcase_add_test(sem, ecma_regex_classes_are_ascii);
 	tcase_add_test(comp, pcre_only_pattern_syntax_fails_compile);
 	tcase_add_test(sem, non_finite_numbers_have_no_type);
