@@ -3,6 +3,8 @@
  * are capped by the transport, depth here, and every field is type-checked
  * before anyone else sees the message.
  */
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,6 +208,41 @@ only_space(const char *p, size_t n)
 	return 1;
 }
 
+/*
+ * json-c 0.16 takes NaN and Infinity even in strict mode; JSON has neither.
+ * The walk is bounded by the depth the tokener already enforced.
+ */
+static bool
+all_finite(struct json_object *o)
+{
+	size_t i, n;
+
+	switch (json_object_get_type(o)) {
+	case json_type_double:
+		return isfinite(json_object_get_double(o));
+	case json_type_array:
+		n = json_object_array_length(o);
+		for (i = 0; i < n; i++)
+			if (!all_finite(json_object_array_get_idx(o, i)))
+				return false;
+		return true;
+	case json_type_object: {
+		json_object_object_foreach(o, k, v) {
+			(void)k;
+			if (!all_finite(v))
+				return false;
+		}
+		return true;
+	}
+	case json_type_null:
+	case json_type_boolean:
+	case json_type_int:
+	case json_type_string:
+	default:
+		return true;
+	}
+}
+
 /* Parses bytes into a tree, bounded by MCP_MAX_DEPTH. */
 static enum mcp_err
 parse_tree(const char *buf, size_t len, struct json_object **ret)
@@ -237,6 +274,8 @@ parse_tree(const char *buf, size_t len, struct json_object **ret)
 	else if (jerr != json_tokener_success || obj == NULL)
 		st = MCP_ERR_PARSE;
 	else if (used < len && !only_space(buf + used, len - used))
+		st = MCP_ERR_PARSE;
+	else if (!all_finite(obj))
 		st = MCP_ERR_PARSE;
 	else {
 		*ret = obj;
