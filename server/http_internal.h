@@ -62,6 +62,8 @@ struct http_metrics {
 	atomic_uint_fast64_t status[HTTP_METRIC_CODES + 1];
 	atomic_uint_fast64_t sessions_created, sessions_expired,
 	    sessions_deleted;
+	atomic_uint_fast64_t streams_closed;	/* client hung up mid-call */
+	atomic_uint_fast64_t calls_cancelled;	/* ...and that cancelled it */
 	atomic_int connections;		/* open right now */
 };
 
@@ -181,6 +183,7 @@ struct http_stream {
 	struct http_session *hs;	/* one ref, or NULL (stateless) */
 	struct session own;		/* stateless: the transient session */
 	bool modern;			/* closing the stream cancels the call */
+	bool gone;			/* client_gone() ran (once) */
 	/* SSE writer state, used only by the response callback */
 	char *cur;			/* owned: formatted bytes being sent */
 	size_t cur_len, cur_off;

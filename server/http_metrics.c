@@ -243,6 +243,15 @@ http_metrics_render(struct http_metrics *m, size_t sessions_active,
 	    (unsigned long long)ld(&m->sessions_created),
 	    (unsigned long long)ld(&m->sessions_deleted),
 	    (unsigned long long)ld(&m->sessions_expired));
+	mb_printf(&b, "# HELP mcp_http_streams_closed_total Response "
+	    "streams the client closed before the call ended, and how many "
+	    "of those cancelled the call (2026-07-28).\n"
+	    "# TYPE mcp_http_streams_closed_total counter\n"
+	    "mcp_http_streams_closed_total{cancelled=\"false\"} %llu\n"
+	    "mcp_http_streams_closed_total{cancelled=\"true\"} %llu\n",
+	    (unsigned long long)(ld(&m->streams_closed) -
+	    ld(&m->calls_cancelled)),
+	    (unsigned long long)ld(&m->calls_cancelled));
 	if (b.err) {
 		free(b.p);
 		return NULL;

@@ -199,11 +199,22 @@ http_stream_start(struct http_stream *st)
 static void
 client_gone(struct http_stream *st)
 {
+	struct http_metrics *m = &st->ctx->metrics;
+	bool first, done;
+
 	(void)pthread_mutex_lock(&st->lock);
 	st->closed = true;
+	first = !st->gone;
+	st->gone = true;
+	done = st->done;
 	(void)pthread_mutex_unlock(&st->lock);
-	if (st->modern)
+	if (!first || done)
+		return;
+	atomic_fetch_add(&m->streams_closed, 1);
+	if (st->modern) {
 		session_cancel(stream_session(st), st->msg->id_key);
+		atomic_fetch_add(&m->calls_cancelled, 1);
+	}
 }
 
 /*

@@ -17,6 +17,12 @@
  */
 #define FIXTURE_STEP_MS		50
 
+/*
+ * Longest test_wait_cancel waits for its cancellation: a test that forgets
+ * to cancel gets an answer instead of a call held forever.
+ */
+#define FIXTURE_WAIT_MAX_MS	60000
+
 /* A 1x1 red PNG, made for this file. */
 static const char fixture_png[] =
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ"
@@ -262,6 +268,26 @@ fixture_header_param(const struct tool_call *call,
 	(void)snprintf(text, sizeof(text), "region: %s",
 	    json_object_get_string(region));
 	b[0] = text_block(text);
+	return result_of(b, 1, ret_result);
+}
+
+enum mcp_err
+fixture_wait_cancel(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result)
+{
+	struct json_object *b[1];
+	struct pollfd pfd;
+	bool cancelled = false;
+
+	/* progress first, so an HTTP client knows the call is running */
+	call->progress(call->cb_arg, 0, 0, "waiting for cancellation");
+	if (call->cancel != NULL) {
+		pfd.fd = call->cancel->efd;
+		pfd.events = POLLIN;
+		(void)poll(&pfd, 1, FIXTURE_WAIT_MAX_MS);
+		cancelled = sb_cancel_fired(call->cancel);
+	}
+	b[0] = text_block(cancelled ? "cancelled" : "not cancelled in time");
 	return result_of(b, 1, ret_result);
 }
 

@@ -164,6 +164,18 @@ static const struct tool_def tool_defs[] = {
 		.fixture = true,
 	},
 	{
+		.name = "test_wait_cancel",
+		.title = "Wait for cancellation (fixture)",
+		.description = "Test fixture: reports progress 0, then waits "
+		    "until the call is cancelled (at most 60 s) and says which "
+		    "came first.",
+		.input_schema = "fixture_none.input.json",
+		.annotations = { .read_only = true, .destructive = false,
+		    .idempotent = true, .open_world = false },
+		.handler = fixture_wait_cancel,
+		.fixture = true,
+	},
+	{
 		.name = "json_schema_2020_12_tool",
 		.title = "JSON Schema 2020-12 (fixture)",
 		.description = "Tool with JSON Schema 2020-12 features",

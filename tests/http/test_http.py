@@ -1,0 +1,700 @@
+"""Streamable HTTP transport over raw requests: every status code and
+header rule of issue 5, both protocol eras, the endpoint's guards and caps.
+
+usage: test_http.py MCP_SANDBOX_BIN [unittest args]"""
+import base64
+import json
+import os
+import re
+import sys
+import tempfile
+import time
+import unittest
+
+from http_client import (ACCEPT_BOTH, MODERN, Conn, Server, initialize_body,
+                         modern_headers, modern_meta)
+
+BIN = None
+
+# Bounded polling for effects that land on another thread (a cancelled
+# call reaching its end): attempts x pause, not a timing assertion.
+POLL_ATTEMPTS = 400
+POLL_PAUSE_S = 0.025
+
+# The caps in server/http_limits.h and server/mcp_limits.h.
+MAX_MSG = 4 * 1024 * 1024
+MAX_HEADER_BYTES = 16 * 1024
+MAX_CONNECTIONS = 256
+MAX_SESSIONS = 64
+MAX_SESSION_CALLS = 16
+
+
+def rpc_error(resp):
+    return resp.json()["error"]
+
+
+def start_session(srv, headers=None):
+    r = srv.post(initialize_body(), headers)
+    assert r.status == 200, (r.status, r.body)
+    sid = r.header("Mcp-Session-Id")
+    h = {"Mcp-Session-Id": sid}
+    h.update(headers or {})
+    r2 = srv.post({"jsonrpc": "2.0", "method": "notifications/initialized"}, h)
+    assert r2.status == 202, r2.status
+    return sid
+
+
+def poll_until(fn):
+    for _ in range(POLL_ATTEMPTS):
+        if fn():
+            return True
+        time.sleep(POLL_PAUSE_S)
+    return False
+
+
+class Legacy(unittest.TestCase):
+    """Handshake era: sessions, JSON and SSE answers, DELETE."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.srv = Server(BIN)
+
+    @classmethod
+    def tearDownClass(cls):
+        assert cls.srv.stop() == 0
+
+    def test_initialize_mints_a_hex_session_id(self):
+        r = self.srv.post(initialize_body())
+        self.assertEqual(r.status, 200)
+        self.assertEqual(r.header("Content-Type"), "application/json")
+        self.assertRegex(r.header("Mcp-Session-Id"), r"^[0-9a-f]{32}$")
+        self.assertEqual(r.json()["result"]["protocolVersion"], "2025-11-25")
+
+    def test_session_ids_differ(self):
+        a = self.srv.post(initialize_body()).header("Mcp-Session-Id")
+        b = self.srv.post(initialize_body()).header("Mcp-Session-Id")
+        self.assertNotEqual(a, b)
+
+    def test_notification_gets_202_without_body(self):
+        sid = start_session(self.srv)
+        r = self.srv.post({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                           "params": {"requestId": 99}},
+                          {"Mcp-Session-Id": sid})
+        self.assertEqual((r.status, r.body), (202, b""))
+
+    def test_response_message_gets_202(self):
+        sid = start_session(self.srv)
+        r = self.srv.post({"jsonrpc": "2.0", "id": 5, "result": {}},
+                          {"Mcp-Session-Id": sid})
+        self.assertEqual((r.status, r.body), (202, b""))
+
+    def test_request_without_session_is_400(self):
+        r = self.srv.post({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+        self.assertEqual(r.status, 400)
+        e = rpc_error(r)
+        self.assertEqual(e["code"], -32600)
+        self.assertIn("Mcp-Session-Id", e["message"])
+        self.assertIsNone(r.json()["id"])
+
+    def test_unknown_session_is_404(self):
+        r = self.srv.post({"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+                          {"Mcp-Session-Id": "0" * 32})
+        self.assertEqual(r.status, 404)
+        self.assertEqual(rpc_error(r)["code"], -32600)
+
+    def test_tools_list_in_session_is_json(self):
+        sid = start_session(self.srv)
+        r = self.srv.post({"jsonrpc": "2.0", "id": 3, "method": "tools/list"},
+                          {"Mcp-Session-Id": sid,
+                           "MCP-Protocol-Version": "2025-11-25"})
+        self.assertEqual(r.status, 200)
+        self.assertEqual(r.header("Content-Type"), "application/json")
+        names = [t["name"] for t in r.json()["result"]["tools"]]
+        self.assertIn("test_simple_text", names)
+        self.assertIn("calculate", names)
+
+    def test_older_protocol_version_header_is_accepted(self):
+        sid = start_session(self.srv)
+        r = self.srv.post({"jsonrpc": "2.0", "id": 3, "method": "ping"},
+                          {"Mcp-Session-Id": sid,
+                           "MCP-Protocol-Version": "2025-03-26"})
+        self.assertEqual((r.status, r.json()["result"]), (200, {}))
+
+    def test_unsupported_protocol_version_header_is_400(self):
+        sid = start_session(self.srv)
+        r = self.srv.post({"jsonrpc": "2.0", "id": 3, "method": "ping"},
+                          {"Mcp-Session-Id": sid,
+                           "MCP-Protocol-Version": "1999-01-01"})
+        self.assertEqual(r.status, 400)
+        e = rpc_error(r)
+        self.assertEqual(e["code"], -32022)
+        self.assertEqual(e["data"]["requested"], "1999-01-01")
+        self.assertIn("2025-11-25", e["data"]["supported"])
+        self.assertIn(MODERN, e["data"]["supported"])
+
+    def test_progress_call_answers_with_sse(self):
+        sid = start_session(self.srv)
+        r = self.srv.post({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                           "params": {"name": "test_tool_with_progress",
+                                      "arguments": {},
+                                      "_meta": {"progressToken": "tok"}}},
+                          {"Mcp-Session-Id": sid})
+        self.assertEqual(r.status, 200)
+        self.assertEqual(r.header("Content-Type"), "text/event-stream")
+        self.assertEqual(r.header("Cache-Control"), "no-cache")
+        ev = r.events()
+        self.assertEqual([e.get("method") for e in ev],
+                         ["notifications/progress"] * 3 + [None])
+        self.assertEqual([e["params"]["progress"] for e in ev[:3]],
+                         [0, 50, 100])
+        self.assertEqual({e["params"]["progressToken"] for e in ev[:3]}, {"tok"})
+        self.assertEqual(ev[3]["id"], 7)
+        self.assertIn("result", ev[3])
+
+    def test_logging_call_after_set_level_answers_with_sse(self):
+        sid = start_session(self.srv)
+        h = {"Mcp-Session-Id": sid}
+        r = self.srv.post({"jsonrpc": "2.0", "id": 8, "method": "logging/setLevel",
+                           "params": {"level": "debug"}}, h)
+        self.assertEqual(r.json()["result"], {})
+        r = self.srv.post({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+                           "params": {"name": "test_tool_with_logging"}}, h)
+        self.assertEqual(r.header("Content-Type"), "text/event-stream")
+        ev = r.events()
+        self.assertEqual([e["params"]["data"] for e in ev[:3]],
+                         ["Tool execution started", "Tool processing data",
+                          "Tool execution completed"])
+        self.assertEqual(ev[3]["id"], 9)
+
+    def test_call_without_notifications_is_json(self):
+        sid = start_session(self.srv)
+        r = self.srv.post({"jsonrpc": "2.0", "id": 10, "method": "tools/call",
+                           "params": {"name": "calculate",
+                                      "arguments": {"expression": "1/3+1/6"}}},
+                          {"Mcp-Session-Id": sid})
+        self.assertEqual(r.header("Content-Type"), "application/json")
+        self.assertEqual(r.json()["result"]["structuredContent"]["value"], "1/2")
+
+    def test_protocol_errors_ride_on_200(self):
+        sid = start_session(self.srv)
+        r = self.srv.post({"jsonrpc": "2.0", "id": 11, "method": "tools/call",
+                           "params": {"name": "no_such_tool"}},
+                          {"Mcp-Session-Id": sid})
+        self.assertEqual(r.status, 200)
+        self.assertEqual(rpc_error(r)["code"], -32602)
+        self.assertEqual(r.json()["id"], 11)
+
+    def test_delete_ends_the_session(self):
+        sid = start_session(self.srv)
+        c = self.srv.conn()
+        try:
+            r = c.request("DELETE", "/mcp", None, {"Mcp-Session-Id": sid})
+            self.assertEqual((r.status, r.body), (200, b""))
+            r = c.request("DELETE", "/mcp", None, {"Mcp-Session-Id": sid})
+            self.assertEqual(r.status, 404)
+        finally:
+            c.close()
+        r = self.srv.post({"jsonrpc": "2.0", "id": 1, "method": "ping"},
+                          {"Mcp-Session-Id": sid})
+        self.assertEqual(r.status, 404)
+
+    def test_delete_without_session_is_400(self):
+        c = self.srv.conn()
+        try:
+            r = c.request("DELETE", "/mcp")
+            self.assertEqual(r.status, 400)
+            self.assertEqual(rpc_error(r)["code"], -32600)
+        finally:
+            c.close()
+
+    def test_delete_cancels_running_calls(self):
+        sid = start_session(self.srv)
+        c = self.srv.conn()
+        try:
+            c.send_raw(self._call_bytes(c.port, sid, 21))
+            first = c.f.readline()
+            self.assertTrue(first.startswith(b"HTTP/1.1 200"), first)
+            d = self.srv.conn()
+            r = d.request("DELETE", "/mcp", None, {"Mcp-Session-Id": sid})
+            d.close()
+            self.assertEqual(r.status, 200)
+            rest = c.f.read1(65536) if hasattr(c.f, "read1") else b""
+            # the stream ends; the cancelled call sends no response
+            body = rest
+            while b"0\r\n\r\n" not in body:
+                more = c.sock.recv(65536)
+                if not more:
+                    break
+                body += more
+            self.assertNotIn(b'"id":21', body)
+        finally:
+            c.close()
+
+    def _call_bytes(self, port, sid, rid):
+        body = json.dumps({"jsonrpc": "2.0", "id": rid, "method": "tools/call",
+                           "params": {"name": "test_wait_cancel",
+                                      "_meta": {"progressToken": rid}}}).encode()
+        return (("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
+                 "Content-Type: application/json\r\nAccept: %s\r\n"
+                 "Mcp-Session-Id: %s\r\nContent-Length: %d\r\n\r\n")
+                % (port, ACCEPT_BOTH, sid, len(body))).encode() + body
+
+    def test_get_is_405_with_allow(self):
+        r = self.srv.get("/mcp", {"Accept": "text/event-stream"})
+        self.assertEqual(r.status, 405)
+        self.assertEqual(r.header("Allow"), "POST, DELETE")
+        self.assertEqual(rpc_error(r)["code"], -32600)
+
+    def test_put_is_405(self):
+        c = self.srv.conn()
+        try:
+            r = c.request("PUT", "/mcp", "{}", {"Content-Type": "application/json"})
+            self.assertEqual(r.status, 405)
+        finally:
+            c.close()
+
+    def test_other_path_is_404(self):
+        self.assertEqual(self.srv.get("/nope").status, 404)
+
+    def test_healthz(self):
+        r = self.srv.get("/healthz")
+        self.assertEqual((r.status, r.body), (200, b"ok\n"))
+
+    def test_accept_without_event_stream_is_406(self):
+        r = self.srv.post(initialize_body(), {"Accept": "application/json"})
+        self.assertEqual(r.status, 406)
+        self.assertEqual(rpc_error(r)["code"], -32600)
+
+    def test_missing_accept_is_406(self):
+        r = self.srv.post(initialize_body(), {"Accept": None})
+        self.assertEqual(r.status, 406)
+
+    def test_wildcard_accept_is_fine(self):
+        r = self.srv.post(initialize_body(), {"Accept": "*/*"})
+        self.assertEqual(r.status, 200)
+
+    def test_wrong_content_type_is_415(self):
+        r = self.srv.post(initialize_body(), {"Content-Type": "text/plain"})
+        self.assertEqual(r.status, 415)
+        self.assertEqual(rpc_error(r)["code"], -32600)
+
+    def test_json_with_charset_is_fine(self):
+        r = self.srv.post(initialize_body(),
+                          {"Content-Type": "application/json; charset=utf-8"})
+        self.assertEqual(r.status, 200)
+
+    def test_not_json_is_400_parse_error(self):
+        r = self.srv.post("{nope")
+        self.assertEqual(r.status, 400)
+        self.assertEqual(rpc_error(r)["code"], -32700)
+
+    def test_batch_is_400_invalid_request(self):
+        r = self.srv.post([initialize_body()])
+        self.assertEqual(r.status, 400)
+        self.assertEqual(rpc_error(r)["code"], -32600)
+
+
+class Modern(unittest.TestCase):
+    """2026-07-28: stateless, headers checked against the body."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.srv = Server(BIN)
+
+    @classmethod
+    def tearDownClass(cls):
+        assert cls.srv.stop() == 0
+
+    def call(self, method, params, headers, rid=1):
+        return self.srv.post({"jsonrpc": "2.0", "id": rid, "method": method,
+                              "params": params}, headers)
+
+    def test_discover(self):
+        r = self.call("server/discover", {"_meta": modern_meta()},
+                      modern_headers("server/discover"))
+        self.assertEqual(r.status, 200)
+        res = r.json()["result"]
+        self.assertEqual(res["resultType"], "complete")
+        self.assertIn(MODERN, res["supportedVersions"])
+        self.assertIsNone(r.header("Mcp-Session-Id"))
+
+    def test_tools_list_has_cache_hints(self):
+        r = self.call("tools/list", {"_meta": modern_meta()},
+                      modern_headers("tools/list"))
+        res = r.json()["result"]
+        self.assertEqual((r.status, res["cacheScope"]), (200, "public"))
+        self.assertGreaterEqual(res["ttlMs"], 0)
+
+    def test_tools_call_with_matching_headers(self):
+        r = self.call("tools/call", {"name": "calculate",
+                                     "arguments": {"expression": "2^10"},
+                                     "_meta": modern_meta()},
+                      modern_headers("tools/call", "calculate"))
+        self.assertEqual(r.status, 200)
+        self.assertEqual(r.json()["result"]["structuredContent"]["value"], "1024")
+
+    def test_base64_mcp_name_is_decoded(self):
+        name = "=?base64?%s?=" % base64.b64encode(b"calculate").decode()
+        r = self.call("tools/call", {"name": "calculate",
+                                     "arguments": {"expression": "1"},
+                                     "_meta": modern_meta()},
+                      modern_headers("tools/call", name))
+        self.assertEqual(r.status, 200)
+
+    def assert_mismatch(self, r):
+        self.assertEqual(r.status, 400)
+        self.assertEqual(rpc_error(r)["code"], -32020)
+
+    def test_missing_method_header_is_400_32020(self):
+        h = modern_headers("tools/list")
+        del h["Mcp-Method"]
+        self.assert_mismatch(self.call("tools/list", {"_meta": modern_meta()}, h))
+
+    def test_method_header_mismatch_is_400_32020(self):
+        self.assert_mismatch(self.call("tools/list", {"_meta": modern_meta()},
+                                       modern_headers("prompts/list")))
+
+    def test_missing_name_header_is_400_32020(self):
+        self.assert_mismatch(self.call(
+            "tools/call", {"name": "calculate", "arguments": {"expression": "1"},
+                           "_meta": modern_meta()}, modern_headers("tools/call")))
+
+    def test_name_header_mismatch_is_400_32020(self):
+        self.assert_mismatch(self.call(
+            "tools/call", {"name": "calculate", "arguments": {"expression": "1"},
+                           "_meta": modern_meta()},
+            modern_headers("tools/call", "other")))
+
+    def test_bad_base64_name_is_400_32020(self):
+        self.assert_mismatch(self.call(
+            "tools/call", {"name": "calculate", "arguments": {"expression": "1"},
+                           "_meta": modern_meta()},
+            modern_headers("tools/call", "=?base64?Y2FsY3VsYXR?=")))
+
+    def test_version_header_differs_from_meta_is_400_32020(self):
+        m = modern_meta()
+        m["io.modelcontextprotocol/protocolVersion"] = "2099-01-01"
+        self.assert_mismatch(self.call("tools/list", {"_meta": m},
+                                       modern_headers("tools/list")))
+
+    def test_mirrored_param_header_must_match(self):
+        p = {"name": "test_header_param", "arguments": {"region": "eu"},
+             "_meta": modern_meta()}
+        h = modern_headers("tools/call", "test_header_param")
+        self.assert_mismatch(self.call("tools/call", p, h))
+        h["Mcp-Param-Region"] = "us"
+        self.assert_mismatch(self.call("tools/call", p, h))
+        h["Mcp-Param-Region"] = "eu"
+        self.assertEqual(self.call("tools/call", p, h).status, 200)
+        h["Mcp-Param-Region"] = "=?base64?ZXU=?="
+        self.assertEqual(self.call("tools/call", p, h).status, 200)
+
+    def test_missing_meta_is_400_32602(self):
+        r = self.call("tools/list", {}, modern_headers("tools/list"))
+        self.assertEqual(r.status, 400)
+        self.assertEqual(rpc_error(r)["code"], -32602)
+
+    def test_unknown_method_is_404_32601(self):
+        r = self.call("prompts/list", {"_meta": modern_meta()},
+                      modern_headers("prompts/list"))
+        self.assertEqual(r.status, 404)
+        self.assertEqual(rpc_error(r)["code"], -32601)
+
+    def test_removed_method_is_404(self):
+        r = self.call("ping", {"_meta": modern_meta()}, modern_headers("ping"))
+        self.assertEqual(r.status, 404)
+        r = self.call("initialize", {"_meta": modern_meta()},
+                      modern_headers("initialize"))
+        self.assertEqual(r.status, 404)
+
+    def test_missing_capability_is_400_32021(self):
+        r = self.call("tools/call", {"name": "test_missing_capability",
+                                     "_meta": modern_meta()},
+                      modern_headers("tools/call", "test_missing_capability"))
+        self.assertEqual(r.status, 400)
+        e = rpc_error(r)
+        self.assertEqual(e["code"], -32021)
+        self.assertEqual(e["data"]["requiredCapabilities"], {"sampling": {}})
+
+    def test_unknown_tool_is_400_32602(self):
+        r = self.call("tools/call", {"name": "nope", "_meta": modern_meta()},
+                      modern_headers("tools/call", "nope"))
+        self.assertEqual(r.status, 400)
+        self.assertEqual(rpc_error(r)["code"], -32602)
+
+    def test_log_level_in_meta_gives_sse(self):
+        r = self.call("tools/call", {"name": "test_tool_with_logging",
+                                     "_meta": modern_meta(**{
+                                         "io.modelcontextprotocol/logLevel":
+                                         "info"})},
+                      modern_headers("tools/call", "test_tool_with_logging"))
+        self.assertEqual(r.header("Content-Type"), "text/event-stream")
+        self.assertEqual(r.header("X-Accel-Buffering"), "no")
+        ev = r.events()
+        self.assertEqual([e.get("method") for e in ev],
+                         ["notifications/message"] * 3 + [None])
+        self.assertEqual(ev[3]["result"]["resultType"], "complete")
+
+    def test_no_log_without_log_level(self):
+        r = self.call("tools/call", {"name": "test_logging_tool",
+                                     "_meta": modern_meta()},
+                      modern_headers("tools/call", "test_logging_tool"))
+        self.assertEqual(r.header("Content-Type"), "application/json")
+        self.assertIn("result", r.json())
+
+    def test_closed_stream_cancels_the_call(self):
+        body = json.dumps({"jsonrpc": "2.0", "id": 31, "method": "tools/call",
+                           "params": {"name": "test_wait_cancel",
+                                      "_meta": modern_meta(progressToken=1)}}
+                          ).encode()
+        h = modern_headers("tools/call", "test_wait_cancel")
+        head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % self.srv.port
+        head += "Content-Type: application/json\r\nAccept: %s\r\n" % ACCEPT_BOTH
+        head += "".join("%s: %s\r\n" % kv for kv in h.items())
+        head += "Content-Length: %d\r\n\r\n" % len(body)
+        before = self.srv.metric(
+            'mcp_tool_calls_total{tool="test_wait_cancel",outcome="ok"}')
+        c = Conn(self.srv.port)
+        c.send_raw(head.encode() + body)
+        self.assertTrue(c.f.readline().startswith(b"HTTP/1.1 200"))
+        while b"notifications/progress" not in c.f.readline():
+            pass
+        c.close()
+        self.assertTrue(poll_until(lambda: self.srv.metric(
+            'mcp_tool_calls_total{tool="test_wait_cancel",outcome="ok"}')
+            == before + 1), "the call did not end after its stream closed")
+        self.assertGreaterEqual(self.srv.metric(
+            'mcp_http_streams_closed_total{cancelled="true"}'), 1)
+
+
+class Guards(unittest.TestCase):
+    """Origin, Host, caps: every refusal has its status and a JSON body."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.srv = Server(BIN, "--allow-origin", "https://app.example")
+
+    @classmethod
+    def tearDownClass(cls):
+        assert cls.srv.stop() == 0
+
+    def test_foreign_origin_is_403(self):
+        r = self.srv.post(initialize_body(), {"Origin": "http://evil.example.com"})
+        self.assertEqual(r.status, 403)
+        self.assertEqual(rpc_error(r)["code"], -32600)
+
+    def test_null_origin_is_403(self):
+        self.assertEqual(self.srv.post(initialize_body(),
+                                       {"Origin": "null"}).status, 403)
+
+    def test_loopback_origins_are_allowed(self):
+        for o in ("http://localhost:3000", "http://127.0.0.1",
+                  "https://[::1]:8443"):
+            self.assertEqual(self.srv.post(initialize_body(),
+                                           {"Origin": o}).status, 200, o)
+
+    def test_configured_origin_is_allowed(self):
+        self.assertEqual(self.srv.post(
+            initialize_body(), {"Origin": "https://app.example"}).status, 200)
+        self.assertEqual(self.srv.post(
+            initialize_body(), {"Origin": "https://app.example:444"}).status, 403)
+
+    def test_foreign_host_is_403(self):
+        r = self.srv.post(initialize_body(), host="evil.example.com")
+        self.assertEqual(r.status, 403)
+        r = self.srv.post(initialize_body(), host="localhost.evil.com:80")
+        self.assertEqual(r.status, 403)
+
+    def test_loopback_hosts_are_allowed(self):
+        for h in ("localhost", "localhost:%d" % self.srv.port, "[::1]:1"):
+            self.assertEqual(self.srv.post(initialize_body(), host=h).status,
+                             200, h)
+
+    def test_guards_apply_to_metrics_too(self):
+        r = self.srv.get("/metrics", {"Origin": "http://evil.example.com"})
+        self.assertEqual(r.status, 403)
+
+    def test_body_over_cap_is_413_before_reading(self):
+        c = self.srv.conn()
+        try:
+            head = ("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    "Content-Type: application/json\r\nAccept: %s\r\n"
+                    "Content-Length: %d\r\n\r\n" % (ACCEPT_BOTH, MAX_MSG + 1))
+            c.send_raw(head.encode())
+            from http_client import _read_response
+            r = _read_response(c.f)
+            self.assertEqual(r.status, 413)
+            self.assertEqual(rpc_error(r)["code"], -32600)
+        finally:
+            c.close()
+        self.assertEqual(self.srv.get("/healthz").status, 200)
+
+    def test_chunked_body_over_cap_is_413(self):
+        c = self.srv.conn()
+        try:
+            c.send_raw(("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                        "Content-Type: application/json\r\nAccept: %s\r\n"
+                        "Transfer-Encoding: chunked\r\n\r\n" % ACCEPT_BOTH).encode())
+            chunk = b" " * 65536
+            for _ in range(MAX_MSG // len(chunk) + 1):
+                c.send_raw(b"%x\r\n" % len(chunk) + chunk + b"\r\n")
+            c.send_raw(b"0\r\n\r\n")
+            from http_client import _read_response
+            r = _read_response(c.f)
+            self.assertEqual(r.status, 413)
+        finally:
+            c.close()
+
+    def test_body_at_cap_is_read(self):
+        body = json.dumps(initialize_body())
+        body += " " * (MAX_MSG - len(body))
+        r = self.srv.post(body)
+        self.assertEqual(r.status, 200)
+
+    def test_headers_over_cap_are_431(self):
+        r = self.srv.post(initialize_body(), {"X-Pad": "a" * MAX_HEADER_BYTES})
+        self.assertEqual(r.status, 431)
+        self.assertEqual(rpc_error(r)["code"], -32600)
+
+    def test_session_cap_is_503_then_serves_again(self):
+        made = []
+        try:
+            while True:
+                r = self.srv.post(initialize_body())
+                if r.status != 200:
+                    break
+                made.append(r.header("Mcp-Session-Id"))
+                self.assertLessEqual(len(made), MAX_SESSIONS)
+            self.assertEqual(r.status, 503)
+            self.assertEqual(r.header("Retry-After"), "1")
+            self.assertEqual(rpc_error(r)["code"], -32603)
+            self.assertEqual(self.srv.metric("mcp_sessions"), MAX_SESSIONS)
+        finally:
+            for sid in made:
+                c = self.srv.conn()
+                c.request("DELETE", "/mcp", None, {"Mcp-Session-Id": sid})
+                c.close()
+        self.assertEqual(self.srv.post(initialize_body()).status, 200)
+
+    def test_per_session_call_cap_is_429(self):
+        sid = start_session(self.srv)
+        held = []
+        try:
+            for rid in range(MAX_SESSION_CALLS):
+                c = self.srv.conn()
+                held.append(c)
+                c.send_raw(Legacy._call_bytes(None, c.port, sid, 100 + rid))
+                self.assertTrue(c.f.readline().startswith(b"HTTP/1.1 200"))
+                while b"notifications/progress" not in c.f.readline():
+                    pass
+            r = self.srv.post({"jsonrpc": "2.0", "id": 1, "method": "ping"},
+                              {"Mcp-Session-Id": sid})
+            self.assertEqual(r.status, 429)
+            self.assertEqual(r.header("Retry-After"), "1")
+            self.assertEqual(rpc_error(r)["code"], -32603)
+        finally:
+            c = self.srv.conn()
+            self.assertEqual(c.request("DELETE", "/mcp", None,
+                                       {"Mcp-Session-Id": sid}).status, 200)
+            c.close()
+            for h in held:
+                h.close()
+
+    def test_connection_cap_is_503(self):
+        idle = []
+        last = []
+
+        def refused():
+            r = self.srv.get("/healthz")
+            last[:] = [r]
+            return r.status == 503
+        try:
+            # each open connection counts; one more is over the cap
+            for _ in range(MAX_CONNECTIONS):
+                idle.append(Conn(self.srv.port))
+            self.assertTrue(poll_until(refused))
+            r = last[0]
+            self.assertEqual(r.header("Connection"), "close")
+            self.assertEqual(r.header("Retry-After"), "1")
+            self.assertEqual(rpc_error(r)["code"], -32603)
+        finally:
+            for c in idle:
+                c.close()
+        self.assertTrue(poll_until(
+            lambda: self.srv.get("/healthz").status == 200))
+
+    def test_metrics_count_refusals(self):
+        self.srv.post(initialize_body(), {"Origin": "http://evil.example"})
+        text = self.srv.get("/metrics").body.decode()
+        self.assertRegex(text, r'mcp_http_rejected_total\{reason="origin"\} [1-9]')
+        self.assertIn('# TYPE mcp_tool_run_seconds histogram', text)
+        self.assertIn('mcp_tool_calls_total{tool="calculate",outcome="ok"}', text)
+
+
+class Auth(unittest.TestCase):
+    """--token-file: bearer tokens, constant-time, sessions bound to one."""
+
+    TOKEN_A = "a" * 40
+    TOKEN_B = "b" * 40
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tokens = tempfile.NamedTemporaryFile("w", delete=False)
+        cls.tokens.write("# two clients\n%s\n\n%s\n" % (cls.TOKEN_A, cls.TOKEN_B))
+        cls.tokens.close()
+        cls.srv = Server(BIN, "--token-file", cls.tokens.name)
+
+    @classmethod
+    def tearDownClass(cls):
+        assert cls.srv.stop() == 0
+        os.unlink(cls.tokens.name)
+
+    def bearer(self, tok):
+        return {"Authorization": "Bearer " + tok}
+
+    def test_missing_token_is_401_with_challenge(self):
+        r = self.srv.post(initialize_body())
+        self.assertEqual(r.status, 401)
+        self.assertEqual(r.header("WWW-Authenticate"), 'Bearer realm="mcp-sandbox"')
+        self.assertEqual(rpc_error(r)["code"], -32600)
+
+    def test_wrong_token_is_401(self):
+        self.assertEqual(self.srv.post(initialize_body(),
+                                       self.bearer("c" * 40)).status, 401)
+        self.assertEqual(self.srv.post(initialize_body(),
+                                       self.bearer(self.TOKEN_A[:-1])).status, 401)
+        self.assertEqual(self.srv.post(initialize_body(),
+                                       {"Authorization": "Basic " + self.TOKEN_A}
+                                       ).status, 401)
+
+    def test_right_tokens_are_200(self):
+        for t in (self.TOKEN_A, self.TOKEN_B):
+            self.assertEqual(self.srv.post(initialize_body(),
+                                           self.bearer(t)).status, 200)
+
+    def test_healthz_needs_no_token_metrics_does(self):
+        self.assertEqual(self.srv.get("/healthz").status, 200)
+        self.assertEqual(self.srv.get("/metrics").status, 401)
+        self.assertEqual(self.srv.get("/metrics", self.bearer(self.TOKEN_A)).status,
+                         200)
+
+    def test_session_is_bound_to_its_token(self):
+        sid = start_session(self.srv, self.bearer(self.TOKEN_A))
+        ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+        h = {"Mcp-Session-Id": sid}
+        h.update(self.bearer(self.TOKEN_B))
+        self.assertEqual(self.srv.post(ping, h).status, 404)
+        h.update(self.bearer(self.TOKEN_A))
+        self.assertEqual(self.srv.post(ping, h).status, 200)
+        c = self.srv.conn()
+        try:
+            d = {"Mcp-Session-Id": sid}
+            d.update(self.bearer(self.TOKEN_B))
+            self.assertEqual(c.request("DELETE", "/mcp", None, d).status, 404)
+        finally:
+            c.close()
+
+
+if __name__ == "__main__":
+    BIN = sys.argv.pop(1)
+    unittest.main(verbosity=2)
