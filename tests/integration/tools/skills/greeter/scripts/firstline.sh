@@ -1,0 +1,2 @@
+head -n 2 /skill/SKILL.md
+ls /skill/scripts
