@@ -332,14 +332,17 @@ START_TEST(run_command_is_busy_when_slots_and_queue_are_full)
 {
 	struct json_object *r;
 	struct tool_slots *full = tool_slots_new(1, 0, 1000);
+	char want[256];
 
 	ck_assert_int_eq(tool_slots_acquire(full, NULL, NULL), TOOL_SLOT_OK);
 	T.env.slots = full;
 	r = call(&tool_def_run_command, "{\"command\":\"true\"}");
 	ck_assert(th_is_error(r));
-	ck_assert_str_eq(th_text(r), "the command was not run: the server is "
-	    "busy (2 sandboxes running and 128 calls waiting). Try again in "
-	    "a moment.");
+	(void)snprintf(want, sizeof(want), "the command was not run: the "
+	    "server is busy (%u sandboxes running and %u calls waiting). Try "
+	    "again in a moment.", T.p->limits.max_sandboxes,
+	    T.p->limits.queue);
+	ck_assert_str_eq(th_text(r), want);
 	ck_assert_str_eq(T.audit.reason, "busy");
 	json_object_put(r);
 	T.env.slots = SLOTS;
