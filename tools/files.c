@@ -88,11 +88,11 @@ files_path_error(const struct tool_call *call, const char *path, int err)
 	switch (err) {
 	case EXDEV:
 		render_refused(call->audit, "path outside the workspace");
-		r = tool_result_error("'%s' is outside the workspace: %s. Use a "
-		    "path relative to the workspace root, without '..' that "
-		    "climbs above it.", p, path[0] == '/' ? "absolute paths "
-		    "are refused" : "'..' above the workspace and symbolic "
-		    "links pointing out of it are refused");
+		r = tool_result_error("'%s' is outside the workspace: %s. "
+		    "Use a path relative to the workspace root, without '..' "
+		    "that climbs above it.", p, path[0] == '/' ?
+		    "absolute paths are refused" : "'..' above the workspace "
+		    "and symbolic links pointing out of it are refused");
 		break;
 	case ENOENT:
 		render_refused(call->audit, "no such path");
@@ -102,9 +102,9 @@ files_path_error(const struct tool_call *call, const char *path, int err)
 		break;
 	case ELOOP:
 		render_refused(call->audit, "symlink refused");
-		r = tool_result_error("'%s' is a symbolic link (or goes through "
-		    "one where links are not followed); refusing to follow "
-		    "it. Use the path of the file itself.", p);
+		r = tool_result_error("'%s' is a symbolic link (or goes "
+		    "through one where links are not followed); refusing to "
+		    "follow it. Use the path of the file itself.", p);
 		break;
 	case ENOTDIR:
 		render_refused(call->audit, "not a directory");
@@ -256,7 +256,8 @@ binary_result(const char *path, struct json_object *st, const char *b64)
 }
 
 enum mcp_err
-tool_read_file(const struct tool_call *call, const struct json_object *args,
+tool_read_file(const struct tool_call *call,
+    const struct json_object *args,
     struct json_object **ret_result)
 {
 	const struct policy *p = call->env->policy;
@@ -308,7 +309,8 @@ tool_read_file(const struct tool_call *call, const struct json_object *args,
 	if ((buf = malloc((size_t)max + 1)) == NULL)
 		return MCP_ERR_NOMEM;
 	while (len < (size_t)max) {
-		n = pread(fd, buf + len, (size_t)max - len, offset + (off_t)len);
+		n = pread(fd, buf + len, (size_t)max - len,
+		    offset + (off_t)len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -418,7 +420,7 @@ open_parent(int root, const struct stat *root_st, char *path, bool create,
 			(void)close(next);
 		return next >= 0 ? -EXDEV : next;
 	}
-	if ((cur = dup(root)) < 0)
+	if ((cur = fcntl(root, F_DUPFD_CLOEXEC, 0)) < 0)
 		return -errno;
 	for (;;) {
 		slash = strchr(comp, '/');
@@ -458,7 +460,8 @@ open_parent(int root, const struct stat *root_st, char *path, bool create,
 }
 
 enum mcp_err
-tool_write_file(const struct tool_call *call, const struct json_object *args,
+tool_write_file(const struct tool_call *call,
+    const struct json_object *args,
     struct json_object **ret_result)
 {
 	const struct policy *p = call->env->policy;
@@ -591,7 +594,8 @@ tool_write_file(const struct tool_call *call, const struct json_object *args,
 	json_object_object_add(st, "bytes_written",
 	    json_object_new_int64((int64_t)done));
 	json_object_object_add(st, "size", json_object_new_int64(fst.st_size));
-	json_object_object_add(st, "created", json_object_new_boolean(!existed));
+	json_object_object_add(st, "created",
+	    json_object_new_boolean(!existed));
 	r = render_ok_json(st);
  done:
 	free(copy);

@@ -346,7 +346,8 @@ walk_tool(const struct tool_call *call, const struct json_object *args,
 }
 
 enum mcp_err
-tool_list_directory(const struct tool_call *call, const struct json_object *args,
+tool_list_directory(const struct tool_call *call,
+    const struct json_object *args,
     struct json_object **ret_result)
 {
 	struct json_object *v;	/* borrowed */
@@ -362,7 +363,8 @@ tool_list_directory(const struct tool_call *call, const struct json_object *args
 }
 
 enum mcp_err
-tool_search_files(const struct tool_call *call, const struct json_object *args,
+tool_search_files(const struct tool_call *call,
+    const struct json_object *args,
     struct json_object **ret_result)
 {
 	const struct policy *p = call->env->policy;

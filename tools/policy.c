@@ -34,7 +34,8 @@ struct limit_def {
 #define LIM(f) offsetof(struct policy_limits, f)
 static const struct limit_def limit_defs[] = {
 	{ "timeout_ms", "timeout-ms", LIM(timeout_ms), 100, 600000 },
-	{ "max_timeout_ms", "max-timeout-ms", LIM(max_timeout_ms), 100, 600000 },
+	{ "max_timeout_ms", "max-timeout-ms", LIM(max_timeout_ms), 100,
+	    600000 },
 	{ "memory_mb", "memory-mb", LIM(memory_mb), 16, 65536 },
 	{ "processes", "max-processes", LIM(processes), 1, 4096 },
 	{ "file_size_mb", "max-file-size-mb", LIM(file_size_mb), 1, 4096 },
@@ -187,7 +188,7 @@ policy_env_name_ok(const char *s)
 /* Config context: where errors point. */
 struct cfg {
 	const char *path;	/* borrowed: file name, or "<default>" */
-	const char *text;	/* borrowed: the file's text, for line numbers */
+	const char *text;	/* borrowed: the text, for line numbers */
 	char *err;
 	size_t errlen;
 };
@@ -436,8 +437,9 @@ env_add(struct policy *p, const char *name, const char *value, char *err,
 		return -1;
 	}
 	if (strlen(value) > POLICY_MAX_ENV_VALUE) {
-		policy_set_err(err, errlen, "the value of '%s' is over %d bytes",
-		    name, POLICY_MAX_ENV_VALUE);
+		policy_set_err(err, errlen,
+		    "the value of '%s' is over %d bytes", name,
+		    POLICY_MAX_ENV_VALUE);
 		return -1;
 	}
 	for (i = 0; i < p->nenv; i++)
@@ -446,7 +448,8 @@ env_add(struct policy *p, const char *name, const char *value, char *err,
 	if (i == p->nenv) {
 		if (p->nenv == POLICY_MAX_ENV) {
 			policy_set_err(err, errlen,
-			    "more than %d environment variables", POLICY_MAX_ENV);
+			    "more than %d environment variables",
+			    POLICY_MAX_ENV);
 			return -1;
 		}
 		p->nenv++;
@@ -467,7 +470,8 @@ language_enable(struct policy *p, const char *name, char *err, size_t errlen)
 
 	if (l < 0) {
 		policy_set_err(err, errlen,
-		    "unknown language '%s' (known: python3, node, sh, c)", name);
+		    "unknown language '%s' (known: python3, node, sh, c)",
+		    name);
 		return -1;
 	}
 	p->languages[l].enabled = true;
@@ -623,7 +627,8 @@ cfg_env(struct policy *p, const struct cfg *c, struct json_object *v)
 	char msg[256];	/* one variable's complaint */
 
 	if (!json_object_is_type(v, json_type_object))
-		return cfg_fail(c, NULL, "env", "must be an object name -> value");
+		return cfg_fail(c, NULL, "env",
+		    "must be an object name -> value");
 	env_clear(p);
 	json_object_object_foreach(v, name, val) {
 		if (!json_object_is_type(val, json_type_string))
@@ -832,8 +837,8 @@ split_pair(const char *flag, const char *value, char *name, size_t namelen,
 	const char *eq = strchr(value, '=');
 
 	if (eq == NULL || eq == value || (size_t)(eq - value) >= namelen) {
-		policy_set_err(err, errlen, "--%s: expected NAME=VALUE, got '%s'",
-		    flag, value);
+		policy_set_err(err, errlen,
+		    "--%s: expected NAME=VALUE, got '%s'", flag, value);
 		return -1;
 	}
 	memcpy(name, value, (size_t)(eq - value));
@@ -912,8 +917,9 @@ policy_set_flag(struct policy *p, const char *flag, const char *value,
 		if (split_pair(flag, value, name, sizeof(name), &rest, err,
 		    errlen) != 0)
 			return -1;
-		if ((flag[0] == 'd' ? database_add(p, name, rest, msg,
-		    sizeof(msg)) : env_add(p, name, rest, msg, sizeof(msg))) != 0)
+		if (flag[0] == 'd' ? database_add(p, name, rest, msg,
+		    sizeof(msg)) != 0 : env_add(p, name, rest, msg,
+		    sizeof(msg)) != 0)
 			goto fail;
 		return 0;
 	}

@@ -17,20 +17,21 @@
 /* Bounds on what a policy may hold (config files are user input). */
 #define POLICY_MAX_COMMANDS	256	/* an allow-list, not a PATH copy */
 #define POLICY_MAX_DATABASES	64	/* a handful of named datasets */
-#define POLICY_MAX_SKILLS	64	/* each is listed in a tool description */
+#define POLICY_MAX_SKILLS	64	/* each is listed in a description */
 #define POLICY_MAX_SCRIPTS	32	/* scripts listed per skill */
 #define POLICY_MAX_ENV		64	/* environment entries given to tools */
-#define POLICY_MAX_NAME		64	/* command, database, skill, env names */
+#define POLICY_MAX_NAME		64	/* command, database, skill, env name */
 #define POLICY_MAX_ENV_VALUE	1024	/* one environment value */
-#define POLICY_MAX_CONFIG	(256 * 1024)	/* a config file is a page of JSON */
-#define POLICY_MAX_SUMMARY	400	/* a skill summary in a tool description */
+#define POLICY_MAX_CONFIG	(256 * 1024)	/* a page of JSON */
+#define POLICY_MAX_SUMMARY	400	/* a skill summary in a description */
 
 /* A program a model may run with run_command. */
 struct policy_command {
 	char *name;		/* owned: what the model passes, e.g. "grep" */
-	char *path;		/* owned: absolute, resolved at finalize; or NULL */
-	char *bind;		/* owned: a directory outside the system dirs
-				 * the program needs (bound read-only), or NULL */
+	char *path;		/* owned: absolute, from finalize; or NULL */
+	char *bind;		/* owned: a directory outside the system
+				 * dirs the program needs (bound read-only),
+				 * or NULL */
 	bool optional;		/* from the default: dropped if missing */
 };
 
@@ -71,7 +72,7 @@ struct policy_skill {
 
 struct policy_database {
 	char *name;		/* owned: what the model passes */
-	char *path;		/* owned: absolute host path, opened read-only */
+	char *path;		/* owned: absolute host path, read-only */
 };
 
 struct policy_env {
@@ -92,7 +93,7 @@ struct policy_limits {
 	uint32_t queue_wait_ms;		/* longest a queued call waits */
 	uint32_t read_bytes;		/* read_file / search per file */
 	uint32_t sql_rows;		/* rows a query returns at most */
-	uint32_t sql_bytes;		/* result bytes a query returns at most */
+	uint32_t sql_bytes;		/* result bytes of a query, at most */
 	uint32_t sql_timeout_ms;	/* deadline of one query */
 	uint32_t tmp_mb;		/* size of the sandbox's /tmp */
 };
@@ -111,7 +112,7 @@ struct policy {
 	size_t nenv;
 	struct policy_limits limits;
 	bool network;		/* always false: there is no network mode */
-	char *audit_log;	/* owned: path of the JSON-lines audit, or NULL */
+	char *audit_log;	/* owned: JSON-lines audit path, or NULL */
 	char *sh_path;		/* owned: /bin/sh resolved, for fixed drivers */
 	long cores;		/* online CPUs seen at finalize */
 	bool finalized;
@@ -120,7 +121,7 @@ struct policy {
 /* One command-line override; main.c makes getopt_long options of these. */
 struct policy_flag {
 	const char *name;	/* long option, without "--" */
-	int has_arg;		/* getopt_long's no_argument / required_argument */
+	int has_arg;		/* getopt_long: no_/required_argument */
 	const char *metavar;	/* for --help, or NULL */
 	const char *help;	/* one line for --help */
 };

@@ -76,7 +76,8 @@ path_search(const char *name, bool skip_scripts, char **ret)
 		memcpy(buf, dir, dl);
 		buf[dl] = '/';
 		strcpy(buf + dl + 1, name);
-		if (is_executable_file(buf) && !(skip_scripts && is_script(buf))) {
+		if (is_executable_file(buf) &&
+		    !(skip_scripts && is_script(buf))) {
 			*ret = strdup(buf);
 			return *ret != NULL ? 0 : -1;
 		}
@@ -443,7 +444,8 @@ scan_scripts(struct policy *p, struct policy_skill *sk, int skfd)
 	    O_NOFOLLOW);
 	if (sfd < 0)
 		return 0;	/* a skill without scripts: nothing to run */
-	if ((names = dir_names(dup(sfd), &n)) == NULL) {
+	names = dir_names(fcntl(sfd, F_DUPFD_CLOEXEC, 0), &n);
+	if (names == NULL) {
 		(void)close(sfd);
 		return -1;
 	}
@@ -485,7 +487,8 @@ scan_skills(struct policy *p, char *err, size_t errlen)
 		    strerror(errno));
 		return -1;
 	}
-	if ((names = dir_names(dup(dfd), &n)) == NULL)
+	names = dir_names(fcntl(dfd, F_DUPFD_CLOEXEC, 0), &n);
+	if (names == NULL)
 		goto nomem;
 	for (i = 0; i < n; i++) {
 		struct policy_skill *sk;
@@ -526,8 +529,8 @@ scan_skills(struct policy *p, char *err, size_t errlen)
 		}
 		if ((size_t)snprintf(dir, sizeof(dir), "%s/%s", real,
 		    names[i]) >= sizeof(dir)) {
-			policy_set_err(err, errlen, "%s/%s: path too long", real,
-			    names[i]);
+			policy_set_err(err, errlen, "%s/%s: path too long",
+			    real, names[i]);
 			goto skill_fail;
 		}
 		sk = &p->skills[p->nskills++];

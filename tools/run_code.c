@@ -31,7 +31,8 @@ static const char c_driver[] =
     "exec /tmp/main \"$@\"";
 
 enum mcp_err
-tool_run_code(const struct tool_call *call, const struct json_object *args,
+tool_run_code(const struct tool_call *call,
+    const struct json_object *args,
     struct json_object **ret_result)
 {
 	const struct policy *p = call->env->policy;
@@ -124,10 +125,12 @@ tool_run_code(const struct tool_call *call, const struct json_object *args,
 
 /* The enum of language lists only the toolchains found at start. */
 enum mcp_err
-tool_run_code_tailor(const struct tool_env *env, struct json_object *tool)
+tool_run_code_tailor(const struct tool_env *env,
+    struct json_object *tool)
 {
 	const struct policy *p = env->policy;
-	struct json_object *lang, *to, *en;	/* borrowed; en owned until added */
+	struct json_object *lang, *to;	/* borrowed */
+	struct json_object *en;		/* owned until added */
 	int l;
 
 	if ((lang = sbcall_schema_prop(tool, "language")) == NULL ||

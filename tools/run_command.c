@@ -40,7 +40,8 @@ allowed_names(const struct policy *p)
 }
 
 enum mcp_err
-tool_run_command(const struct tool_call *call, const struct json_object *args,
+tool_run_command(const struct tool_call *call,
+    const struct json_object *args,
     struct json_object **ret_result)
 {
 	const struct policy *p = call->env->policy;
@@ -99,10 +100,12 @@ tool_run_command(const struct tool_call *call, const struct json_object *args,
 /* The allowed names become the enum of "command"; timeout_ms's maximum
  * becomes the policy's. */
 enum mcp_err
-tool_run_command_tailor(const struct tool_env *env, struct json_object *tool)
+tool_run_command_tailor(const struct tool_env *env,
+    struct json_object *tool)
 {
 	const struct policy *p = env->policy;
-	struct json_object *cmd, *to, *en;	/* borrowed; en owned until added */
+	struct json_object *cmd, *to;	/* borrowed */
+	struct json_object *en;		/* owned until added */
 	size_t i;
 
 	if ((cmd = sbcall_schema_prop(tool, "command")) == NULL ||

@@ -135,8 +135,8 @@ sbcall_run(const struct tool_call *call, const struct sbcall *c,
 	memset(&req, 0, sizeof(req));
 	if (env->sb == NULL) {
 		render_refused(call->audit, "no sandbox");
-		refusal = tool_result_error("%s was not run: the sandbox is not "
-		    "available on this server (see mcp-sandbox --check).",
+		refusal = tool_result_error("%s was not run: the sandbox is "
+		    "not available on this server (see mcp-sandbox --check).",
 		    c->what);
 		goto out;
 	}
@@ -199,16 +199,16 @@ sbcall_run(const struct tool_call *call, const struct sbcall *c,
 			break;
 		case TOOL_SLOT_BUSY:
 			render_refused(call->audit, "busy");
-			refusal = tool_result_error("%s was not run: the server "
-			    "is busy (%u sandboxes running and %u calls "
+			refusal = tool_result_error("%s was not run: the "
+			    "server is busy (%u sandboxes running and %u calls "
 			    "waiting). Try again in a moment.", c->what,
 			    p->limits.max_sandboxes, p->limits.queue);
 			goto out;
 		case TOOL_SLOT_TIMEOUT:
 			render_refused(call->audit, "busy: queue wait expired");
-			refusal = tool_result_error("%s was not run: the server "
-			    "is busy; no sandbox became free within %u ms. Try "
-			    "again in a moment.", c->what,
+			refusal = tool_result_error("%s was not run: the "
+			    "server is busy; no sandbox became free within "
+			    "%u ms. Try again in a moment.", c->what,
 			    p->limits.queue_wait_ms);
 			goto out;
 		case TOOL_SLOT_CANCELLED:

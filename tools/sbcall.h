@@ -31,7 +31,8 @@ struct sbcall {
 	const char *workspace_path;	/* inside; NULL: /workspace */
 	bool workspace_writable;
 	bool empty_env;			/* no variables at all (skills) */
-	const char *binds[SBCALL_MAX_BINDS];	/* host dirs, same path inside */
+	/* host dirs bound read-only at the same path inside; NULLs skipped */
+	const char *binds[SBCALL_MAX_BINDS];
 	const char *what;		/* "the command", for messages */
 };
 

@@ -25,12 +25,12 @@
 #include "toolargs.h"
 #include "workspace.h"
 
-#define SKILL_COPY_MAX_BYTES	(64u << 20)	/* a skill is scripts and docs */
+#define SKILL_COPY_MAX_BYTES	(64u << 20)	/* scripts and docs, not data */
 #define SKILL_COPY_MAX_ENTRIES	10000	/* files and folders copied */
 #define SKILL_COPY_MAX_DEPTH	16	/* nesting inside a skill folder */
 #define SKILL_JSON_DEPTH	64	/* nesting of a script's JSON output */
 #define SKILL_DESC_MAX		(16 * 1024)	/* the tools/list description */
-#define SKILL_MOUNT		"/skill"	/* the copy, inside the sandbox */
+#define SKILL_MOUNT		"/skill"	/* the copy, seen inside */
 
 struct copy_budget {
 	size_t bytes;
@@ -99,7 +99,7 @@ copy_tree(int sfd, int dfd, int depth, struct copy_budget *b)
 
 	if (depth > SKILL_COPY_MAX_DEPTH)
 		return -ELOOP;
-	if ((fd = dup(sfd)) < 0)
+	if ((fd = fcntl(sfd, F_DUPFD_CLOEXEC, 0)) < 0)
 		return -errno;
 	if ((d = fdopendir(fd)) == NULL) {
 		rc = -errno;
@@ -278,7 +278,8 @@ skill_result(const struct sb_result *res, uint32_t timeout_ms,
 }
 
 enum mcp_err
-tool_run_skill_script(const struct tool_call *call, const struct json_object *args,
+tool_run_skill_script(const struct tool_call *call,
+    const struct json_object *args,
     struct json_object **ret_result)
 {
 	const struct policy *p = call->env->policy;
@@ -321,8 +322,8 @@ tool_run_skill_script(const struct tool_call *call, const struct json_object *ar
 		return MCP_ERR_NOMEM;
 	if ((rc = skill_copy(call, sk, &copy)) != 0) {
 		render_refused(call->audit, "skill copy failed");
-		r = tool_result_error("The script was not run: its skill folder "
-		    "could not be copied (%s).", strerror(-rc));
+		r = tool_result_error("The script was not run: its skill "
+		    "folder could not be copied (%s).", strerror(-rc));
 		goto out;
 	}
 	c.program = lang->path;
@@ -358,7 +359,8 @@ tool_run_skill_script(const struct tool_call *call, const struct json_object *ar
 /* Lists each skill (name, summary, scripts) in the description and makes
  * the skill names the enum of "skill". */
 enum mcp_err
-tool_run_skill_script_tailor(const struct tool_env *env, struct json_object *tool)
+tool_run_skill_script_tailor(const struct tool_env *env,
+    struct json_object *tool)
 {
 	const struct policy *p = env->policy;
 	struct json_object *skill, *to, *cur;	/* borrowed */

@@ -29,7 +29,7 @@
 #define SQL_MAX_SQL_LENGTH	100000	/* the statement (schema: 65536) */
 #define SQL_MAX_EXPR_DEPTH	100	/* nested expressions */
 #define SQL_MAX_COLUMNS		500	/* result columns */
-#define SQL_VALUE_OVERHEAD	8	/* bytes counted per value besides data */
+#define SQL_VALUE_OVERHEAD	8	/* bytes counted per value, plus data */
 
 /* Pragmas that only read the schema, with a table or index argument. */
 static const char *const read_pragmas[] = {
@@ -66,7 +66,8 @@ authorize(void *arg, int action, const char *a1, const char *a2,
 		return SQLITE_OK;
 	case SQLITE_FUNCTION:
 		for (i = 0; i < sizeof(denied_functions) / sizeof(char *); i++)
-			if (a2 != NULL && strcasecmp(a2, denied_functions[i]) == 0) {
+			if (a2 != NULL &&
+			    strcasecmp(a2, denied_functions[i]) == 0) {
 				run->denied = "functions that touch files";
 				return SQLITE_DENY;
 			}
@@ -139,7 +140,7 @@ only_comments(const char *s)
 		if (s[0] == '/' && s[1] == '*') {
 			const char *e = strstr(s + 2, "*/");
 			if (e == NULL)
-				return true;	/* an open comment runs to the end */
+				return true;	/* open comment: to the end */
 			s = e + 2;
 			continue;
 		}
@@ -161,17 +162,20 @@ bind_params(sqlite3_stmt *stmt, const struct json_object *params)
 			rc = sqlite3_bind_null(stmt, k);
 			break;
 		case json_type_boolean:
-			rc = sqlite3_bind_int(stmt, k, json_object_get_boolean(v));
+			rc = sqlite3_bind_int(stmt, k,
+			    json_object_get_boolean(v));
 			break;
 		case json_type_int:
-			rc = sqlite3_bind_int64(stmt, k, json_object_get_int64(v));
+			rc = sqlite3_bind_int64(stmt, k,
+			    json_object_get_int64(v));
 			break;
 		case json_type_double:
 			rc = sqlite3_bind_double(stmt, k,
 			    json_object_get_double(v));
 			break;
 		default:
-			rc = sqlite3_bind_text(stmt, k, json_object_get_string(v),
+			rc = sqlite3_bind_text(stmt, k,
+			    json_object_get_string(v),
 			    json_object_get_string_len(v), SQLITE_TRANSIENT);
 			break;
 		}
@@ -210,7 +214,8 @@ column_json(sqlite3_stmt *stmt, int i, size_t *bytes, bool *fail)
 		blob = sqlite3_column_blob(stmt, i);
 		n = sqlite3_column_bytes(stmt, i);
 		*bytes += ((size_t)n + 2) / 3 * 4;
-		if ((b64 = render_base64(blob ? blob : "", (size_t)n)) == NULL) {
+		b64 = render_base64(blob != NULL ? blob : "", (size_t)n);
+		if (b64 == NULL) {
 			*fail = true;
 			return NULL;
 		}
@@ -248,7 +253,8 @@ sql_error(const struct tool_call *call, const char *reason, const char *fmt,
 }
 
 enum mcp_err
-tool_query_sqlite(const struct tool_call *call, const struct json_object *args,
+tool_query_sqlite(const struct tool_call *call,
+    const struct json_object *args,
     struct json_object **ret_result)
 {
 	const struct policy *pol = call->env->policy;
@@ -449,7 +455,8 @@ tool_query_sqlite(const struct tool_call *call, const struct json_object *args,
  * description lists them, so a model sees what it may query.
  */
 enum mcp_err
-tool_query_sqlite_tailor(const struct tool_env *env, struct json_object *tool)
+tool_query_sqlite_tailor(const struct tool_env *env,
+    struct json_object *tool)
 {
 	const struct policy *p = env->policy;
 	struct json_object *schema, *props, *db, *cur;	/* borrowed */

@@ -68,8 +68,8 @@ workspace_open(const char *dir, uid_t owner_uid, struct workspace **ret,
 		ws->owned = true;
 		if (owner_uid != (uid_t)-1 &&
 		    chown(tmpl, owner_uid, (gid_t)-1) != 0) {
-			set_err(err, errlen, "cannot give it to the sandbox uid",
-			    tmpl, errno);
+			set_err(err, errlen,
+			    "cannot give it to the sandbox uid", tmpl, errno);
 			(void)rmdir(tmpl);
 			goto fail;
 		}
@@ -121,7 +121,8 @@ rm_contents(int dfd, int topfd, int depth, unsigned *moved, int *first_err)
 	DIR *d;
 	int fd;
 
-	if ((fd = dup(dfd)) < 0 || (d = fdopendir(fd)) == NULL) {
+	if ((fd = fcntl(dfd, F_DUPFD_CLOEXEC, 0)) < 0 ||
+	    (d = fdopendir(fd)) == NULL) {
 		if (fd >= 0)
 			(void)close(fd);
 		note(first_err, errno);
