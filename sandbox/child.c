@@ -25,7 +25,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <grp.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -412,10 +411,15 @@ sb_child_init(const struct sb_plan *p)
 	/* The parent writes our uid/gid maps, then one byte; EOF: it died. */
 	if (read(SB_FD_SYNC, &go, 1) != 1)
 		_exit(127);
-	if (p->drop_groups && setgroups(0, NULL) < 0)
+	/*
+	 * Raw system calls: glibc's set*id() in a process it believes
+	 * multi-threaded broadcasts to threads this copy does not have, and
+	 * waits for them forever.
+	 */
+	if (p->drop_groups && syscall(SYS_setgroups, 0, NULL) < 0)
 		child_fail(SB_FD_STATUS, SB_STAGE_CREDENTIALS, errno);
-	if (setresgid(p->gid, p->gid, p->gid) < 0 ||
-	    setresuid(p->uid, p->uid, p->uid) < 0)
+	if (syscall(SYS_setresgid, p->gid, p->gid, p->gid) < 0 ||
+	    syscall(SYS_setresuid, p->uid, p->uid, p->uid) < 0)
 		child_fail(SB_FD_STATUS, SB_STAGE_CREDENTIALS, errno);
 	/*
 	 * Die with the parent. A credential change clears this, hence after

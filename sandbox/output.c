@@ -54,8 +54,9 @@ sb_output_finish(struct sb_output *o)
 		}
 		if (i > 0) {
 			c = (unsigned char)o->data[i - 1];
-			need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
-			if (c >= 0xc0 && o->len - (i - 1) < need)
+			need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+			/* only a valid lead byte (C2..F4) starts a sequence */
+			if (c >= 0xc2 && c <= 0xf4 && o->len - (i - 1) < need)
 				o->len = i - 1;
 		}
 	}

@@ -3,7 +3,7 @@
  * attempt: "<case> <outcome>", where outcome is "ok", an errno name
  * ("EPERM") or "signal=<n>" for attempts run in a child that was killed.
  * sandbox_attacks.py compares the lines with the exact expected outcomes.
- * Modes: `probe syscalls` (everything below), `probe fds` (open fds > 2),
+ * Modes: `probe syscalls [ABSTRACT-NAME]` (everything below), `probe fds` (open fds > 2),
  * `probe deny-userns -- CMD...` (host side: exec CMD under a filter that
  * refuses user namespaces, like a container's seccomp profile) and
  * `probe userns-limit -- CMD...` (host side, root: CMD in a user namespace
@@ -133,10 +133,11 @@ clone_newnet(void)
 }
 
 static void
-net_probes(void)
+net_probes(const char *abstract_name)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(443) };
 	struct sockaddr_un u = { .sun_family = AF_UNIX };
+	size_t n;
 	int s;
 
 	inet_pton(AF_INET, "1.1.1.1", &a.sin_addr);
@@ -158,11 +159,14 @@ net_probes(void)
 	report("socket_netlink", socket(AF_NETLINK, SOCK_RAW, 0));
 	report("socket_vsock", socket(40 /* AF_VSOCK */, SOCK_STREAM, 0));
 	report("socket_alg", socket(38 /* AF_ALG */, SOCK_SEQPACKET, 0));
-	/* The host's abstract socket "@mcp-sandbox-probe" (made by the test). */
+	/* The host's abstract socket "@NAME" (made by the test). */
 	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	memcpy(u.sun_path + 1, "mcp-sandbox-probe", 17);
+	n = strlen(abstract_name);
+	if (n > sizeof(u.sun_path) - 1)
+		n = sizeof(u.sun_path) - 1;
+	memcpy(u.sun_path + 1, abstract_name, n);
 	report("abstract_unix_host", connect(s, (void *)&u,
-	    offsetof(struct sockaddr_un, sun_path) + 18));
+	    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)));
 	close(s);
 }
 
@@ -369,7 +373,7 @@ main(int argc, char **argv)
 		printf("uid %d euid %d\n", (int)getuid(), (int)geteuid());
 		printf("pid %d ppid %d\n", (int)getpid(), (int)getppid());
 		fs_probes();
-		net_probes();
+		net_probes(argc >= 3 ? argv[2] : "mcp-sandbox-probe");
 		syscall_probes();
 		list_fds();
 		return 0;

@@ -138,12 +138,13 @@ def err(r):
 
 def case_probe_syscalls(s):
     """Risky syscalls, each with its exact errno (or the signal it kills)."""
+    name = f"mcp-sandbox-probe-{os.getpid()}"
     srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    srv.bind(b"\0mcp-sandbox-probe")
+    srv.bind(b"\0" + name.encode())
     srv.listen()
     try:
         r = s.run(s.probe_args() + ["--", "/opt/probe/sandbox-probe",
-                                   "syscalls"])
+                                   "syscalls", name])
     finally:
         srv.close()
     eq(r.returncode, 0, "probe exit")

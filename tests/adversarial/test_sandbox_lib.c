@@ -1,0 +1,466 @@
+/*
+ * The sandbox library driven from threads, as the server drives it (Check,
+ * CK_FORK): cancellation from another thread, progress, deadlines, runs in
+ * parallel (with and without the netns pool), sandboxes that must not reach
+ * each other, fail-closed refusals, and no fd leaked into the server.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sandbox.h"
+
+#define PY	"/usr/bin/python3"
+
+static struct sb_ctx *
+new_ctx(unsigned pool)
+{
+	struct sb_config cfg = { .netns_pool = pool };
+	struct sb_result res;
+	struct sb_ctx *ctx = NULL;
+
+	ck_assert_msg(sb_ctx_new(&cfg, &ctx, &res) == 0, "%s", res.message);
+	return ctx;
+}
+
+static void
+request(struct sb_request *req, const char *const *argv)
+{
+	memset(req, 0, sizeof(*req));
+	req->program = argv[0];
+	req->argv = argv;
+	sb_limits_default(&req->limits);
+}
+
+static int
+count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	while (readdir(d) != NULL)
+		n++;
+	closedir(d);
+	return n;
+}
+
+/* A host dir the sandbox uid may write (the kernel uid is 65534 as root). */
+static char *
+make_workspace(void)
+{
+	char tmpl[] = "/tmp/mcp-sbx-lib-XXXXXX";
+	char *d = strdup(mkdtemp(tmpl));
+
+	ck_assert_ptr_nonnull(d);
+	chmod(d, 0755);
+	if (geteuid() == 0)
+		ck_assert_int_eq(chown(d, 65534, 65534), 0);
+	return d;
+}
+
+START_TEST(run_captures_output_and_exit_code)
+{
+	static const char *const argv[] = { "/bin/sh", "-c",
+	    "echo out; echo err >&2; exit 3", NULL };
+	struct sb_ctx *ctx = new_ctx(0);
+	struct sb_request req;
+	struct sb_result res;
+
+	request(&req, argv);
+	ck_assert_int_eq(sb_run(ctx, &req, NULL, &res), 0);
+	ck_assert(res.exited);
+	ck_assert_int_eq(res.exit_code, 3);
+	ck_assert_str_eq(res.out.data, "out\n");
+	ck_assert_str_eq(res.err_out.data, "err\n");
+	ck_assert(!res.timed_out && !res.cancelled && !res.out.truncated);
+	ck_assert_uint_gt(res.duration_us, 0);
+	ck_assert_uint_gt(res.peak_rss_bytes, 0);
+	sb_result_fini(&res);
+	sb_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(stdin_bytes_reach_the_program)
+{
+	static const char *const argv[] = { "/bin/cat", NULL };
+	struct sb_ctx *ctx = new_ctx(0);
+	struct sb_request req;
+	struct sb_result res;
+
+	request(&req, argv);
+	req.stdin_data = "a\0b";
+	req.stdin_len = 3;
+	ck_assert_int_eq(sb_run(ctx, &req, NULL, &res), 0);
+	ck_assert_uint_eq(res.out.len, 3);
+	ck_assert_int_eq(memcmp(res.out.data, "a\0b", 3), 0);
+	sb_result_fini(&res);
+	sb_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(deadline_kills_the_whole_tree)
+{
+	static const char *const argv[] = { "/bin/sh", "-c",
+	    "setsid sleep 1000 & sleep 1000", NULL };
+	struct sb_ctx *ctx = new_ctx(0);
+	struct sb_request req;
+	struct sb_result res;
+
+	request(&req, argv);
+	req.limits.wall_ms = 300;
+	ck_assert_int_eq(sb_run(ctx, &req, NULL, &res), 0);
+	ck_assert(res.timed_out && !res.exited);
+	ck_assert_int_eq(res.signal, SIGKILL);
+	ck_assert_uint_ge(res.duration_us, 300000);
+	sb_result_fini(&res);
+	sb_ctx_free(ctx);
+}
+END_TEST
+
+struct canceller {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool started;
+	struct sb_cancel cancel;
+	unsigned calls;
+	uint64_t last_ms;
+};
+
+/* Progress from sb_run's thread: wakes the canceller once the run is up. */
+static void
+on_progress(void *arg, uint64_t elapsed_ms, uint64_t bytes)
+{
+	struct canceller *c = arg;
+
+	(void)bytes;
+	pthread_mutex_lock(&c->lock);
+	ck_assert_uint_ge(elapsed_ms, c->last_ms);
+	c->last_ms = elapsed_ms;
+	c->calls++;
+	c->started = true;
+	pthread_cond_signal(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+}
+
+static void *
+cancel_thread(void *arg)
+{
+	struct canceller *c = arg;
+
+	pthread_mutex_lock(&c->lock);
+	while (!c->started)
+		pthread_cond_wait(&c->cond, &c->lock);
+	pthread_mutex_unlock(&c->lock);
+	sb_cancel_fire(&c->cancel);
+	return NULL;
+}
+
+START_TEST(cancel_from_another_thread_kills_at_once)
+{
+	static const char *const argv[] = { "/bin/sleep", "1000", NULL };
+	struct canceller c = { .lock = PTHREAD_MUTEX_INITIALIZER,
+	    .cond = PTHREAD_COND_INITIALIZER };
+	struct sb_ctx *ctx = new_ctx(0);
+	struct sb_request req;
+	struct sb_result res;
+	pthread_t t;
+
+	ck_assert_int_eq(sb_cancel_init(&c.cancel), 0);
+	request(&req, argv);
+	req.limits.wall_ms = 60000;
+	req.progress = on_progress;
+	req.progress_arg = &c;
+	req.progress_ms = 50;
+	ck_assert_int_eq(pthread_create(&t, NULL, cancel_thread, &c), 0);
+	ck_assert_int_eq(sb_run(ctx, &req, &c.cancel, &res), 0);
+	pthread_join(t, NULL);
+	ck_assert(res.cancelled && !res.timed_out && !res.exited);
+	ck_assert_int_eq(res.signal, SIGKILL);
+	ck_assert_uint_lt(res.duration_us, 30000000);
+	ck_assert_uint_ge(c.calls, 1);
+	ck_assert(sb_cancel_fired(&c.cancel));
+	sb_cancel_fini(&c.cancel);
+	sb_result_fini(&res);
+	sb_ctx_free(ctx);
+}
+END_TEST
+
+struct worker {
+	struct sb_ctx *ctx;
+	int id;
+	int ok;
+};
+
+#define WORKERS		4
+#define RUNS_EACH	8
+
+static void *
+worker_main(void *arg)
+{
+	struct worker *w = arg;
+	char text[32], want[40];
+	const char *argv[] = { "/bin/echo", text, NULL };
+	struct sb_request req;
+	struct sb_result res;
+	int i;
+
+	for (i = 0; i < RUNS_EACH; i++) {
+		snprintf(text, sizeof(text), "w%d-%d", w->id, i);
+		snprintf(want, sizeof(want), "%s\n", text);
+		request(&req, argv);
+		if (sb_run(w->ctx, &req, NULL, &res) == 0 && res.exited &&
+		    res.exit_code == 0 && strcmp(res.out.data, want) == 0)
+			w->ok++;
+		else
+			fprintf(stderr, "worker %d run %d: %s exited=%d code=%d "
+			    "signal=%d out='%s' err='%s'\n", w->id, i,
+			    res.message, res.exited, res.exit_code, res.signal,
+			    res.out.data ? res.out.data : "",
+			    res.err_out.data ? res.err_out.data : "");
+		sb_result_fini(&res);
+	}
+	return NULL;
+}
+
+static void
+parallel_runs(unsigned pool)
+{
+	int i, fds = count_fds();
+	struct sb_ctx *ctx = new_ctx(pool);
+	struct worker w[WORKERS];
+	pthread_t t[WORKERS];
+	char before[64], after[64];
+	ssize_t n;
+
+	n = readlink("/proc/thread-self/ns/net", before, sizeof(before) - 1);
+	ck_assert_int_gt(n, 0);
+	before[n] = '\0';
+	for (i = 0; i < WORKERS; i++) {
+		w[i] = (struct worker){ .ctx = ctx, .id = i };
+		ck_assert_int_eq(pthread_create(&t[i], NULL, worker_main,
+		    &w[i]), 0);
+	}
+	for (i = 0; i < WORKERS; i++) {
+		pthread_join(t[i], NULL);
+		ck_assert_int_eq(w[i].ok, RUNS_EACH);
+	}
+	n = readlink("/proc/thread-self/ns/net", after, sizeof(after) - 1);
+	after[n] = '\0';
+	ck_assert_str_eq(before, after);
+	sb_ctx_free(ctx);
+	ck_assert_int_eq(count_fds(), fds);
+}
+
+START_TEST(parallel_runs_with_fresh_netns)
+{
+	parallel_runs(0);
+}
+END_TEST
+
+START_TEST(parallel_runs_with_a_netns_pool_smaller_than_the_load)
+{
+	parallel_runs(2);
+}
+END_TEST
+
+struct pair_side {
+	struct sb_ctx *ctx;
+	struct sb_request req;
+	struct sb_result res;
+	int rc;
+};
+
+static void *
+pair_main(void *arg)
+{
+	struct pair_side *p = arg;
+
+	p->rc = sb_run(p->ctx, &p->req, NULL, &p->res);
+	return NULL;
+}
+
+/*
+ * Sandbox A listens on an abstract unix socket and says so in a shared
+ * dir; sandbox B, running at the same time, waits for that and connects:
+ * it must not reach A (own network namespace each, Landlock scope).
+ */
+static void
+pair(unsigned pool)
+{
+	static const char *const a_argv[] = { PY, "-I", "-c",
+	    "import socket,os,select\n"
+	    "s=socket.socket(socket.AF_UNIX); s.bind(b'\\0mcp-sbx-pair'); "
+	    "s.listen()\n"
+	    "open('/workspace/ready','w').close()\n"
+	    "while not os.path.exists('/workspace/done'):\n"
+	    " if select.select([s],[],[],0.05)[0]: print('accepted'); break\n"
+	    "else: print('alone')\n", NULL };
+	static const char *const b_argv[] = { PY, "-I", "-c",
+	    "import socket,os,errno\n"
+	    "while not os.path.exists('/shared/ready'): pass\n"
+	    "c=socket.socket(socket.AF_UNIX)\n"
+	    "try: c.connect(b'\\0mcp-sbx-pair'); print('connected')\n"
+	    "except OSError as e: print(errno.errorcode[e.errno])\n"
+	    "open('/out/done','w').close()\n", NULL };
+	struct sb_ctx *ctx = new_ctx(pool);
+	char *ws = make_workspace(), *out = make_workspace();
+	struct sb_bind binds[1] = { { ws, "/shared" } };
+	struct pair_side a = { .ctx = ctx }, b = { .ctx = ctx };
+	char path[256];
+	pthread_t ta, tb;
+
+	request(&a.req, a_argv);
+	a.req.workspace_host = ws;
+	a.req.workspace_writable = true;
+	a.req.limits.wall_ms = 20000;
+	request(&b.req, b_argv);
+	/* B writes "done" through its own writable workspace = A's dir... */
+	b.req.workspace_host = out;
+	b.req.workspace_path = "/out";
+	b.req.workspace_writable = true;
+	b.req.binds = binds;
+	b.req.nbinds = 1;
+	b.req.limits.wall_ms = 20000;
+	ck_assert_int_eq(pthread_create(&ta, NULL, pair_main, &a), 0);
+	ck_assert_int_eq(pthread_create(&tb, NULL, pair_main, &b), 0);
+	pthread_join(tb, NULL);
+	/* ...and the test moves it to where A looks. */
+	snprintf(path, sizeof(path), "%s/done", ws);
+	close(open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+	pthread_join(ta, NULL);
+	ck_assert_msg(b.rc == 0, "%s", b.res.message);
+	ck_assert_msg(a.rc == 0, "%s", a.res.message);
+	ck_assert_msg(strcmp(b.res.out.data, "ECONNREFUSED\n") == 0,
+	    "B: out '%s' err '%s' exited %d code %d signal %d", b.res.out.data,
+	    b.res.err_out.data, b.res.exited, b.res.exit_code, b.res.signal);
+	ck_assert_str_eq(a.res.out.data, "alone\n");
+	sb_result_fini(&a.res);
+	sb_result_fini(&b.res);
+	sb_ctx_free(ctx);
+	snprintf(path, sizeof(path), "rm -rf '%s' '%s'", ws, out);
+	ck_assert_int_eq(system(path), 0);
+	free(ws);
+	free(out);
+}
+
+START_TEST(concurrent_sandboxes_do_not_share_abstract_sockets)
+{
+	pair(0);
+}
+END_TEST
+
+START_TEST(pooled_sandboxes_do_not_share_abstract_sockets)
+{
+	pair(2);
+}
+END_TEST
+
+START_TEST(missing_bind_source_fails_closed)
+{
+	static const char *const argv[] = { "/bin/true", NULL };
+	struct sb_bind b = { "/nonexistent-mcp-sbx", "/opt/x" };
+	struct sb_ctx *ctx = new_ctx(0);
+	struct sb_request req;
+	struct sb_result res;
+
+	request(&req, argv);
+	req.binds = &b;
+	req.nbinds = 1;
+	ck_assert_int_eq(sb_run(ctx, &req, NULL, &res), -ENOENT);
+	ck_assert_int_eq(res.failed_stage, SB_STAGE_REQUEST);
+	ck_assert_int_eq(res.err, ENOENT);
+	ck_assert(!res.exited);
+	ck_assert_ptr_null(res.out.data);
+	sb_result_fini(&res);
+	sb_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(exec_failure_inside_is_a_sandbox_error)
+{
+	static const char *const argv[] = { "/workspace/script", NULL };
+	struct sb_ctx *ctx = new_ctx(0);
+	char *ws = make_workspace(), path[256];
+	struct sb_request req;
+	struct sb_result res;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/script", ws);
+	f = fopen(path, "w");
+	fputs("#!/nonexistent/interpreter\n", f);
+	fclose(f);
+	chmod(path, 0755);
+	request(&req, argv);
+	req.workspace_host = ws;
+	ck_assert_int_eq(sb_run(ctx, &req, NULL, &res), -ENOENT);
+	ck_assert_int_eq(res.failed_stage, SB_STAGE_EXEC);
+	ck_assert_ptr_nonnull(strstr(res.message, "sandbox exec failed"));
+	sb_result_fini(&res);
+	sb_ctx_free(ctx);
+	unlink(path);
+	rmdir(ws);
+	free(ws);
+}
+END_TEST
+
+START_TEST(runs_leak_no_fd_into_the_server)
+{
+	static const char *const argv[] = { "/bin/true", NULL };
+	int i, fds = count_fds();
+	struct sb_ctx *ctx = new_ctx(1);
+	struct sb_request req;
+	struct sb_result res;
+
+	request(&req, argv);
+	req.stdin_data = "x";
+	req.stdin_len = 1;
+	for (i = 0; i < 10; i++) {
+		ck_assert_int_eq(sb_run(ctx, &req, NULL, &res), 0);
+		sb_result_fini(&res);
+	}
+	sb_ctx_free(ctx);
+	ck_assert_int_eq(count_fds(), fds);
+}
+END_TEST
+
+static Suite *
+lib_suite(void)
+{
+	Suite *s = suite_create("sandbox-lib");
+	TCase *t = tcase_create("runs");
+
+	tcase_set_timeout(t, 60);
+	tcase_add_test(t, run_captures_output_and_exit_code);
+	tcase_add_test(t, stdin_bytes_reach_the_program);
+	tcase_add_test(t, deadline_kills_the_whole_tree);
+	tcase_add_test(t, cancel_from_another_thread_kills_at_once);
+	tcase_add_test(t, parallel_runs_with_fresh_netns);
+	tcase_add_test(t, parallel_runs_with_a_netns_pool_smaller_than_the_load);
+	tcase_add_test(t, concurrent_sandboxes_do_not_share_abstract_sockets);
+	tcase_add_test(t, pooled_sandboxes_do_not_share_abstract_sockets);
+	tcase_add_test(t, missing_bind_source_fails_closed);
+	tcase_add_test(t, exec_failure_inside_is_a_sandbox_error);
+	tcase_add_test(t, runs_leak_no_fd_into_the_server);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(lib_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

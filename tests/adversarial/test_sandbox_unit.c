@@ -1,0 +1,480 @@
+/*
+ * Unit tests of the sandbox's plan builder, policy and output capture
+ * (Check, CK_FORK). They build plans and filters but never clone: the
+ * runs themselves are tested by test_sandbox_lib.c and the attack suite.
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static const char *const true_argv[] = { "/bin/true", NULL };
+
+static struct sb_ctx *
+new_ctx(void)
+{
+	struct sb_result res;
+	struct sb_ctx *ctx = NULL;
+
+	ck_assert_int_eq(sb_ctx_new(NULL, &ctx, &res), 0);
+	return ctx;
+}
+
+static void
+base_request(struct sb_request *req)
+{
+	memset(req, 0, sizeof(*req));
+	req->program = "/bin/true";
+	req->argv = true_argv;
+	sb_limits_default(&req->limits);
+}
+
+/* Build a plan; returns its rc and closes what it opened. */
+static int
+build(struct sb_ctx *ctx, const struct sb_request *req, struct sb_plan *p,
+    struct sb_result *res)
+{
+	int fds[SB_MAX_BINDS + 1];
+	size_t n = 0, i;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	rc = sb_plan_build(ctx, req, p, fds, &n, res);
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	return rc;
+}
+
+static const struct sb_mop *
+find_mop(const struct sb_plan *p, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < p->nmops; i++)
+		if (strcmp(p->mops[i].path, path) == 0)
+			return &p->mops[i];
+	return NULL;
+}
+
+START_TEST(path_normal_accepts_only_clean_absolute_paths)
+{
+	ck_assert_int_eq(sb_path_is_normal("/"), 1);
+	ck_assert_int_eq(sb_path_is_normal("/workspace"), 1);
+	ck_assert_int_eq(sb_path_is_normal("/a/b.c/..d"), 1);
+	ck_assert_int_eq(sb_path_is_normal("relative"), 0);
+	ck_assert_int_eq(sb_path_is_normal(""), 0);
+	ck_assert_int_eq(sb_path_is_normal(NULL), 0);
+	ck_assert_int_eq(sb_path_is_normal("/a/"), 0);
+	ck_assert_int_eq(sb_path_is_normal("/a//b"), 0);
+	ck_assert_int_eq(sb_path_is_normal("/a/./b"), 0);
+	ck_assert_int_eq(sb_path_is_normal("/a/../etc"), 0);
+	ck_assert_int_eq(sb_path_is_normal("/.."), 0);
+}
+END_TEST
+
+START_TEST(path_under_matches_whole_components)
+{
+	ck_assert_int_eq(sb_path_under("/usr", "/usr"), 1);
+	ck_assert_int_eq(sb_path_under("/usr/bin", "/usr"), 1);
+	ck_assert_int_eq(sb_path_under("/usrx", "/usr"), 0);
+	ck_assert_int_eq(sb_path_under("/us", "/usr"), 0);
+	ck_assert_int_eq(sb_path_under("/anything", "/"), 1);
+}
+END_TEST
+
+START_TEST(plan_has_readonly_system_binds_proc_tmp_and_dev)
+{
+	struct sb_ctx *ctx = new_ctx();
+	struct sb_request req;
+	struct sb_result res;
+	struct sb_plan p;
+	const struct sb_mop *m;
+
+	base_request(&req);
+	req.limits.tmp_bytes = 1 << 20;
+	ck_assert_int_eq(build(ctx, &req, &p, &res), 0);
+	m = find_mop(&p, "usr");
+	ck_assert_ptr_nonnull(m);
+	ck_assert_int_eq(m->kind, SB_MOP_BIND);
+	ck_assert(!m->writable && !m->device && m->src_dir);
+	ck_assert_int_ge(m->fd, SB_FD_FIRST_BIND);
+	m = find_mop(&p, "proc");
+	ck_assert_ptr_nonnull(m);
+	ck_assert_int_eq(m->kind, SB_MOP_PROC);
+	ck_assert_str_eq(m->arg, "subset=pid");
+	m = find_mop(&p, "tmp");
+	ck_assert_int_eq(m->kind, SB_MOP_TMPFS);
+	ck_assert_str_eq(m->arg, "mode=1777,size=1048576,nr_inodes=320");
+	m = find_mop(&p, "dev/null");
+	ck_assert(m->kind == SB_MOP_BIND && m->device && !m->writable);
+	m = find_mop(&p, "dev/fd");
+	ck_assert_int_eq(m->kind, SB_MOP_SYMLINK);
+	ck_assert_str_eq(m->arg, "/proc/self/fd");
+	m = find_mop(&p, "etc/passwd");
+	ck_assert_int_eq(m->kind, SB_MOP_FILE);
+	ck_assert_str_eq(m->arg, "root:x:0:0:root:/root:/usr/sbin/nologin\n"
+	    "sandbox:x:1000:1000:sandbox:/tmp:/bin/sh\n"
+	    "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n");
+	ck_assert_ptr_null(find_mop(&p, "etc/shadow"));
+	ck_assert_ptr_null(find_mop(&p, "workspace"));
+	ck_assert_str_eq(p.cwd, "/tmp");
+	ck_assert_int_eq(p.uid, SB_INSIDE_UID);
+	ck_assert(p.limit_nested_userns);
+	sb_plan_fini(&p);
+	sb_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(plan_parents_come_before_children)
+{
+	struct sb_ctx *ctx = new_ctx();
+	struct sb_request req;
+	struct sb_result res;
+	struct sb_bind b = { "/etc", "/opt/data/etc" };
+	struct sb_plan p;
+	size_t i, iopt = 0, idata = 0, ibind = 0;
+
+	base_request(&req);
+	req.binds = &b;
+	req.nbinds = 1;
+	ck_assert_int_eq(build(ctx, &req, &p, &res), 0);
+	for (i = 0; i < p.nmops; i++) {
+		if (strcmp(p.mops[i].path, "opt") == 0)
+			iopt = i + 1;
+		if (strcmp(p.mops[i].path, "opt/data") == 0)
+			idata = i + 1;
+		if (strcmp(p.mops[i].path, "opt/data/etc") == 0)
+			ibind = i + 1;
+	}
+	ck_assert(iopt > 0 && iopt < idata && idata < ibind);
+	ck_assert_int_eq(p.mops[ibind - 1].kind, SB_MOP_BIND);
+	ck_assert(!p.mops[ibind - 1].writable);
+	sb_plan_fini(&p);
+	sb_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(plan_sets_every_rlimit)
+{
+	struct sb_ctx *ctx = new_ctx();
+	struct sb_request req;
+	struct sb_result res;
+	struct sb_plan p;
+	size_t i;
+	int seen = 0;
+
+	base_request(&req);
+	req.limits.cpu_s = 3;
+	req.limits.nproc = 7;
+	ck_assert_int_eq(build(ctx, &req, &p, &res), 0);
+	for (i = 0; i < p.nrlimits; i++) {
+		const struct sb_rlimit *r = &p.rlimits[i];
+
+		if (r->resource == RLIMIT_CPU) {
+			ck_assert_uint_eq(r->soft, 3);
+			ck_assert_uint_eq(r->hard, 4);
+			seen |= 1;
+		} else if (r->resource == RLIMIT_NPROC) {
+			ck_assert_uint_eq(r->soft, 7);
+			seen |= 2;
+		} else if (r->resource == RLIMIT_CORE) {
+			ck_assert_uint_eq(r->hard, 0);
+			seen |= 4;
+		} else if (r->resource == RLIMIT_AS ||
+		    r->resource == RLIMIT_FSIZE ||
+		    r->resource == RLIMIT_NOFILE) {
+			seen |= 8;
+		}
+	}
+	ck_assert_int_eq(seen, 15);
+	sb_plan_fini(&p);
+	sb_ctx_free(ctx);
+}
+END_TEST
+
+/* Each refused request: the message, and nothing left open. */
+static void
+assert_refused(struct sb_request *req, int want_err)
+{
+	struct sb_ctx *ctx = new_ctx();
+	struct sb_result res;
+	struct sb_plan p;
+
+	ck_assert_int_eq(build(ctx, req, &p, &res), -want_err);
+	ck_assert_int_eq(res.failed_stage, SB_STAGE_REQUEST);
+	ck_assert_int_eq(res.err, want_err);
+	ck_assert_ptr_nonnull(strstr(res.message, "sandbox request failed"));
+	sb_ctx_free(ctx);
+}
+
+START_TEST(plan_refuses_unsafe_requests)
+{
+	struct sb_request req;
+	struct sb_bind b[2] = { { "/etc", "/opt/a" }, { "/etc", "/opt/a/b" } };
+	struct sb_bind many[SB_MAX_BINDS + 1];
+	size_t i;
+
+	base_request(&req);
+	req.program = "bin/true";
+	assert_refused(&req, EINVAL);
+	base_request(&req);
+	req.argv = NULL;
+	assert_refused(&req, EINVAL);
+	base_request(&req);
+	req.workspace_host = "/tmp";
+	req.workspace_path = "/usr/ws";		/* reserved */
+	assert_refused(&req, EINVAL);
+	base_request(&req);
+	req.workspace_host = "/tmp";
+	req.workspace_path = "/";		/* the root itself */
+	assert_refused(&req, EINVAL);
+	base_request(&req);
+	req.workspace_host = "tmp";		/* relative host dir */
+	assert_refused(&req, EINVAL);
+	base_request(&req);
+	req.binds = b;
+	req.nbinds = 2;				/* nested binds */
+	assert_refused(&req, EINVAL);
+	base_request(&req);
+	b[0].sandbox_path = "/proc/x";		/* reserved */
+	req.binds = b;
+	req.nbinds = 1;
+	assert_refused(&req, EINVAL);
+	base_request(&req);
+	b[0].sandbox_path = "/workspace/x";	/* inside the workspace */
+	req.workspace_host = "/tmp";
+	req.binds = b;
+	req.nbinds = 1;
+	assert_refused(&req, EINVAL);
+	base_request(&req);
+	for (i = 0; i <= SB_MAX_BINDS; i++)
+		many[i] = (struct sb_bind){ "/etc", "/opt/x" };
+	req.binds = many;
+	req.nbinds = SB_MAX_BINDS + 1;
+	assert_refused(&req, E2BIG);
+	base_request(&req);
+	req.stdin_len = 3;			/* without data */
+	assert_refused(&req, EINVAL);
+	base_request(&req);
+	req.workspace_host = "/nonexistent-mcp-sbx";
+	assert_refused(&req, ENOENT);
+}
+END_TEST
+
+START_TEST(program_check_follows_the_sandbox_view)
+{
+	struct sb_ctx *ctx = new_ctx();
+	struct sb_request req;
+	struct sb_result res;
+
+	base_request(&req);
+	ck_assert_int_eq(sb_program_check(ctx, &req, &res), 0);
+	req.program = "/usr/bin/env";
+	ck_assert_int_eq(sb_program_check(ctx, &req, &res), 0);
+	req.program = "/root/.bashrc";		/* not mounted */
+	ck_assert_int_eq(sb_program_check(ctx, &req, &res), -ENOENT);
+	req.program = "/proc/self/exe";		/* not a host tree */
+	ck_assert_int_eq(sb_program_check(ctx, &req, &res), -ENOENT);
+	req.program = "/usr/share";		/* a directory */
+	ck_assert_int_eq(sb_program_check(ctx, &req, &res), -EACCES);
+	req.program = "/dev/null";		/* a device, not a program */
+	ck_assert_int_eq(sb_program_check(ctx, &req, &res), -EACCES);
+	ck_assert_int_eq(res.failed_stage, SB_STAGE_REQUEST);
+	sb_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(output_keeps_cap_and_counts_everything)
+{
+	struct sb_output o;
+
+	ck_assert_int_eq(sb_output_init(&o, 5), 0);
+	sb_output_append(&o, "abc", 3);
+	ck_assert(!o.truncated);
+	sb_output_append(&o, "defgh", 5);
+	sb_output_append(&o, "ij", 2);
+	sb_output_finish(&o);
+	ck_assert_uint_eq(o.len, 5);
+	ck_assert_uint_eq(o.total, 10);
+	ck_assert(o.truncated);
+	ck_assert_str_eq(o.data, "abcde");
+	sb_output_fini(&o);
+	ck_assert_ptr_null(o.data);
+}
+END_TEST
+
+START_TEST(output_cut_does_not_split_utf8)
+{
+	struct sb_output o;
+
+	ck_assert_int_eq(sb_output_init(&o, 5), 0);
+	sb_output_append(&o, "abcd\xc3\xa9", 6);	/* "abcdé": é cut */
+	sb_output_finish(&o);
+	ck_assert_str_eq(o.data, "abcd");
+	ck_assert_uint_eq(o.total, 6);
+	sb_output_fini(&o);
+	ck_assert_int_eq(sb_output_init(&o, 6), 0);
+	sb_output_append(&o, "abcd\xc3\xa9", 6);	/* fits: kept whole */
+	sb_output_finish(&o);
+	ck_assert_str_eq(o.data, "abcd\xc3\xa9");
+	ck_assert(!o.truncated);
+	sb_output_fini(&o);
+	ck_assert_int_eq(sb_output_init(&o, 3), 0);
+	sb_output_append(&o, "\xff\xfe\xfd\xfc", 4);	/* not UTF-8: kept */
+	sb_output_finish(&o);
+	ck_assert_uint_eq(o.len, 3);
+	sb_output_fini(&o);
+}
+END_TEST
+
+START_TEST(output_zero_cap_counts_only)
+{
+	struct sb_output o;
+
+	ck_assert_int_eq(sb_output_init(&o, 0), 0);
+	sb_output_append(&o, "xyz", 3);
+	sb_output_finish(&o);
+	ck_assert_uint_eq(o.len, 0);
+	ck_assert_uint_eq(o.total, 3);
+	ck_assert(o.truncated);
+	ck_assert_str_eq(o.data, "");
+	sb_output_fini(&o);
+}
+END_TEST
+
+START_TEST(embedded_filter_equals_a_fresh_compile)
+{
+	struct sock_fprog f;
+
+	ck_assert_int_eq(sb_seccomp_build(&f), 0);
+	ck_assert_uint_eq(f.len, sb_bpf_len);
+	ck_assert_int_eq(memcmp(f.filter, sb_bpf_insns,
+	    f.len * sizeof(struct sock_filter)), 0);
+	free(f.filter);
+}
+END_TEST
+
+static int
+action_of(const char *name)
+{
+	size_t i;
+	int found = -1;
+
+	for (i = 0; i < sb_nsyscall_rules; i++)
+		if (strcmp(sb_syscall_rules[i].name, name) == 0) {
+			ck_assert_msg(found < 0, "%s listed twice", name);
+			found = (int)sb_syscall_rules[i].action;
+		}
+	return found;
+}
+
+START_TEST(policy_denies_the_named_groups)
+{
+	static const char *const denied[] = {
+		"ptrace", "process_vm_readv", "bpf", "perf_event_open",
+		"keyctl", "add_key", "request_key", "userfaultfd",
+		"io_uring_setup", "io_uring_enter", "io_uring_register",
+		"mount", "umount2", "pivot_root", "chroot", "unshare", "setns",
+		"fsopen", "fsmount", "move_mount", "open_tree", "mount_setattr",
+		"kexec_load", "init_module", "finit_module", "reboot", "swapon",
+		"settimeofday", "open_by_handle_at", "sethostname",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(denied) / sizeof(denied[0]); i++)
+		ck_assert_msg(action_of(denied[i]) == SB_SYS_EPERM, "%s",
+		    denied[i]);
+	ck_assert_int_eq(action_of("clone3"), SB_SYS_ENOSYS);
+	ck_assert_int_eq(action_of("read"), SB_SYS_ALLOW);
+	/* filtered by argument in seccomp.c, never listed plainly */
+	ck_assert_int_eq(action_of("clone"), -1);
+	ck_assert_int_eq(action_of("ioctl"), -1);
+	ck_assert_int_eq(action_of("socket"), -1);
+}
+END_TEST
+
+START_TEST(policy_lists_each_syscall_once)
+{
+	size_t i;
+
+	for (i = 0; i < sb_nsyscall_rules; i++)
+		(void)action_of(sb_syscall_rules[i].name);
+}
+END_TEST
+
+START_TEST(stage_names_are_unique)
+{
+	int i, j;
+
+	for (i = 0; i < SB_STAGE_COUNT; i++) {
+		ck_assert(sb_stage_name((enum sb_stage)i)[0] != '\0');
+		for (j = 0; j < i; j++)
+			ck_assert_str_ne(sb_stage_name((enum sb_stage)i),
+			    sb_stage_name((enum sb_stage)j));
+	}
+	ck_assert_str_eq(sb_stage_name(SB_STAGE_COUNT), "unknown");
+	ck_assert_str_eq(sb_stage_name(SB_STAGE_CLONE), "clone");
+}
+END_TEST
+
+START_TEST(limits_have_documented_defaults)
+{
+	struct sb_limits l;
+
+	sb_limits_default(&l);
+	ck_assert_uint_eq(l.stdout_cap, 8000);
+	ck_assert_uint_eq(l.stderr_cap, 8000);
+	ck_assert_uint_eq(l.wall_ms, 10000);
+	ck_assert_uint_gt(l.nproc, 0);
+	ck_assert_uint_gt(l.tmp_bytes, 0);
+}
+END_TEST
+
+static Suite *
+sandbox_suite(void)
+{
+	Suite *s = suite_create("sandbox");
+	TCase *t;
+
+	t = tcase_create("paths");
+	tcase_add_test(t, path_normal_accepts_only_clean_absolute_paths);
+	tcase_add_test(t, path_under_matches_whole_components);
+	suite_add_tcase(s, t);
+	t = tcase_create("plan");
+	tcase_add_test(t, plan_has_readonly_system_binds_proc_tmp_and_dev);
+	tcase_add_test(t, plan_parents_come_before_children);
+	tcase_add_test(t, plan_sets_every_rlimit);
+	tcase_add_test(t, plan_refuses_unsafe_requests);
+	tcase_add_test(t, program_check_follows_the_sandbox_view);
+	tcase_add_test(t, limits_have_documented_defaults);
+	suite_add_tcase(s, t);
+	t = tcase_create("output");
+	tcase_add_test(t, output_keeps_cap_and_counts_everything);
+	tcase_add_test(t, output_cut_does_not_split_utf8);
+	tcase_add_test(t, output_zero_cap_counts_only);
+	suite_add_tcase(s, t);
+	t = tcase_create("policy");
+	tcase_add_test(t, embedded_filter_equals_a_fresh_compile);
+	tcase_add_test(t, policy_denies_the_named_groups);
+	tcase_add_test(t, policy_lists_each_syscall_once);
+	tcase_add_test(t, stage_names_are_unique);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(sandbox_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
