@@ -12,12 +12,9 @@
 #include "transport_http.h"
 
 const struct http_flag http_flags[] = {
-	{ "http", 1, "ADDR:PORT", "serve Streamable HTTP on ADDR:PORT "
-	    "(endpoint /mcp) instead of stdio" },
-	{ "token-file", 1, "FILE", "HTTP: require \"Authorization: Bearer "
-	    "<token>\", tokens one per line" },
-	{ "allow-origin", 1, "ORIGIN", "HTTP: also accept this Origin "
-	    "(repeatable; loopback ones always are)" },
+	{ "http", 1, "ADDR:PORT", "serve HTTP at ADDR:PORT, path /mcp" },
+	{ "token-file", 1, "FILE", "require a bearer token (one per line)" },
+	{ "allow-origin", 1, "ORIGIN", "also accept this Origin (repeatable)" },
 	{ NULL, 0, NULL, NULL },
 };
 
