@@ -16,6 +16,9 @@
 
 /* Room for a JSON pointer to the failing instance location; longer ones are cut. */
 #define SCHEMA_ERR_PATH_MAX 256
+/* Longest given value an enum failure quotes back (serialised JSON); a
+ * longer one is called "value", so messages stay short. */
+#define SCHEMA_ENUM_ECHO_MAX	80
 /* Longest keyword name we report ("additionalProperties" is 20). */
 #define SCHEMA_ERR_KEYWORD_MAX 32
 /* One sentence for a model, naming argument, rule and limit. */

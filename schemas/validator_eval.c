@@ -354,9 +354,19 @@ eval_values(struct vctx *c, const struct snode *n, const struct json_object *ins
 				return sv_abort(c, MCP_ERR_TOO_LARGE, "enum",
 				    "comparing with enum values exceeded the work or depth bound");
 		}
-		if (i == len)
-			return sv_fail(c, "enum", "value is not one of the allowed values: %s",
-			    n->enum_text);
+		if (i == len) {
+			/* name what was given, when it is short enough to help */
+			const char *given;
+			size_t glen;
+
+			given = json_object_to_json_string_length(
+			    (struct json_object *)inst, JSON_C_TO_STRING_PLAIN |
+			    JSON_C_TO_STRING_NOSLASHESCAPE, &glen);
+			if (given == NULL || glen > SCHEMA_ENUM_ECHO_MAX)
+				given = "value";
+			return sv_fail(c, "enum", "%s is not one of the allowed values: %s",
+			    given, n->enum_text);
+		}
 	}
 	if (n->kw & SK_CONST) {
 		r = sjson_equal(n->const_val, inst, 0, &c->work);

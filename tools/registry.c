@@ -10,6 +10,7 @@
 #include "calculate.h"
 #include "fixtures.h"
 #include "registry.h"
+#include "sandboxed.h"
 #include "schema_files.h"
 #include "validator.h"
 
@@ -25,6 +26,90 @@ static const struct tool_def tool_defs[] = {
 		    .idempotent = true, .open_world = false },
 		.handler = tool_calculate,
 		.quick = true,
+	},
+	{
+		.name = "run_command",
+		.title = RUN_COMMAND_TITLE,
+		.description = RUN_COMMAND_DESCRIPTION,
+		.input_schema = "run_command.input.json",
+		.output_schema = "run_command.output.json",
+		.annotations = { .read_only = false,
+		    .destructive = true, .idempotent = false, .open_world = false },
+		.handler = tool_run_command,
+		.tailor = tool_run_command_tailor,
+	},
+	{
+		.name = "run_code",
+		.title = RUN_CODE_TITLE,
+		.description = RUN_CODE_DESCRIPTION,
+		.input_schema = "run_code.input.json",
+		.output_schema = "run_code.output.json",
+		.annotations = { .read_only = false,
+		    .destructive = true, .idempotent = false, .open_world = false },
+		.handler = tool_run_code,
+		.tailor = tool_run_code_tailor,
+	},
+	{
+		.name = "read_file",
+		.title = READ_FILE_TITLE,
+		.description = READ_FILE_DESCRIPTION,
+		.input_schema = "read_file.input.json",
+		.output_schema = "read_file.output.json",
+		.annotations = { .read_only = true,
+		    .destructive = false, .idempotent = true, .open_world = false },
+		.handler = tool_read_file,
+	},
+	{
+		.name = "write_file",
+		.title = WRITE_FILE_TITLE,
+		.description = WRITE_FILE_DESCRIPTION,
+		.input_schema = "write_file.input.json",
+		.output_schema = "write_file.output.json",
+		.annotations = { .read_only = false,
+		    .destructive = true, .idempotent = false, .open_world = false },
+		.handler = tool_write_file,
+	},
+	{
+		.name = "list_directory",
+		.title = LIST_DIRECTORY_TITLE,
+		.description = LIST_DIRECTORY_DESCRIPTION,
+		.input_schema = "list_directory.input.json",
+		.output_schema = "list_directory.output.json",
+		.annotations = { .read_only = true,
+		    .destructive = false, .idempotent = true, .open_world = false },
+		.handler = tool_list_directory,
+	},
+	{
+		.name = "search_files",
+		.title = SEARCH_FILES_TITLE,
+		.description = SEARCH_FILES_DESCRIPTION,
+		.input_schema = "search_files.input.json",
+		.output_schema = "search_files.output.json",
+		.annotations = { .read_only = true,
+		    .destructive = false, .idempotent = true, .open_world = false },
+		.handler = tool_search_files,
+	},
+	{
+		.name = "run_skill_script",
+		.title = RUN_SKILL_SCRIPT_TITLE,
+		.description = RUN_SKILL_SCRIPT_DESCRIPTION,
+		.input_schema = "run_skill_script.input.json",
+		.output_schema = "run_skill_script.output.json",
+		.annotations = { .read_only = false,
+		    .destructive = false, .idempotent = false, .open_world = false },
+		.handler = tool_run_skill_script,
+		.tailor = tool_run_skill_script_tailor,
+	},
+	{
+		.name = "query_sqlite",
+		.title = QUERY_SQLITE_TITLE,
+		.description = QUERY_SQLITE_DESCRIPTION,
+		.input_schema = "query_sqlite.input.json",
+		.output_schema = "query_sqlite.output.json",
+		.annotations = { .read_only = true,
+		    .destructive = false, .idempotent = true, .open_world = false },
+		.handler = tool_query_sqlite,
+		.tailor = tool_query_sqlite_tailor,
 	},
 	/*
 	 * Conformance fixtures (tests/conformance): listed and callable only

@@ -281,9 +281,9 @@ tool_query_sqlite(const struct tool_call *call,
 
 	if ((pdb = policy_find_database(pol, name)) == NULL) {
 		r = sql_error(call, "unknown database", "There is no database "
-		    "called '%s' in the policy; the tool's description lists "
-		    "the databases offered.", pol->ndatabases > 0 ? name :
-		    "(none configured)");
+		    "called '%s' in the policy; %s", name, pol->ndatabases > 0 ?
+		    "the tool's description lists the databases offered." :
+		    "none is configured.");
 		goto out;
 	}
 	memset(&run, 0, sizeof(run));

@@ -133,7 +133,8 @@ def run_case(path, binary, data_dir):
     work = tempfile.mkdtemp(prefix="mcp-ws-")
     scratch = tempfile.mkdtemp(prefix="mcp-tmp-")
     os.chmod(work, 0o755)
-    subst = {"$WORKSPACE": work, "$TMP": scratch, "$DATA": data_dir}
+    subst = {"$WORKSPACE": work, "$TMP": scratch, "$DATA": data_dir,
+             "$CASEDIR": os.path.dirname(os.path.abspath(path))}
 
     def sub(s):
         for k, v in subst.items():

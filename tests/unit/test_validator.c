@@ -158,7 +158,7 @@ START_TEST(enum_message_lists_allowed_values)
 {
 	invalid("{\"properties\":{\"mode\":{\"enum\":[\"fast\",\"slow\",1,null]}}}",
 	    "{\"mode\":\"quick\"}", "/mode", "enum",
-	    "argument \"mode\": value is not one of the allowed values: \"fast\", \"slow\", 1, null");
+	    "argument \"mode\": \"quick\" is not one of the allowed values: \"fast\", \"slow\", 1, null");
 }
 END_TEST
 
