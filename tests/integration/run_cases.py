@@ -187,6 +187,10 @@ def run_case(path, binary, data_dir):
                 elif head == "!nofile":
                     if os.path.lexists(os.path.join(work, rest)):
                         raise CaseError("file %s exists" % rest)
+                elif head == "!noproc":
+                    out = subprocess.run(["pgrep", "-f", "--", rest], capture_output=True, text=True)
+                    if out.stdout.strip():
+                        raise CaseError("processes still running for /%s/: %s" % (rest, out.stdout.strip()))
                 elif head == "!stderr":
                     if not re.search(rest, srv.err.decode(errors="replace")):
                         raise CaseError("stderr lacks /%s/:\n%s" % (rest, srv.err.decode(errors="replace")))
