@@ -131,7 +131,19 @@ enum http_sess_rc http_session_delete(struct http_sessions *t,
 void http_session_discard(struct http_sessions *t, struct http_session *s);
 size_t http_sessions_count(struct http_sessions *t);
 
+/* Extra response headers, terminated by a NULL name. */
+struct http_hdr {
+	const char *name;
+	const char *value;
+};
+
 /* ---- the transport context ---- */
+
+/* A stateless session in use, so that a stop can cancel its calls. */
+struct http_live {
+	struct session *sess;		/* borrowed */
+	struct http_live *next;
+};
 
 struct http_ctx {
 	struct server srv;		/* copy of main's, with on_call set */
@@ -146,11 +158,40 @@ struct http_ctx {
 	pthread_mutex_t calls_lock;
 	pthread_cond_t calls_done;
 	int calls;
+	/* stateless sessions in use (on their threads' stacks or streams) */
+	pthread_mutex_t live_lock;
+	struct http_live *live;
+	bool stopping;			/* set once, under live_lock */
 };
 
-/* ---- 2026-07-28 request headers (http_headers.c) ---- */
+void http_live_add(struct http_ctx *ctx, struct http_live *l,
+    struct session *s);
+void http_live_remove(struct http_ctx *ctx, struct http_live *l);
 
 struct MHD_Connection;
+
+/* ---- the guards (http_guard.c) ---- */
+
+/* Why and how a request is refused before dispatch. */
+struct http_refusal {
+	unsigned int status;		/* HTTP status */
+	enum http_reject why;		/* the metrics counter */
+	enum mcp_err err;		/* the JSON-RPC error of the body */
+	const char *message;		/* static */
+	const struct http_hdr *extra;	/* static, may be NULL */
+};
+
+/*
+ * The checks before the body: 0 to go on (*principal is the digest of the
+ * bearer token, zeros without authentication), 1 with *no filled.
+ */
+int http_guard(const struct http_ctx *ctx, struct MHD_Connection *conn,
+    const char *url, const char *method, uint8_t principal[SHA256_LEN],
+    struct http_refusal *no);
+/* Reads --token-file into ctx->tokens (digests only). 0 or -1 (logged). */
+int http_load_tokens(struct http_ctx *ctx, const char *path);
+
+/* ---- 2026-07-28 request headers (http_headers.c) ---- */
 
 /* NULL when the request's headers match its body, else why not (a static
  * message for a 400 with -32020). */
@@ -172,6 +213,7 @@ struct http_stream {
 	int efd;			/* eventfd: a message or the end */
 	struct http_msgq *head, *tail;	/* owned, queued messages */
 	size_t n_queued;
+	size_t n_notes;			/* notifications among them, ever */
 	bool done;			/* the call returned */
 	enum mcp_err st;		/* what its response carried */
 	bool closed;			/* the client went away */
@@ -182,6 +224,7 @@ struct http_stream {
 	struct rpc_msg *msg;		/* owned */
 	struct http_session *hs;	/* one ref, or NULL (stateless) */
 	struct session own;		/* stateless: the transient session */
+	struct http_live live;		/* own, registered while the call runs */
 	bool modern;			/* closing the stream cancels the call */
 	bool gone;			/* client_gone() ran (once) */
 	/* SSE writer state, used only by the response callback */
@@ -195,9 +238,10 @@ void http_stream_unref(struct http_stream *st);
 /* Starts the call thread (takes a ref). -1 if the thread cannot start. */
 int http_stream_start(struct http_stream *st);
 /*
- * Blocks until the first message or the end. Returns 1 when the answer is
- * plain JSON (done and exactly the response queued: *ret_body, malloc'd,
- * and *ret_st), 0 when it must be SSE, -1 when the client went away.
+ * Blocks until the first notification or the end. Returns 1 when the
+ * answer is plain JSON (the call ended without notifying: *ret_body, its
+ * response, malloc'd, or NULL if cancelled; *ret_st), 0 when it must be
+ * SSE, -1 when the client went away.
  */
 int http_stream_wait_first(struct http_stream *st, char **ret_body,
     size_t *ret_len, enum mcp_err *ret_st);

@@ -27,6 +27,19 @@ struct http_msgq {
 	struct http_msgq *next;
 };
 
+/*
+ * Whether a message dispatch sent is a notification (progress, log) and
+ * not the response: jsonrpc.c writes "jsonrpc" first, then "method" for a
+ * notification and "id" for a response.
+ */
+static bool
+is_notification(const char *msg, size_t len)
+{
+	static const char pre[] = "{\"jsonrpc\":\"2.0\",\"method\":";
+
+	return len >= sizeof(pre) - 1 && memcmp(msg, pre, sizeof(pre) - 1) == 0;
+}
+
 static void
 wake(struct http_stream *st)
 {
@@ -73,6 +86,8 @@ stream_send(void *arg, const char *msg, size_t len)
 		st->head = q;
 	st->tail = q;
 	st->n_queued++;
+	if (is_notification(msg, len))
+		st->n_notes++;
 	rc = 0;
 	wake(st);
  out:
@@ -149,7 +164,11 @@ call_main(void *arg)
 	struct msg_sink sink = { .send = stream_send, .arg = st };
 	enum mcp_err rc;
 
+	if (st->hs == NULL)
+		http_live_add(ctx, &st->live, &st->own);
 	rc = dispatch_message(&ctx->srv, stream_session(st), st->msg, &sink);
+	if (st->hs == NULL)
+		http_live_remove(ctx, &st->live);
 	(void)pthread_mutex_lock(&st->lock);
 	st->done = true;
 	st->st = rc;
@@ -252,7 +271,11 @@ http_stream_wait_first(struct http_stream *st, char **ret_body,
 
 	for (;;) {
 		(void)pthread_mutex_lock(&st->lock);
-		if (st->done && st->n_queued <= 1) {
+		if (st->n_notes > 0) {
+			(void)pthread_mutex_unlock(&st->lock);
+			return 0;	/* a notification first: SSE */
+		}
+		if (st->done) {
 			q = st->head;
 			st->head = st->tail = NULL;
 			st->n_queued = 0;
@@ -267,10 +290,6 @@ http_stream_wait_first(struct http_stream *st, char **ret_body,
 				free(q);
 			}
 			return 1;
-		}
-		if (st->head != NULL) {
-			(void)pthread_mutex_unlock(&st->lock);
-			return 0;
 		}
 		(void)pthread_mutex_unlock(&st->lock);
 		if (wait_event(st, -1) < 0) {

@@ -3,17 +3,18 @@
  * /mcp, serves both protocol eras: initialize, an Mcp-Session-Id or a
  * handshake-era MCP-Protocol-Version selects sessions (2025-11-25 and
  * older); anything else is a stateless 2026-07-28 request whose headers
- * must match its body. Every request first passes the endpoint's guards:
- * connection and header caps, Host (DNS rebinding) and Origin, the bearer
- * token. Bodies are capped while they arrive. Dispatch never sees HTTP.
+ * must match its body (http_headers.c). Every request first passes the
+ * endpoint's guards (http_guard.c); bodies are capped while they arrive.
+ * Quick calls are answered on the connection's thread; calls that notify,
+ * and stateless calls that may run long, run on their own thread so that
+ * the connection can stream them and notice a client that leaves
+ * (http_stream.c). Dispatch never sees HTTP.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -40,18 +41,12 @@ struct http_req {
 	uint8_t principal[SHA256_LEN];	/* digest of the bearer token */
 };
 
-/* Extra response headers, terminated by a NULL name. */
-struct hdr {
-	const char *name;
-	const char *value;
-};
-
 /* ---- responses ---- */
 
 static enum MHD_Result
 respond(struct http_ctx *ctx, struct http_req *rq, struct MHD_Connection *conn,
     unsigned int status, const char *ctype, char *body, size_t len,
-    const struct hdr *extra)
+    const struct http_hdr *extra)
 {
 	struct MHD_Response *resp;
 	enum MHD_Result r;
@@ -79,7 +74,7 @@ static enum MHD_Result
 respond_error(struct http_ctx *ctx, struct http_req *rq,
     struct MHD_Connection *conn, unsigned int status,
     struct json_object *id, enum mcp_err err, const char *message,
-    struct json_object *data, const struct hdr *extra)
+    struct json_object *data, const struct http_hdr *extra)
 {
 	char *text;
 	size_t len = 0;
@@ -93,7 +88,7 @@ respond_error(struct http_ctx *ctx, struct http_req *rq,
 static enum MHD_Result
 reject(struct http_ctx *ctx, struct http_req *rq, struct MHD_Connection *conn,
     unsigned int status, enum http_reject why, enum mcp_err err,
-    const char *message, const struct hdr *extra)
+    const char *message, const struct http_hdr *extra)
 {
 	http_metrics_reject(&ctx->metrics, why);
 	log_debug("http: %u: %s", status, message);
@@ -101,124 +96,12 @@ reject(struct http_ctx *ctx, struct http_req *rq, struct MHD_Connection *conn,
 	    extra);
 }
 
-/* ---- the guards ---- */
+/* ---- helpers ---- */
 
 static const char *
 header(struct MHD_Connection *conn, const char *name)
 {
 	return MHD_lookup_connection_value(conn, MHD_HEADER_KIND, name);
-}
-
-static enum MHD_Result
-count_header(void *cls, enum MHD_ValueKind kind, const char *key,
-    const char *value)
-{
-	size_t *sum = cls;
-
-	*sum += strlen(key) + (value != NULL ? strlen(value) : 0) + 4;
-	return MHD_YES;
-}
-
-/* Whether host (of a Host header or an origin, with optional :port) is a
- * loopback name. */
-static bool
-loopback_host(const char *h, size_t n)
-{
-	static const char *const names[] = { "localhost", "127.0.0.1",
-	    "[::1]" };
-	size_t i, l;
-
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		l = strlen(names[i]);
-		if (n < l || strncasecmp(h, names[i], l) != 0)
-			continue;
-		if (n == l)
-			return true;
-		if (h[l] != ':' || n == l + 1)
-			continue;
-		for (l++; l < n && h[l] >= '0' && h[l] <= '9'; l++)
-			;
-		if (l == n)
-			return true;
-	}
-	return false;
-}
-
-static bool
-origin_allowed(const struct http_ctx *ctx, const char *origin)
-{
-	const char *rest = NULL;
-	size_t i;
-
-	for (i = 0; i < ctx->cfg->n_origins; i++)
-		if (strcmp(origin, ctx->cfg->origins[i]) == 0)
-			return true;
-	if (strncmp(origin, "http://", 7) == 0)
-		rest = origin + 7;
-	else if (strncmp(origin, "https://", 8) == 0)
-		rest = origin + 8;
-	return rest != NULL && loopback_host(rest, strlen(rest));
-}
-
-/* Digest of the bearer token; 0 when it matches one of ours (every one
- * is compared, in constant time), -1 when missing or wrong. */
-static int
-check_token(const struct http_ctx *ctx, struct MHD_Connection *conn,
-    uint8_t principal[SHA256_LEN])
-{
-	const char *auth = header(conn, "Authorization");
-	uint8_t diff, match = 0;
-	size_t i, j;
-
-	memset(principal, 0, SHA256_LEN);
-	if (ctx->n_tokens == 0)
-		return 0;
-	if (auth == NULL || strncasecmp(auth, "Bearer ", 7) != 0)
-		return -1;
-	for (auth += 7; *auth == ' '; auth++)
-		;
-	sha256(auth, strlen(auth), principal);
-	for (i = 0; i < ctx->n_tokens; i++) {
-		diff = 0;
-		for (j = 0; j < SHA256_LEN; j++)
-			diff |= principal[j] ^ ctx->tokens[i][j];
-		match |= diff == 0;
-	}
-	return match ? 0 : -1;
-}
-
-/* Whether an Accept header takes type ("application/json"). */
-static bool
-accepts(const char *accept, const char *type)
-{
-	const char *p = accept, *e, *slash = strchr(type, '/');
-	size_t n, major = (size_t)(slash - type);
-
-	while (p != NULL && *p != '\0') {
-		while (*p == ' ' || *p == ',')
-			p++;
-		for (e = p; *e != '\0' && *e != ',' && *e != ';' && *e != ' ';
-		    e++)
-			;
-		n = (size_t)(e - p);
-		if ((n == strlen(type) && strncasecmp(p, type, n) == 0) ||
-		    (n == 3 && strncmp(p, "*/*", 3) == 0) ||
-		    (n == major + 2 && strncasecmp(p, type, major + 1) == 0 &&
-		    p[major + 1] == '*'))
-			return true;
-		p = strchr(e, ',');
-	}
-	return false;
-}
-
-static bool
-is_json_type(const char *ct)
-{
-	static const char j[] = "application/json";
-
-	return ct != NULL && strncasecmp(ct, j, sizeof(j) - 1) == 0 &&
-	    (ct[sizeof(j) - 1] == '\0' || ct[sizeof(j) - 1] == ';' ||
-	    ct[sizeof(j) - 1] == ' ');
 }
 
 static bool
@@ -228,87 +111,6 @@ in_list(const char *const *list, const char *v)
 		if (strcmp(*list, v) == 0)
 			return true;
 	return false;
-}
-
-/*
- * The checks every request passes before its body is read. Returns MHD_YES
- * with rq->answered set when it queued a refusal.
- */
-static enum MHD_Result
-guard(struct http_ctx *ctx, struct http_req *rq, struct MHD_Connection *conn,
-    const char *url, const char *method)
-{
-	static const struct hdr h_busy[] = { { "Retry-After", "1" },
-	    { "Connection", "close" }, { NULL, NULL } };
-	static const struct hdr h_auth[] = { { "WWW-Authenticate",
-	    "Bearer realm=\"mcp-sandbox\"" }, { NULL, NULL } };
-	static const struct hdr h_allow[] = { { "Allow", "POST, DELETE" },
-	    { NULL, NULL } };
-	const char *v;
-	size_t hbytes = 0;
-	char *end;
-	unsigned long long clen;
-	bool mcp = strcmp(url, "/mcp") == 0;
-
-	if (atomic_load(&ctx->metrics.connections) > MCP_HTTP_MAX_CONNECTIONS)
-		return reject(ctx, rq, conn, MHD_HTTP_SERVICE_UNAVAILABLE,
-		    HTTP_REJ_CONNECTIONS, MCP_ERR_INTERNAL, "Server busy: too "
-		    "many connections", h_busy);
-	(void)MHD_get_connection_values(conn, MHD_HEADER_KIND, count_header,
-	    &hbytes);
-	if (hbytes > MCP_HTTP_MAX_HEADER_BYTES)
-		return reject(ctx, rq, conn,
-		    MHD_HTTP_REQUEST_HEADER_FIELDS_TOO_LARGE, HTTP_REJ_HEADERS,
-		    MCP_ERR_INVALID_REQUEST, "Request headers too large", NULL);
-	if (ctx->cfg->loopback && (v = header(conn, "Host")) != NULL &&
-	    !loopback_host(v, strlen(v)))
-		return reject(ctx, rq, conn, MHD_HTTP_FORBIDDEN, HTTP_REJ_HOST,
-		    MCP_ERR_INVALID_REQUEST, "Forbidden: Host is not a "
-		    "loopback name", NULL);
-	if ((v = header(conn, "Origin")) != NULL && !origin_allowed(ctx, v))
-		return reject(ctx, rq, conn, MHD_HTTP_FORBIDDEN,
-		    HTTP_REJ_ORIGIN, MCP_ERR_INVALID_REQUEST, "Forbidden: "
-		    "Origin not allowed", NULL);
-	if (!mcp && strcmp(url, "/healthz") != 0 &&
-	    strcmp(url, "/metrics") != 0)
-		return reject(ctx, rq, conn, MHD_HTTP_NOT_FOUND,
-		    HTTP_REJ_PROTOCOL, MCP_ERR_INVALID_REQUEST, "Not found: "
-		    "the endpoint is /mcp", NULL);
-	if (strcmp(url, "/healthz") == 0)
-		return MHD_YES;		/* liveness needs no token */
-	if (check_token(ctx, conn, rq->principal) != 0)
-		return reject(ctx, rq, conn, MHD_HTTP_UNAUTHORIZED,
-		    HTTP_REJ_AUTH, MCP_ERR_INVALID_REQUEST, "Unauthorized: a "
-		    "valid bearer token is required", h_auth);
-	if (!mcp)
-		return MHD_YES;
-	if (strcmp(method, "POST") != 0 && strcmp(method, "DELETE") != 0)
-		return reject(ctx, rq, conn, MHD_HTTP_METHOD_NOT_ALLOWED,
-		    HTTP_REJ_PROTOCOL, MCP_ERR_INVALID_REQUEST, "Method not "
-		    "allowed: this server offers no GET stream", h_allow);
-	if (strcmp(method, "POST") != 0)
-		return MHD_YES;
-	if ((v = header(conn, "Content-Length")) != NULL) {
-		errno = 0;
-		clen = strtoull(v, &end, 10);
-		if (errno == 0 && *end == '\0' && clen > MCP_MAX_MSG)
-			return reject(ctx, rq, conn, MHD_HTTP_CONTENT_TOO_LARGE,
-			    HTTP_REJ_BODY, MCP_ERR_TOO_LARGE, "Request body "
-			    "larger than 4194304 bytes", NULL);
-	}
-	if (!is_json_type(header(conn, "Content-Type")))
-		return reject(ctx, rq, conn,
-		    MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, HTTP_REJ_PROTOCOL,
-		    MCP_ERR_INVALID_REQUEST, "Unsupported Media Type: "
-		    "Content-Type must be application/json", NULL);
-	v = header(conn, "Accept");
-	if (v == NULL || !accepts(v, "application/json") ||
-	    !accepts(v, "text/event-stream"))
-		return reject(ctx, rq, conn, MHD_HTTP_NOT_ACCEPTABLE,
-		    HTTP_REJ_PROTOCOL, MCP_ERR_INVALID_REQUEST, "Not "
-		    "Acceptable: Accept must list application/json and "
-		    "text/event-stream", NULL);
-	return MHD_YES;
 }
 
 /* ---- answering one message ---- */
@@ -373,14 +175,15 @@ status_for(enum mcp_err st, bool modern)
 static enum MHD_Result
 answer(struct http_ctx *ctx, struct http_req *rq, struct MHD_Connection *conn,
     struct rpc_msg *msg, struct http_session *hs, bool modern,
-    const struct hdr *extra)
+    const struct http_hdr *extra)
 {
-	static const struct hdr h_sse[] = { { "Cache-Control", "no-cache" },
+	static const struct http_hdr h_sse[] = { { "Cache-Control", "no-cache" },
 	    { "X-Accel-Buffering", "no" }, { NULL, NULL } };
 	const union MHD_ConnectionInfo *ci;
 	struct capture cap = { NULL, 0 };
 	struct msg_sink sink = { .send = capture_send, .arg = &cap };
 	struct session own, *sess;
+	struct http_live live;
 	struct http_stream *st;
 	struct MHD_Response *resp;
 	enum MHD_Result r;
@@ -395,9 +198,19 @@ answer(struct http_ctx *ctx, struct http_req *rq, struct MHD_Connection *conn,
 		sess = &own;
 	} else
 		sess = &hs->sess;
+	/*
+	 * On this thread: everything but calls that will notify (they need a
+	 * stream) and stateless calls that may run long (closing their
+	 * response must cancel them, so someone has to watch the socket).
+	 */
 	if (msg->kind != RPC_REQUEST || !dispatch_runs_long(msg) ||
-	    !dispatch_may_notify(sess, msg)) {
+	    (!dispatch_may_notify(sess, msg) &&
+	    (!modern || dispatch_is_quick(&ctx->srv, msg)))) {
+		if (hs == NULL)
+			http_live_add(ctx, &live, sess);
 		rc = dispatch_message(&ctx->srv, sess, msg, &sink);
+		if (hs == NULL)
+			http_live_remove(ctx, &live);
 		if (msg->kind != RPC_REQUEST || cap.text == NULL) {
 			free(cap.text);
 			r = respond(ctx, rq, conn, MHD_HTTP_ACCEPTED, NULL, NULL,
@@ -494,12 +307,12 @@ static enum MHD_Result
 post_legacy(struct http_ctx *ctx, struct http_req *rq,
     struct MHD_Connection *conn, struct rpc_msg *msg)
 {
-	static const struct hdr h_busy[] = { { "Retry-After", "1" },
+	static const struct http_hdr h_busy[] = { { "Retry-After", "1" },
 	    { NULL, NULL } };
 	struct capture cap = { NULL, 0 };
 	struct msg_sink sink = { .send = capture_send, .arg = &cap };
 	struct http_session *hs = NULL;
-	struct hdr h_sid[2] = { { H_SESSION, NULL }, { NULL, NULL } };
+	struct http_hdr h_sid[2] = { { H_SESSION, NULL }, { NULL, NULL } };
 	const char *sid = header(conn, H_SESSION);
 	enum http_sess_rc src;
 	enum MHD_Result r;
@@ -689,6 +502,7 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
 {
 	struct http_ctx *ctx = cls;
 	struct http_req *rq = *req_cls;
+	struct http_refusal no;
 	size_t n;
 	char *text;
 
@@ -697,7 +511,10 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
 			return MHD_NO;
 		(void)clock_gettime(CLOCK_MONOTONIC, &rq->start);
 		*req_cls = rq;
-		return guard(ctx, rq, conn, url, method);
+		if (http_guard(ctx, conn, url, method, rq->principal, &no) != 0)
+			return reject(ctx, rq, conn, no.status, no.why, no.err,
+			    no.message, no.extra);
+		return MHD_YES;
 	}
 	if (*upload_size > 0) {
 		if (!rq->answered)
@@ -766,69 +583,6 @@ on_mhd_log(void *cls, const char *fmt, va_list ap)
 
 /* ---- start and stop ---- */
 
-/* Reads --token-file: one token per line; blank lines and # comments are
- * skipped. Keeps only digests. */
-static int
-load_tokens(struct http_ctx *ctx, const char *path)
-{
-	char buf[MCP_HTTP_TOKEN_FILE_MAX + 1], *line, *save = NULL, *end;
-	ssize_t n;
-	size_t got = 0;
-	int fd, rc = -1;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0) {
-		log_err("--token-file %s: %s", path, strerror(errno));
-		return -1;
-	}
-	while (got < sizeof(buf) &&
-	    (n = read(fd, buf + got, sizeof(buf) - got)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			log_err("--token-file %s: %s", path, strerror(errno));
-			goto out;
-		}
-		got += (size_t)n;
-	}
-	if (got > MCP_HTTP_TOKEN_FILE_MAX) {
-		log_err("--token-file %s: larger than %u bytes", path,
-		    MCP_HTTP_TOKEN_FILE_MAX);
-		goto out;
-	}
-	buf[got] = '\0';
-	for (line = strtok_r(buf, "\n", &save); line != NULL;
-	    line = strtok_r(NULL, "\n", &save)) {
-		while (*line == ' ' || *line == '\t')
-			line++;
-		end = line + strlen(line);
-		while (end > line && (end[-1] == '\r' || end[-1] == ' ' ||
-		    end[-1] == '\t'))
-			*--end = '\0';
-		if (*line == '\0' || *line == '#')
-			continue;
-		if (strlen(line) < MCP_HTTP_MIN_TOKEN_LEN) {
-			log_err("--token-file %s: a token is shorter than %d "
-			    "characters", path, MCP_HTTP_MIN_TOKEN_LEN);
-			goto out;
-		}
-		if (ctx->n_tokens == MCP_HTTP_MAX_TOKENS) {
-			log_err("--token-file %s: more than %d tokens", path,
-			    MCP_HTTP_MAX_TOKENS);
-			goto out;
-		}
-		sha256(line, strlen(line), ctx->tokens[ctx->n_tokens++]);
-	}
-	if (ctx->n_tokens == 0) {
-		log_err("--token-file %s: no token in it", path);
-		goto out;
-	}
-	rc = 0;
- out:
-	explicit_bzero(buf, sizeof(buf));
-	(void)close(fd);
-	return rc;
-}
-
 static int
 wait_for_signal(void)
 {
@@ -852,15 +606,47 @@ wait_for_signal(void)
 	return (int)si.ssi_signo;
 }
 
+/* Stop: cancels every call of every session, stateless ones included. */
 static void
-cancel_sessions(struct http_sessions *t)
+cancel_everything(struct http_ctx *ctx)
 {
 	struct http_session *s;
+	struct http_live *l;
 
-	(void)pthread_mutex_lock(&t->lock);
-	for (s = t->head; s != NULL; s = s->next)
+	(void)pthread_mutex_lock(&ctx->sessions.lock);
+	for (s = ctx->sessions.head; s != NULL; s = s->next)
 		session_cancel_all(&s->sess);
-	(void)pthread_mutex_unlock(&t->lock);
+	(void)pthread_mutex_unlock(&ctx->sessions.lock);
+	(void)pthread_mutex_lock(&ctx->live_lock);
+	ctx->stopping = true;
+	for (l = ctx->live; l != NULL; l = l->next)
+		session_cancel_all(l->sess);
+	(void)pthread_mutex_unlock(&ctx->live_lock);
+}
+
+void
+http_live_add(struct http_ctx *ctx, struct http_live *l, struct session *s)
+{
+	l->sess = s;
+	(void)pthread_mutex_lock(&ctx->live_lock);
+	l->next = ctx->live;
+	ctx->live = l;
+	(void)pthread_mutex_unlock(&ctx->live_lock);
+}
+
+void
+http_live_remove(struct http_ctx *ctx, struct http_live *l)
+{
+	struct http_live **pp;
+
+	(void)pthread_mutex_lock(&ctx->live_lock);
+	for (pp = &ctx->live; *pp != NULL; pp = &(*pp)->next) {
+		if (*pp == l) {
+			*pp = l->next;
+			break;
+		}
+	}
+	(void)pthread_mutex_unlock(&ctx->live_lock);
 }
 
 int
@@ -879,6 +665,7 @@ transport_http_run(const struct server *srv, const struct http_config *cfg,
 	ctx.cfg = cfg;
 	(void)pthread_mutex_init(&ctx.calls_lock, NULL);
 	(void)pthread_cond_init(&ctx.calls_done, NULL);
+	(void)pthread_mutex_init(&ctx.live_lock, NULL);
 	if (http_metrics_init(&ctx.metrics, srv) != 0) {
 		log_err("out of memory");
 		goto out_metrics;
@@ -887,7 +674,7 @@ transport_http_run(const struct server *srv, const struct http_config *cfg,
 	ctx.srv.on_call_arg = &ctx.metrics;
 	http_sessions_init(&ctx.sessions, workspace_dir, ws_owner,
 	    &ctx.metrics);
-	if (cfg->token_file != NULL && load_tokens(&ctx, cfg->token_file) != 0)
+	if (cfg->token_file != NULL && http_load_tokens(&ctx, cfg->token_file) != 0)
 		goto out;
 	if (workspace_open(workspace_dir, ws_owner, &ctx.stateless_ws, err,
 	    sizeof(err)) != 0) {
@@ -925,7 +712,7 @@ transport_http_run(const struct server *srv, const struct http_config *cfg,
 	sig = wait_for_signal();
 	log_info("signal %d: stopping; cancelling calls in flight", sig);
 	(void)MHD_quiesce_daemon(d);
-	cancel_sessions(&ctx.sessions);
+	cancel_everything(&ctx);
 	MHD_stop_daemon(d);
 	(void)pthread_mutex_lock(&ctx.calls_lock);
 	while (ctx.calls > 0)
@@ -938,6 +725,7 @@ transport_http_run(const struct server *srv, const struct http_config *cfg,
 	explicit_bzero(ctx.tokens, sizeof(ctx.tokens));
  out_metrics:
 	http_metrics_fini(&ctx.metrics);
+	(void)pthread_mutex_destroy(&ctx.live_lock);
 	(void)pthread_cond_destroy(&ctx.calls_done);
 	(void)pthread_mutex_destroy(&ctx.calls_lock);
 	return rc;

@@ -1,0 +1,294 @@
+/*
+ * The endpoint's guards, checked on every request before its body is read:
+ * the connection and header caps, Host (DNS rebinding, when bound to
+ * loopback) and Origin, the bearer token (compared as SHA-256 digests, in
+ * constant time, against every configured token), the method, the body
+ * size announced, Content-Type and Accept. They only decide; the transport
+ * answers. Also reads --token-file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "http_internal.h"
+#include "log.h"
+#include "mcp_limits.h"
+
+static const char *
+header(struct MHD_Connection *conn, const char *name)
+{
+	return MHD_lookup_connection_value(conn, MHD_HEADER_KIND, name);
+}
+
+static enum MHD_Result
+count_header(void *cls, enum MHD_ValueKind kind, const char *key,
+    const char *value)
+{
+	size_t *sum = cls;
+
+	*sum += strlen(key) + (value != NULL ? strlen(value) : 0) + 4;
+	return MHD_YES;
+}
+
+/* Whether host (of a Host header or an origin, with optional :port) is a
+ * loopback name. */
+static bool
+loopback_host(const char *h, size_t n)
+{
+	static const char *const names[] = { "localhost", "127.0.0.1",
+	    "[::1]" };
+	size_t i, l;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		l = strlen(names[i]);
+		if (n < l || strncasecmp(h, names[i], l) != 0)
+			continue;
+		if (n == l)
+			return true;
+		if (h[l] != ':' || n == l + 1)
+			continue;
+		for (l++; l < n && h[l] >= '0' && h[l] <= '9'; l++)
+			;
+		if (l == n)
+			return true;
+	}
+	return false;
+}
+
+static bool
+origin_allowed(const struct http_ctx *ctx, const char *origin)
+{
+	const char *rest = NULL;
+	size_t i;
+
+	for (i = 0; i < ctx->cfg->n_origins; i++)
+		if (strcmp(origin, ctx->cfg->origins[i]) == 0)
+			return true;
+	if (strncmp(origin, "http://", 7) == 0)
+		rest = origin + 7;
+	else if (strncmp(origin, "https://", 8) == 0)
+		rest = origin + 8;
+	return rest != NULL && loopback_host(rest, strlen(rest));
+}
+
+/* Digest of the bearer token; 0 when it matches one of ours (every one
+ * is compared, in constant time), -1 when missing or wrong. */
+static int
+check_token(const struct http_ctx *ctx, struct MHD_Connection *conn,
+    uint8_t principal[SHA256_LEN])
+{
+	const char *auth = header(conn, "Authorization");
+	uint8_t diff, match = 0;
+	size_t i, j;
+
+	memset(principal, 0, SHA256_LEN);
+	if (ctx->n_tokens == 0)
+		return 0;
+	if (auth == NULL || strncasecmp(auth, "Bearer ", 7) != 0)
+		return -1;
+	for (auth += 7; *auth == ' '; auth++)
+		;
+	sha256(auth, strlen(auth), principal);
+	for (i = 0; i < ctx->n_tokens; i++) {
+		diff = 0;
+		for (j = 0; j < SHA256_LEN; j++)
+			diff |= principal[j] ^ ctx->tokens[i][j];
+		match |= diff == 0;
+	}
+	return match ? 0 : -1;
+}
+
+/* Whether an Accept header takes type ("application/json"). */
+static bool
+accepts(const char *accept, const char *type)
+{
+	const char *p = accept, *e, *slash = strchr(type, '/');
+	size_t n, major = (size_t)(slash - type);
+
+	while (p != NULL && *p != '\0') {
+		while (*p == ' ' || *p == ',')
+			p++;
+		for (e = p; *e != '\0' && *e != ',' && *e != ';' && *e != ' ';
+		    e++)
+			;
+		n = (size_t)(e - p);
+		if ((n == strlen(type) && strncasecmp(p, type, n) == 0) ||
+		    (n == 3 && strncmp(p, "*/*", 3) == 0) ||
+		    (n == major + 2 && strncasecmp(p, type, major + 1) == 0 &&
+		    p[major + 1] == '*'))
+			return true;
+		p = strchr(e, ',');
+	}
+	return false;
+}
+
+static bool
+is_json_type(const char *ct)
+{
+	static const char j[] = "application/json";
+
+	return ct != NULL && strncasecmp(ct, j, sizeof(j) - 1) == 0 &&
+	    (ct[sizeof(j) - 1] == '\0' || ct[sizeof(j) - 1] == ';' ||
+	    ct[sizeof(j) - 1] == ' ');
+}
+
+/* Fills *no and returns 1: the request is refused. */
+static int
+refuse(struct http_refusal *no, unsigned int status, enum http_reject why,
+    enum mcp_err err, const char *message, const struct http_hdr *extra)
+{
+	no->status = status;
+	no->why = why;
+	no->err = err;
+	no->message = message;
+	no->extra = extra;
+	return 1;
+}
+
+int
+http_guard(const struct http_ctx *ctx, struct MHD_Connection *conn,
+    const char *url, const char *method, uint8_t principal[SHA256_LEN],
+    struct http_refusal *no)
+{
+	static const struct http_hdr h_busy[] = { { "Retry-After", "1" },
+	    { "Connection", "close" }, { NULL, NULL } };
+	static const struct http_hdr h_auth[] = { { "WWW-Authenticate",
+	    "Bearer realm=\"mcp-sandbox\"" }, { NULL, NULL } };
+	static const struct http_hdr h_allow[] = { { "Allow", "POST, DELETE" },
+	    { NULL, NULL } };
+	const char *v;
+	size_t hbytes = 0;
+	char *end;
+	unsigned long long clen;
+	bool mcp = strcmp(url, "/mcp") == 0;
+
+	if (atomic_load((atomic_int *)&ctx->metrics.connections) > MCP_HTTP_MAX_CONNECTIONS)
+		return refuse(no, MHD_HTTP_SERVICE_UNAVAILABLE,
+		    HTTP_REJ_CONNECTIONS, MCP_ERR_INTERNAL, "Server busy: too "
+		    "many connections", h_busy);
+	(void)MHD_get_connection_values(conn, MHD_HEADER_KIND, count_header,
+	    &hbytes);
+	if (hbytes > MCP_HTTP_MAX_HEADER_BYTES)
+		return refuse(no,
+		    MHD_HTTP_REQUEST_HEADER_FIELDS_TOO_LARGE, HTTP_REJ_HEADERS,
+		    MCP_ERR_INVALID_REQUEST, "Request headers too large", NULL);
+	if (ctx->cfg->loopback && (v = header(conn, "Host")) != NULL &&
+	    !loopback_host(v, strlen(v)))
+		return refuse(no, MHD_HTTP_FORBIDDEN, HTTP_REJ_HOST,
+		    MCP_ERR_INVALID_REQUEST, "Forbidden: Host is not a "
+		    "loopback name", NULL);
+	if ((v = header(conn, "Origin")) != NULL && !origin_allowed(ctx, v))
+		return refuse(no, MHD_HTTP_FORBIDDEN,
+		    HTTP_REJ_ORIGIN, MCP_ERR_INVALID_REQUEST, "Forbidden: "
+		    "Origin not allowed", NULL);
+	if (!mcp && strcmp(url, "/healthz") != 0 &&
+	    strcmp(url, "/metrics") != 0)
+		return refuse(no, MHD_HTTP_NOT_FOUND,
+		    HTTP_REJ_PROTOCOL, MCP_ERR_INVALID_REQUEST, "Not found: "
+		    "the endpoint is /mcp", NULL);
+	if (strcmp(url, "/healthz") == 0)
+		return 0;		/* liveness needs no token */
+	if (check_token(ctx, conn, principal) != 0)
+		return refuse(no, MHD_HTTP_UNAUTHORIZED,
+		    HTTP_REJ_AUTH, MCP_ERR_INVALID_REQUEST, "Unauthorized: a "
+		    "valid bearer token is required", h_auth);
+	if (!mcp)
+		return 0;
+	if (strcmp(method, "POST") != 0 && strcmp(method, "DELETE") != 0)
+		return refuse(no, MHD_HTTP_METHOD_NOT_ALLOWED,
+		    HTTP_REJ_PROTOCOL, MCP_ERR_INVALID_REQUEST, "Method not "
+		    "allowed: this server offers no GET stream", h_allow);
+	if (strcmp(method, "POST") != 0)
+		return 0;
+	if ((v = header(conn, "Content-Length")) != NULL) {
+		errno = 0;
+		clen = strtoull(v, &end, 10);
+		if (errno == 0 && *end == '\0' && clen > MCP_MAX_MSG)
+			return refuse(no, MHD_HTTP_CONTENT_TOO_LARGE,
+			    HTTP_REJ_BODY, MCP_ERR_TOO_LARGE, "Request body "
+			    "larger than 4194304 bytes", NULL);
+	}
+	if (!is_json_type(header(conn, "Content-Type")))
+		return refuse(no,
+		    MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, HTTP_REJ_PROTOCOL,
+		    MCP_ERR_INVALID_REQUEST, "Unsupported Media Type: "
+		    "Content-Type must be application/json", NULL);
+	v = header(conn, "Accept");
+	if (v == NULL || !accepts(v, "application/json") ||
+	    !accepts(v, "text/event-stream"))
+		return refuse(no, MHD_HTTP_NOT_ACCEPTABLE,
+		    HTTP_REJ_PROTOCOL, MCP_ERR_INVALID_REQUEST, "Not "
+		    "Acceptable: Accept must list application/json and "
+		    "text/event-stream", NULL);
+	return 0;
+}
+
+
+/* Reads --token-file: one token per line; blank lines and # comments are
+ * skipped. Keeps only digests. */
+int
+http_load_tokens(struct http_ctx *ctx, const char *path)
+{
+	char buf[MCP_HTTP_TOKEN_FILE_MAX + 1], *line, *save = NULL, *end;
+	ssize_t n;
+	size_t got = 0;
+	int fd, rc = -1;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0) {
+		log_err("--token-file %s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (got < sizeof(buf) &&
+	    (n = read(fd, buf + got, sizeof(buf) - got)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			log_err("--token-file %s: %s", path, strerror(errno));
+			goto out;
+		}
+		got += (size_t)n;
+	}
+	if (got > MCP_HTTP_TOKEN_FILE_MAX) {
+		log_err("--token-file %s: larger than %u bytes", path,
+		    MCP_HTTP_TOKEN_FILE_MAX);
+		goto out;
+	}
+	buf[got] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		while (*line == ' ' || *line == '\t')
+			line++;
+		end = line + strlen(line);
+		while (end > line && (end[-1] == '\r' || end[-1] == ' ' ||
+		    end[-1] == '\t'))
+			*--end = '\0';
+		if (*line == '\0' || *line == '#')
+			continue;
+		if (strlen(line) < MCP_HTTP_MIN_TOKEN_LEN) {
+			log_err("--token-file %s: a token is shorter than %d "
+			    "characters", path, MCP_HTTP_MIN_TOKEN_LEN);
+			goto out;
+		}
+		if (ctx->n_tokens == MCP_HTTP_MAX_TOKENS) {
+			log_err("--token-file %s: more than %d tokens", path,
+			    MCP_HTTP_MAX_TOKENS);
+			goto out;
+		}
+		sha256(line, strlen(line), ctx->tokens[ctx->n_tokens++]);
+	}
+	if (ctx->n_tokens == 0) {
+		log_err("--token-file %s: no token in it", path);
+		goto out;
+	}
+	rc = 0;
+ out:
+	explicit_bzero(buf, sizeof(buf));
+	(void)close(fd);
+	return rc;
+}
