@@ -467,6 +467,68 @@ class Modern(unittest.TestCase):
             'mcp_http_streams_closed_total{cancelled="true"}'), 1)
 
 
+def pids_with(marker):
+    """Pids whose command line contains marker (bytes)."""
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open("/proc/%s/cmdline" % d, "rb") as f:
+                    if marker in f.read():
+                        out.append(int(d))
+            except OSError:
+                pass
+    return out
+
+
+class ModernSandbox(unittest.TestCase):
+    """A closed response stream kills the call's sandbox (2026-07-28)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.srv = Server(BIN)
+        r = cls.srv.post({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+                          "params": {"_meta": modern_meta()}},
+                         modern_headers("tools/list"))
+        cls.tools = [t["name"] for t in r.json()["result"]["tools"]]
+
+    @classmethod
+    def tearDownClass(cls):
+        assert cls.srv.stop() == 0
+
+    def test_closing_a_plain_call_kills_its_sandbox(self):
+        if "run_code" not in self.tools:
+            self.skipTest("run_code is not offered here")
+        marker = "marker_%d_%d" % (os.getpid(), time.monotonic_ns())
+        code = "import time\n%s = 1\ntime.sleep(60)\n" % marker
+        body = json.dumps({"jsonrpc": "2.0", "id": 41, "method": "tools/call",
+                           "params": {"name": "run_code",
+                                      "arguments": {"language": "python3",
+                                                    "code": code,
+                                                    "timeout_ms": 60000},
+                                      "_meta": modern_meta()}}).encode()
+        h = modern_headers("tools/call", "run_code")
+        head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        head += "Content-Type: application/json\r\nAccept: %s\r\n" % ACCEPT_BOTH
+        head += "".join("%s: %s\r\n" % kv for kv in h.items())
+        head += "Content-Length: %d\r\n\r\n" % len(body)
+        c = Conn(self.srv.port)
+        c.send_raw(head.encode() + body)
+        if not poll_until(lambda: pids_with(marker.encode())):
+            c.close()
+            self.skipTest("the sandboxed program never started (no sandbox "
+                          "here?)")
+        c.close()
+        self.assertTrue(poll_until(lambda: not pids_with(marker.encode())),
+                        "the sandbox outlived its closed response stream")
+        self.assertTrue(poll_until(lambda: self.srv.metric(
+            'mcp_tool_calls_total{tool="run_code",outcome="tool_error"}') +
+            self.srv.metric(
+            'mcp_tool_calls_total{tool="run_code",outcome="ok"}') == 1))
+        self.assertEqual(self.srv.metric(
+            'mcp_http_streams_closed_total{cancelled="true"}'), 1)
+
+
 class Guards(unittest.TestCase):
     """Origin, Host, caps: every refusal has its status and a JSON body."""
 
