@@ -21,9 +21,10 @@
 #include "mcp_limits.h"
 
 static const char *
-header(struct MHD_Connection *conn, const char *name)
+header(const struct http_ctx *ctx, struct MHD_Connection *conn,
+    const char *name)
 {
-	return MHD_lookup_connection_value(conn, MHD_HEADER_KIND, name);
+	return ctx->mhd.lookup_connection_value(conn, MHD_HEADER_KIND, name);
 }
 
 static enum MHD_Result
@@ -83,7 +84,7 @@ static int
 check_token(const struct http_ctx *ctx, struct MHD_Connection *conn,
     uint8_t principal[SHA256_LEN])
 {
-	const char *auth = header(conn, "Authorization");
+	const char *auth = header(ctx, conn, "Authorization");
 	uint8_t diff, match = 0;
 	size_t i, j;
 
@@ -172,18 +173,18 @@ http_guard(const struct http_ctx *ctx, struct MHD_Connection *conn,
 		return refuse(no, MHD_HTTP_SERVICE_UNAVAILABLE,
 		    HTTP_REJ_CONNECTIONS, MCP_ERR_INTERNAL, "Server busy: too "
 		    "many connections", h_busy);
-	(void)MHD_get_connection_values(conn, MHD_HEADER_KIND, count_header,
+	(void)ctx->mhd.get_connection_values(conn, MHD_HEADER_KIND, count_header,
 	    &hbytes);
 	if (hbytes > MCP_HTTP_MAX_HEADER_BYTES)
 		return refuse(no,
 		    MHD_HTTP_REQUEST_HEADER_FIELDS_TOO_LARGE, HTTP_REJ_HEADERS,
 		    MCP_ERR_INVALID_REQUEST, "Request headers too large", NULL);
-	if (ctx->cfg->loopback && (v = header(conn, "Host")) != NULL &&
+	if (ctx->cfg->loopback && (v = header(ctx, conn, "Host")) != NULL &&
 	    !loopback_host(v, strlen(v)))
 		return refuse(no, MHD_HTTP_FORBIDDEN, HTTP_REJ_HOST,
 		    MCP_ERR_INVALID_REQUEST, "Forbidden: Host is not a "
 		    "loopback name", NULL);
-	if ((v = header(conn, "Origin")) != NULL && !origin_allowed(ctx, v))
+	if ((v = header(ctx, conn, "Origin")) != NULL && !origin_allowed(ctx, v))
 		return refuse(no, MHD_HTTP_FORBIDDEN,
 		    HTTP_REJ_ORIGIN, MCP_ERR_INVALID_REQUEST, "Forbidden: "
 		    "Origin not allowed", NULL);
@@ -206,7 +207,7 @@ http_guard(const struct http_ctx *ctx, struct MHD_Connection *conn,
 		    "allowed: this server offers no GET stream", h_allow);
 	if (strcmp(method, "POST") != 0)
 		return 0;
-	if ((v = header(conn, "Content-Length")) != NULL) {
+	if ((v = header(ctx, conn, "Content-Length")) != NULL) {
 		errno = 0;
 		clen = strtoull(v, &end, 10);
 		if (errno == 0 && *end == '\0' && clen > MCP_MAX_MSG)
@@ -214,12 +215,12 @@ http_guard(const struct http_ctx *ctx, struct MHD_Connection *conn,
 			    HTTP_REJ_BODY, MCP_ERR_TOO_LARGE, "Request body "
 			    "larger than 4194304 bytes", NULL);
 	}
-	if (!is_json_type(header(conn, "Content-Type")))
+	if (!is_json_type(header(ctx, conn, "Content-Type")))
 		return refuse(no,
 		    MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, HTTP_REJ_PROTOCOL,
 		    MCP_ERR_INVALID_REQUEST, "Unsupported Media Type: "
 		    "Content-Type must be application/json", NULL);
-	v = header(conn, "Accept");
+	v = header(ctx, conn, "Accept");
 	if (v == NULL || !accepts(v, "application/json") ||
 	    !accepts(v, "text/event-stream"))
 		return refuse(no, MHD_HTTP_NOT_ACCEPTABLE,

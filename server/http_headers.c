@@ -29,10 +29,11 @@ struct hval {
 };
 
 static bool
-get_value(struct MHD_Connection *conn, const char *name, struct hval *v)
+get_value(const struct http_ctx *ctx, struct MHD_Connection *conn,
+    const char *name, struct hval *v)
 {
-	const char *s = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-	    name);
+	const char *s = ctx->mhd.lookup_connection_value(conn,
+	    MHD_HEADER_KIND, name);
 
 	if (s == NULL)
 		return false;
@@ -189,7 +190,7 @@ param_mismatch(const struct http_ctx *ctx, struct MHD_Connection *conn,
 		arg = NULL;
 		if (args != NULL && json_object_is_type(args, json_type_object))
 			(void)json_object_object_get_ex(args, key, &arg);
-		present = get_value(conn, hdr, &v);
+		present = get_value(ctx, conn, hdr, &v);
 		if (arg == NULL && !present)
 			continue;
 		if (arg == NULL)
@@ -219,7 +220,7 @@ http_header_mismatch(const struct http_ctx *ctx, struct MHD_Connection *conn,
 	struct hval v;
 	size_t len;
 
-	if (!get_value(conn, H_VERSION, &v))
+	if (!get_value(ctx, conn, H_VERSION, &v))
 		return "Header mismatch: MCP-Protocol-Version is required";
 	if ((mv = dispatch_modern_version(msg)) != NULL &&
 	    !value_is(&v, mv, strlen(mv)))
@@ -227,7 +228,7 @@ http_header_mismatch(const struct http_ctx *ctx, struct MHD_Connection *conn,
 		    "_meta protocolVersion";
 	if (msg->method == NULL)
 		return NULL;
-	if (!get_value(conn, H_METHOD, &v))
+	if (!get_value(ctx, conn, H_METHOD, &v))
 		return "Header mismatch: Mcp-Method is required";
 	if (!value_is(&v, msg->method, strlen(msg->method)))
 		return "Header mismatch: Mcp-Method differs from the body's "
@@ -239,7 +240,7 @@ http_header_mismatch(const struct http_ctx *ctx, struct MHD_Connection *conn,
 	    !json_object_is_type(name_obj, json_type_string))
 		return NULL;	/* dispatch answers the malformed call */
 	name = json_object_get_string(name_obj);
-	if (!get_value(conn, H_NAME, &v))
+	if (!get_value(ctx, conn, H_NAME, &v))
 		return "Header mismatch: Mcp-Name is required for tools/call";
 	if ((got = header_bytes(&v, buf, sizeof(buf), &len)) == NULL)
 		return "Header mismatch: Mcp-Name is not valid (bad base64 or "

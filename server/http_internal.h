@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "dispatch.h"
+#include "http_mhd.h"
 #include "http_limits.h"
 #include "mcp_err.h"
 #include "session.h"
@@ -147,6 +148,7 @@ struct http_live {
 
 struct http_ctx {
 	struct server srv;		/* copy of main's, with on_call set */
+	struct http_mhd mhd;		/* libmicrohttpd, loaded at start */
 	const struct http_config *cfg;	/* borrowed */
 	uint8_t tokens[MCP_HTTP_MAX_TOKENS][SHA256_LEN];	/* digests */
 	size_t n_tokens;		/* 0: no authentication */

@@ -51,18 +51,18 @@ respond(struct http_ctx *ctx, struct http_req *rq, struct MHD_Connection *conn,
 	struct MHD_Response *resp;
 	enum MHD_Result r;
 
-	resp = MHD_create_response_from_buffer(len, body != NULL ? body : "",
+	resp = ctx->mhd.response_from_buffer(len, body != NULL ? body : "",
 	    body != NULL ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
 	if (resp == NULL) {
 		free(body);
 		return MHD_NO;
 	}
 	if (ctype != NULL)
-		(void)MHD_add_response_header(resp, "Content-Type", ctype);
+		(void)ctx->mhd.add_response_header(resp, "Content-Type", ctype);
 	for (; extra != NULL && extra->name != NULL; extra++)
-		(void)MHD_add_response_header(resp, extra->name, extra->value);
-	r = MHD_queue_response(conn, status, resp);
-	MHD_destroy_response(resp);
+		(void)ctx->mhd.add_response_header(resp, extra->name, extra->value);
+	r = ctx->mhd.queue_response(conn, status, resp);
+	ctx->mhd.destroy_response(resp);
 	if (rq != NULL)
 		rq->answered = true;
 	http_metrics_status(&ctx->metrics, status);
@@ -99,9 +99,10 @@ reject(struct http_ctx *ctx, struct http_req *rq, struct MHD_Connection *conn,
 /* ---- helpers ---- */
 
 static const char *
-header(struct MHD_Connection *conn, const char *name)
+header(const struct http_ctx *ctx, struct MHD_Connection *conn,
+    const char *name)
 {
-	return MHD_lookup_connection_value(conn, MHD_HEADER_KIND, name);
+	return ctx->mhd.lookup_connection_value(conn, MHD_HEADER_KIND, name);
 }
 
 static bool
@@ -228,7 +229,7 @@ answer(struct http_ctx *ctx, struct http_req *rq, struct MHD_Connection *conn,
 	if (hs == NULL)
 		session_fini(&own);	/* the stream has its own */
 
-	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	ci = ctx->mhd.get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
 	st = http_stream_new(ctx, msg, hs, modern, ci != NULL ?
 	    ci->connect_fd : -1);
 	if (st == NULL) {
@@ -258,21 +259,21 @@ answer(struct http_ctx *ctx, struct http_req *rq, struct MHD_Connection *conn,
 		return respond(ctx, rq, conn, status_for(rc, modern),
 		    "application/json", body, len, extra);
 	}
-	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096,
+	resp = ctx->mhd.response_from_callback(MHD_SIZE_UNKNOWN, 4096,
 	    http_stream_read, st, http_stream_free_cb);
 	if (resp == NULL) {
 		http_stream_free_cb(st);
 		return MHD_NO;
 	}
-	(void)MHD_add_response_header(resp, "Content-Type",
+	(void)ctx->mhd.add_response_header(resp, "Content-Type",
 	    "text/event-stream");
 	for (i = 0; h_sse[i].name != NULL; i++)
-		(void)MHD_add_response_header(resp, h_sse[i].name,
+		(void)ctx->mhd.add_response_header(resp, h_sse[i].name,
 		    h_sse[i].value);
 	for (; extra != NULL && extra->name != NULL; extra++)
-		(void)MHD_add_response_header(resp, extra->name, extra->value);
-	r = MHD_queue_response(conn, MHD_HTTP_OK, resp);
-	MHD_destroy_response(resp);
+		(void)ctx->mhd.add_response_header(resp, extra->name, extra->value);
+	r = ctx->mhd.queue_response(conn, MHD_HTTP_OK, resp);
+	ctx->mhd.destroy_response(resp);
 	rq->answered = true;
 	http_metrics_status(&ctx->metrics, MHD_HTTP_OK);
 	return r;
@@ -313,7 +314,7 @@ post_legacy(struct http_ctx *ctx, struct http_req *rq,
 	struct msg_sink sink = { .send = capture_send, .arg = &cap };
 	struct http_session *hs = NULL;
 	struct http_hdr h_sid[2] = { { H_SESSION, NULL }, { NULL, NULL } };
-	const char *sid = header(conn, H_SESSION);
+	const char *sid = header(ctx, conn, H_SESSION);
 	enum http_sess_rc src;
 	enum MHD_Result r;
 	enum mcp_err rc;
@@ -417,7 +418,7 @@ handle_post(struct http_ctx *ctx, struct http_req *rq,
 		    strlen(reply) : 0, NULL);
 	}
 	/* route by era: see MCP-NOTES 8.2, dual-era routing */
-	hv = header(conn, H_VERSION);
+	hv = header(ctx, conn, H_VERSION);
 	if (hv != NULL && in_list(dispatch_modern_versions, hv))
 		legacy = false;		/* even initialize: 404 in this era */
 	else if (msg->kind == RPC_REQUEST &&
@@ -431,7 +432,7 @@ handle_post(struct http_ctx *ctx, struct http_req *rq,
 		rpc_msg_free(msg);
 		return r;
 	} else
-		legacy = header(conn, H_SESSION) != NULL ||
+		legacy = header(ctx, conn, H_SESSION) != NULL ||
 		    dispatch_modern_version(msg) == NULL;
 	if (legacy)
 		return post_legacy(ctx, rq, conn, msg);
@@ -442,7 +443,7 @@ static enum MHD_Result
 handle_delete(struct http_ctx *ctx, struct http_req *rq,
     struct MHD_Connection *conn)
 {
-	const char *sid = header(conn, H_SESSION);
+	const char *sid = header(ctx, conn, H_SESSION);
 
 	if (sid == NULL)
 		return reject(ctx, rq, conn, MHD_HTTP_BAD_REQUEST,
@@ -666,6 +667,10 @@ transport_http_run(const struct server *srv, const struct http_config *cfg,
 	(void)pthread_mutex_init(&ctx.calls_lock, NULL);
 	(void)pthread_cond_init(&ctx.calls_done, NULL);
 	(void)pthread_mutex_init(&ctx.live_lock, NULL);
+	if (http_mhd_load(&ctx.mhd, err, sizeof(err)) != 0) {
+		log_err("%s", err);
+		goto out_metrics;
+	}
 	if (http_metrics_init(&ctx.metrics, srv) != 0) {
 		log_err("out of memory");
 		goto out_metrics;
@@ -687,7 +692,7 @@ transport_http_run(const struct server *srv, const struct http_config *cfg,
 	    MHD_USE_ITC | MHD_USE_ERROR_LOG;
 	if (cfg->addr.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
-	d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, &ctx,
+	d = ctx.mhd.start_daemon(flags, 0, NULL, NULL, on_request, &ctx,
 	    MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, &ctx,
 	    MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&cfg->addr,
 	    MHD_OPTION_CONNECTION_LIMIT,
@@ -703,7 +708,7 @@ transport_http_run(const struct server *srv, const struct http_config *cfg,
 		    "this host?)", cfg->listen_text);
 		goto out;
 	}
-	di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+	di = ctx.mhd.get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
 	log_info("serving %zu tools on http://%s/mcp (port %u)%s",
 	    toolset_count(srv->tools), cfg->listen_text,
 	    di != NULL ? (unsigned int)di->port : 0,
@@ -711,9 +716,9 @@ transport_http_run(const struct server *srv, const struct http_config *cfg,
 
 	sig = wait_for_signal();
 	log_info("signal %d: stopping; cancelling calls in flight", sig);
-	(void)MHD_quiesce_daemon(d);
+	(void)ctx.mhd.quiesce_daemon(d);
 	cancel_everything(&ctx);
-	MHD_stop_daemon(d);
+	ctx.mhd.stop_daemon(d);
 	(void)pthread_mutex_lock(&ctx.calls_lock);
 	while (ctx.calls > 0)
 		(void)pthread_cond_wait(&ctx.calls_done, &ctx.calls_lock);
@@ -725,6 +730,7 @@ transport_http_run(const struct server *srv, const struct http_config *cfg,
 	explicit_bzero(ctx.tokens, sizeof(ctx.tokens));
  out_metrics:
 	http_metrics_fini(&ctx.metrics);
+	http_mhd_unload(&ctx.mhd);
 	(void)pthread_mutex_destroy(&ctx.live_lock);
 	(void)pthread_cond_destroy(&ctx.calls_done);
 	(void)pthread_mutex_destroy(&ctx.calls_lock);

@@ -50,6 +50,9 @@ esac
 
 mkdir -p "$out"
 log=$out/server.log
+# a stale log from an earlier run would hand us its port before the new
+# server's redirection truncates it
+rm -f "$log"
 "$bin" --http 127.0.0.1:0 --conformance-fixtures 2>"$log" &
 pid=$!
 trap 'kill "$pid" 2>/dev/null || true' EXIT
@@ -57,7 +60,7 @@ trap 'kill "$pid" 2>/dev/null || true' EXIT
 port=
 i=0
 while [ $i -lt $START_TENTHS ]; do
-	port=$(sed -n 's/.*serving .* on http:.*(port \([0-9]*\)).*/\1/p' "$log")
+	port=$(sed -n 's/.*serving .* on http:.*(port \([0-9]*\)).*/\1/p' "$log" 2>/dev/null || true)
 	[ -n "$port" ] && break
 	kill -0 "$pid" 2>/dev/null || { echo "FAIL: the server exited at start:" >&2; cat "$log" >&2; exit 1; }
 	sleep 0.1
