@@ -203,7 +203,15 @@ extern const struct sb_sys_path sb_sys_paths[];
 extern const size_t sb_nsys_paths;
 extern const char *const sb_reserved_paths[];
 extern const size_t sb_nreserved_paths;
+extern const int sb_socket_families[];
+extern const size_t sb_nsocket_families;
+extern const uint32_t sb_personalities[];
+extern const size_t sb_npersonalities;
+extern const uint32_t sb_denied_ioctls[2];
 extern const char sb_etc_hosts[];
+
+/* Every namespace flag of clone() (CLONE_NEWTIME shares CSIGNAL's bits). */
+#define SB_CLONE_NS_MASK	0x7e020000UL
 extern const char sb_proc_opts[];
 extern const char sb_hostname[];
 
@@ -211,7 +219,10 @@ extern const char sb_hostname[];
 extern const struct sock_filter *const sb_bpf_insns;
 extern const unsigned short sb_bpf_len;
 
-/* seccomp.c */
+/* seccomp.c: the policy through libseccomp (the reference) */
+int sb_seccomp_reference(struct sock_fprog *ret)
+    __attribute__((warn_unused_result));
+/* seccomp_compact.c: the same policy as a shallow range tree (loaded) */
 int sb_seccomp_build(struct sock_fprog *ret)
     __attribute__((warn_unused_result));
 

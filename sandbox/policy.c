@@ -6,6 +6,9 @@
  * socket, personality) are in seccomp.c. Nothing here is mutable.
  */
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 
 #include "internal.h"
 
@@ -55,6 +58,19 @@ const char *const sb_default_env[] = {
 	"TMPDIR=/tmp",
 	NULL,
 };
+
+/* socket() families a program may create; the netns has no route anyway. */
+const int sb_socket_families[] = { AF_UNIX, AF_INET, AF_INET6 };
+const size_t sb_nsocket_families =
+    sizeof(sb_socket_families) / sizeof(sb_socket_families[0]);
+
+/* personality() values Docker allows: query, Linux, and UNAME26 variants. */
+const uint32_t sb_personalities[] = { 0x0, 0x8, 0x20000, 0x20008, 0xffffffff };
+const size_t sb_npersonalities =
+    sizeof(sb_personalities) / sizeof(sb_personalities[0]);
+
+/* ioctl requests denied: push input into a terminal, console control. */
+const uint32_t sb_denied_ioctls[2] = { TIOCSTI, TIOCLINUX };
 
 #define A(n)	{ .name = #n, .action = SB_SYS_ALLOW }
 #define P(n)	{ .name = #n, .action = SB_SYS_EPERM }

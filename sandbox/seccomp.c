@@ -1,11 +1,12 @@
 /*
- * seccomp: compile the policy into one classic BPF program, at build time
- * (seccomp_gen.c) and for --check. The allow-list comes from libseccomp:
- * ENOSYS for unknown syscalls, EPERM for the named groups, other
- * architectures and x32 killed. In front of it sits a hand-written prefix
- * that denies TIOCSTI/TIOCLINUX on a 32-bit compare of ioctl's request:
- * libseccomp lets an unconditional allow of ioctl swallow conditional
- * denies, and a second filter would cost a second JIT (~0.2 ms here).
+ * seccomp (reference): the policy compiled by libseccomp. ENOSYS for
+ * unknown syscalls, EPERM for the named groups, other architectures and
+ * x32 killed, argument filters for clone, socket and personality, and a
+ * hand-written prefix that denies TIOCSTI/TIOCLINUX on a 32-bit compare of
+ * ioctl's request (libseccomp lets an unconditional allow of ioctl swallow
+ * conditional denies). The program loaded in sandboxes is the compact one
+ * of seccomp_compact.c; a unit test proves both give the same answer for
+ * every syscall number, architecture and argument class.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,17 +26,6 @@
 
 #include "internal.h"
 
-/* Every namespace flag of clone(); CLONE_NEWTIME shares a bit with CSIGNAL. */
-#define SB_CLONE_NS_MASK (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | \
-	CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET)
-
-/* socket() families a program may create; the netns has no route anyway. */
-static const int sb_socket_families[] = { AF_UNIX, AF_INET, AF_INET6 };
-
-/* personality() values Docker allows: query, Linux, and UNAME26 variants. */
-static const unsigned long sb_personalities[] = {
-	0x0, 0x8, 0x20000, 0x20008, 0xffffffff,
-};
 
 /* A filter this big is a bug: the allow-list compiles to ~600 insns. */
 #define SB_MAX_FILTER_BYTES	(64 * 1024)
@@ -130,16 +120,17 @@ add_filtered_rules(scmp_filter_ctx c)
 		if (rc < 0)
 			return rc;
 	}
-	for (i = 0; i < sizeof(sb_socket_families) / sizeof(int); i++) {
+	for (i = 0; i < sb_nsocket_families; i++) {
 		rc = seccomp_rule_add(c, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
 		    SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffUL,
 		    (unsigned long)sb_socket_families[i]));
 		if (rc < 0)
 			return rc;
 	}
-	for (i = 0; i < sizeof(sb_personalities) / sizeof(long); i++) {
+	for (i = 0; i < sb_npersonalities; i++) {
 		rc = seccomp_rule_add(c, SCMP_ACT_ALLOW, SCMP_SYS(personality),
-		    1, SCMP_A0(SCMP_CMP_EQ, sb_personalities[i]));
+		    1, SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffUL,
+		    sb_personalities[i]));
 		if (rc < 0)
 			return rc;
 	}
@@ -175,6 +166,9 @@ set_common_attrs(scmp_filter_ctx c)
 #endif
 #define SB_PREFIX_LEN	8
 
+_Static_assert(sizeof(sb_denied_ioctls) / sizeof(sb_denied_ioctls[0]) == 2,
+    "the prefix checks exactly two requests");
+
 /*
  * The prefix: native ioctl with request TIOCSTI (push input into a
  * terminal) or TIOCLINUX (console control), any high
@@ -192,17 +186,17 @@ tty_prefix(struct sock_filter *f, uint32_t arch)
 		    offsetof(struct seccomp_data, nr)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 4),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, SB_ARG_LO(1)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCSTI, 1, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCLINUX, 0, 1),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, sb_denied_ioctls[0], 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, sb_denied_ioctls[1], 0, 1),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
 	};
 
 	memcpy(f, pre, sizeof(pre));
 }
 
-/* Build the whole program into *ret; ret->filter is malloc'd, caller's. */
+/* The reference program into *ret; ret->filter is malloc'd, caller's. */
 int
-sb_seccomp_build(struct sock_fprog *ret)
+sb_seccomp_reference(struct sock_fprog *ret)
 {
 	scmp_filter_ctx allow = NULL;
 	struct sock_fprog body = { 0 };

@@ -4,6 +4,9 @@
  * runs themselves are tested by test_sandbox_lib.c and the attack suite.
  */
 #include <check.h>
+#include <linux/audit.h>
+#include <linux/seccomp.h>
+#include <stdint.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -347,6 +350,97 @@ START_TEST(output_zero_cap_counts_only)
 }
 END_TEST
 
+/* A classic BPF interpreter, for the opcodes either program uses. */
+static uint32_t
+bpf_run(const struct sock_fprog *f, const struct seccomp_data *d)
+{
+	uint32_t a = 0, pc = 0, w;
+	const struct sock_filter *i;
+
+	while (pc < f->len) {
+		i = &f->filter[pc++];
+		switch (i->code) {
+		case BPF_LD | BPF_W | BPF_ABS:
+			ck_assert_uint_le(i->k + 4, sizeof(*d));
+			memcpy(&w, (const char *)d + i->k, 4);
+			a = w;
+			break;
+		case BPF_ALU | BPF_AND | BPF_K:
+			a &= i->k;
+			break;
+		case BPF_JMP | BPF_JA:
+			pc += i->k;
+			break;
+		case BPF_JMP | BPF_JEQ | BPF_K:
+			pc += a == i->k ? i->jt : i->jf;
+			break;
+		case BPF_JMP | BPF_JGT | BPF_K:
+			pc += a > i->k ? i->jt : i->jf;
+			break;
+		case BPF_JMP | BPF_JGE | BPF_K:
+			pc += a >= i->k ? i->jt : i->jf;
+			break;
+		case BPF_JMP | BPF_JSET | BPF_K:
+			pc += (a & i->k) != 0 ? i->jt : i->jf;
+			break;
+		case BPF_RET | BPF_K:
+			return i->k;
+		default:
+			ck_abort_msg("opcode 0x%x not interpreted", i->code);
+		}
+	}
+	ck_abort_msg("fell off the end of the program");
+	return 0;
+}
+
+/*
+ * The compact program answers like libseccomp's for every syscall number
+ * (and x32 / beyond), three architectures, and the argument values that
+ * the argument filters look at, with and without high bits.
+ */
+START_TEST(compact_filter_answers_like_libseccomp)
+{
+	static const uint64_t vals[] = {
+		0, 1, 2, 10, 16, 38, 40, 0x20000, 0x2000000, 0x4000000,
+		0x8000000, 0x10000000, 0x20000000, 0x40000000, 0x7e020000,
+		0x100000000ULL | 0x10000000, 0x100000000ULL | 1, 0x8, 0x20008,
+		0x40000, 0xffffffff, 0x100000008ULL, 0x5412, 0x541c,
+		0x100005412ULL, 0xdeadbeef0000541cULL, ~0ULL, 0x11, 0x01200011,
+	};
+	const uint32_t archs[] = { AUDIT_ARCH_X86_64, AUDIT_ARCH_I386, 0 };
+	struct sock_fprog ref, compact;
+	struct seccomp_data d;
+	uint32_t nr, a, v, arg;
+	unsigned long checked = 0;
+
+	ck_assert_int_eq(sb_seccomp_reference(&ref), 0);
+	ck_assert_int_eq(sb_seccomp_build(&compact), 0);
+	ck_assert_uint_lt(compact.len, ref.len);
+	for (a = 0; a < 3; a++) {
+		for (nr = 0; nr < 1100; nr++) {
+			for (arg = 0; arg < 2; arg++) {
+				for (v = 0; v < sizeof(vals) / sizeof(vals[0]);
+				    v++) {
+					memset(&d, 0, sizeof(d));
+					d.arch = archs[a];
+					d.nr = (int)(nr < 1050 ? nr :
+					    0x40000000 + nr - 1050);
+					d.args[arg] = vals[v];
+					ck_assert_msg(bpf_run(&ref, &d) ==
+					    bpf_run(&compact, &d), "arch %x nr "
+					    "%d arg%u=%llx", d.arch, d.nr, arg,
+					    (unsigned long long)vals[v]);
+					checked++;
+				}
+			}
+		}
+	}
+	ck_assert_uint_gt(checked, 100000);
+	free(ref.filter);
+	free(compact.filter);
+}
+END_TEST
+
 START_TEST(embedded_filter_equals_a_fresh_compile)
 {
 	struct sock_fprog f;
@@ -460,6 +554,7 @@ sandbox_suite(void)
 	suite_add_tcase(s, t);
 	t = tcase_create("policy");
 	tcase_add_test(t, embedded_filter_equals_a_fresh_compile);
+	tcase_add_test(t, compact_filter_answers_like_libseccomp);
 	tcase_add_test(t, policy_denies_the_named_groups);
 	tcase_add_test(t, policy_lists_each_syscall_once);
 	tcase_add_test(t, stage_names_are_unique);

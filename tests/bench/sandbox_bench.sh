@@ -33,7 +33,7 @@ if [ -z "$ours" ]; then
 	ours=$(ls -t "$root"/build*/server/mcp-sandbox \
 		"$root"/build*/tests/adversarial/sandbox-cli \
 		"$root"/build*/adversarial/sandbox-cli 2>/dev/null |
-		grep -v -i san | head -n 1)
+		grep -v -E '/build[^/]*(asan|-san)[^/]*/' | head -n 1)
 fi
 for tool in hyperfine bwrap /usr/bin/python3; do
 	if ! command -v "$tool" >/dev/null; then
@@ -84,7 +84,7 @@ PY
 rc=$?
 inproc=$(ls -t "$root"/build*/tests/adversarial/sandbox-inproc-bench \
 	"$root"/build*/adversarial/sandbox-inproc-bench 2>/dev/null |
-	grep -v -i san | head -n 1)
+	grep -v -E '/build[^/]*(asan|-san)[^/]*/' | head -n 1)
 if [ -n "$inproc" ]; then
 	echo
 	echo "in-process (a server's view: context built once):"

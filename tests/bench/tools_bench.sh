@@ -1,8 +1,12 @@
 #!/bin/bash
 # The issue-4 benchmark: sandboxed tool calls over stdio, p50/p99 at 1 and 4
 # calls in flight, in one run, against
-#   - `mcp-sandbox exec` of the same program (the sandbox on its own, timed
-#     from spawn to exit by stdio_bench --spawn-only), and
+#   - `mcp-sandbox exec --verbose` of the same program: the sandbox on its
+#     own.  Two figures: the whole CLI from spawn to exit (stdio_bench
+#     --spawn-only; it also pays the binary's start and the sandbox context
+#     a server builds once), and the sandbox's own time, the sb_run duration
+#     the CLI prints ("[mcp-sandbox: exit 0, N us, ...]"), which is what a
+#     tools/call pays for the sandbox inside the server; and
 #   - the npm package mcp-server-code-runner (pinned in package.json; it runs
 #     snippets unsandboxed through `exec` of a shell): its bash `echo hello`,
 #     a python `pass` (with `python` meaning the same /usr/bin/python3 we use)
@@ -11,7 +15,7 @@
 #         resolves it to /usr/bin/echo, which is /bin/echo on merged-/usr
 #         Debian), run_code python3 `pass`.
 # Targets (issue 4): the MCP layer adds under 0.3 ms to the sandbox's own
-# time (run_command p50 minus `exec` p50, at 1 in flight), and our sandboxed
+# time (run_command p50 minus the sb_run p50, at 1 in flight), and our sandboxed
 # calls are faster than the peer's unsandboxed equivalents (p50, at 1 and 4).
 # Exit 0 when met, 1 when missed, 2 when the run cannot be made, 77 when the
 # binary has no run_command yet.
@@ -21,8 +25,8 @@
 # tools settle (environment):
 #   RUN_COMMAND_PARAMS  default {"name":"run_command","arguments":{"command":"echo","args":["hello"]}}
 #   RUN_CODE_PARAMS     default {"name":"run_code","arguments":{"language":"python3","code":"pass"}}
-#   EXEC_ECHO           default "$ours exec -- /bin/echo hello"
-#   EXEC_PYTHON         default "$ours exec -- /usr/bin/python3 -I -c pass"
+#   EXEC_ECHO           default "$ours exec --verbose -- /bin/echo hello"
+#   EXEC_PYTHON         default "$ours exec --verbose -- /usr/bin/python3 -I -c pass"
 #   BENCH_QUICK=1       a tenth of the iterations (a smoke run)
 #   BENCH_PATH          the PATH the servers run with (default: plain Debian)
 set -u
@@ -65,13 +69,26 @@ warm=$((10 / q + 1))
 tool_error='"isError":true'
 run_command=${RUN_COMMAND_PARAMS:-'{"name":"run_command","arguments":{"command":"echo","args":["hello"]}}'}
 run_code=${RUN_CODE_PARAMS:-'{"name":"run_code","arguments":{"language":"python3","code":"pass"}}'}
-read -r -a exec_echo <<<"${EXEC_ECHO:-$ours exec -- /bin/echo hello}"
-read -r -a exec_python <<<"${EXEC_PYTHON:-$ours exec -- /usr/bin/python3 -I -c pass}"
+read -r -a exec_echo <<<"${EXEC_ECHO:-$ours exec --verbose -- /bin/echo hello}"
+read -r -a exec_python <<<"${EXEC_PYTHON:-$ours exec --verbose -- /usr/bin/python3 -I -c pass}"
 
 # The peer runs `python -u FILE`; give it the interpreter we run, not a shim
 # (first on every server's PATH; ours resolves python3, not python).
 mkdir "$out/bin"
 ln -s /usr/bin/python3 "$out/bin/python"
+
+# sandbox_own FILE: p50/p99 (us) of the sb_run durations that
+# `mcp-sandbox exec --verbose` printed into FILE.
+sandbox_own()
+{
+	sed -n 's/^\[mcp-sandbox: exit 0, \([0-9]*\) us,.*/\1/p' "$1" | sort -n |
+		awk '{ v[NR] = $1 }
+		END {
+			if (NR == 0) { print "n=0 p50_us=? p99_us=?"; exit }
+			i50 = int(NR * 0.50 + 0.999999); i99 = int(NR * 0.99 + 0.999999)
+			printf "n=%d p50_us=%s p99_us=%s\n", NR, v[i50], v[i99]
+		}'
+}
 
 run_one()	# name, stdio_bench args...
 {
@@ -92,10 +109,20 @@ run_one ours --cold 0 --warmup "$warm" --calls "$n_fast" --inflight 1,4 \
 	--req echo --method tools/call --params "$run_command" --expect 'hello' --reject "$tool_error" \
 	--req python --method tools/call --params "$run_code" --count "$n_slow" --reject "$tool_error" \
 	-- "$ours" || failed=2
-run_one exec_echo --spawn-only --warmup "$warm" --calls "$n_fast" --inflight 1,4 \
-	-- "${exec_echo[@]}" || failed=2
-run_one exec_python --spawn-only --warmup "$warm" --calls "$n_slow" --inflight 1,4 \
-	-- "${exec_python[@]}" || failed=2
+# One run per level, so each level's "[mcp-sandbox: ... N us ...]" lines
+# (on the driver's stderr, --stderr) can be told apart.
+for k in 1 4; do
+	run_one "exec_echo_$k" --spawn-only --stderr --warmup 0 --calls "$n_fast" \
+		--inflight "$k" -- "${exec_echo[@]}" || failed=2
+	run_one "exec_python_$k" --spawn-only --stderr --warmup 0 --calls "$n_slow" \
+		--inflight "$k" -- "${exec_python[@]}" || failed=2
+	for t in echo python; do
+		sandbox_own "$out/exec_${t}_$k.err" >"$out/own_${t}_$k"
+		# one file per program with both levels, for the rows below
+		cat "$out/exec_${t}_$k" >>"$out/exec_$t"
+		echo "own inflight=$k $(cat "$out/own_${t}_$k")" >>"$out/own_$t"
+	done
+done
 run_one peer --cold 0 --warmup "$warm" --calls "$n_fast" --inflight 1,4 \
 	--req echo --method tools/call \
 	--params '{"name":"run-code","arguments":{"languageId":"shellscript","code":"echo hello"}}' \
@@ -120,10 +147,12 @@ row()	# label file prefix-without-inflight
 		"$(ms "$(fig "$f" "$p inflight=4" p50_us)")" "$(ms "$(fig "$f" "$p inflight=4" p99_us)")"
 }
 row "mcp-sandbox run_command echo" "$out/ours" "rt label=echo"
-row "mcp-sandbox exec echo (sandbox only)" "$out/exec_echo" "spawn"
+row "mcp-sandbox exec echo (whole CLI)" "$out/exec_echo" "spawn"
+row "  sandbox's own time (sb_run)" "$out/own_echo" "own"
 row "code-runner bash echo (no sandbox)" "$out/peer" "rt label=echo"
 row "mcp-sandbox run_code python3 pass" "$out/ours" "rt label=python"
-row "mcp-sandbox exec python3 (sandbox)" "$out/exec_python" "spawn"
+row "mcp-sandbox exec python3 (whole CLI)" "$out/exec_python" "spawn"
+row "  sandbox's own time (sb_run)" "$out/own_python" "own"
 row "code-runner python pass (no sandbox)" "$out/peer" "rt label=python"
 row "code-runner node snippet (no sandbox)" "$out/peer" "rt label=node"
 
@@ -142,7 +171,7 @@ miss=0
 for k in 1 4; do
 	for t in echo python; do
 		mcp=$(fig "$out/ours" "rt label=$t inflight=$k" p50_us)
-		sb=$(fig "$out/exec_$t" "spawn inflight=$k" p50_us)
+		sb=$(fig "$out/own_$t" "own inflight=$k" p50_us)
 		if [ "$k" = 1 ]; then
 			awk -v t="$t" -v a="$mcp" -v b="$sb" 'BEGIN {
 				if (a == "?" || b == "?") { printf "  [MISSED] MCP layer over the sandbox (%s): no figure\n", t; exit 1 }
