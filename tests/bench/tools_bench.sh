@@ -1,12 +1,14 @@
 #!/bin/bash
 # The issue-4 benchmark: sandboxed tool calls over stdio, p50/p99 at 1 and 4
-# calls in flight, in one run, against
-#   - `mcp-sandbox exec --verbose` of the same program: the sandbox on its
-#     own.  Two figures: the whole CLI from spawn to exit (stdio_bench
-#     --spawn-only; it also pays the binary's start and the sandbox context
-#     a server builds once), and the sandbox's own time, the sb_run duration
-#     the CLI prints ("[mcp-sandbox: exit 0, N us, ...]"), which is what a
-#     tools/call pays for the sandbox inside the server; and
+# calls in flight, in one run.  Figures:
+#   - the round trip of each tools/call as the client sees it (stdio_bench);
+#   - the sandbox's own time inside the server for the same calls: the
+#     sb_run duration the server writes to its audit log (--audit-log,
+#     "duration_us"), so "the MCP layer" = round trip - sandbox, same calls;
+#   - `mcp-sandbox exec --verbose` of the same program, the sandbox as a
+#     CLI: from spawn to exit (it also pays the binary's start and the
+#     sandbox context a server builds once), and its own sb_run duration
+#     ("[mcp-sandbox: exit 0, N us, ...]"), cold in a fresh process each run;
 #   - the npm package mcp-server-code-runner (pinned in package.json; it runs
 #     snippets unsandboxed through `exec` of a shell): its bash `echo hello`,
 #     a python `pass` (with `python` meaning the same /usr/bin/python3 we use)
@@ -15,8 +17,9 @@
 #         resolves it to /usr/bin/echo, which is /bin/echo on merged-/usr
 #         Debian), run_code python3 `pass`.
 # Targets (issue 4): the MCP layer adds under 0.3 ms to the sandbox's own
-# time (run_command p50 minus the sb_run p50, at 1 in flight), and our sandboxed
-# calls are faster than the peer's unsandboxed equivalents (p50, at 1 and 4).
+# time (p50 of the round trips minus p50 of the in-server sandbox times, at 1
+# in flight), and our sandboxed calls are faster than the peer's unsandboxed
+# equivalents (p50, at 1 and 4).
 # Exit 0 when met, 1 when missed, 2 when the run cannot be made, 77 when the
 # binary has no run_command yet.
 #
@@ -77,17 +80,28 @@ read -r -a exec_python <<<"${EXEC_PYTHON:-$ours exec --verbose -- /usr/bin/pytho
 mkdir "$out/bin"
 ln -s /usr/bin/python3 "$out/bin/python"
 
-# sandbox_own FILE: p50/p99 (us) of the sb_run durations that
-# `mcp-sandbox exec --verbose` printed into FILE.
-sandbox_own()
+# pcts: "n=N p50_us=X p99_us=Y" of the numbers on stdin (nearest rank).
+pcts()
 {
-	sed -n 's/^\[mcp-sandbox: exit 0, \([0-9]*\) us,.*/\1/p' "$1" | sort -n |
-		awk '{ v[NR] = $1 }
+	sort -n | awk '{ v[NR] = $1 }
 		END {
 			if (NR == 0) { print "n=0 p50_us=? p99_us=?"; exit }
 			i50 = int(NR * 0.50 + 0.999999); i99 = int(NR * 0.99 + 0.999999)
 			printf "n=%d p50_us=%s p99_us=%s\n", NR, v[i50], v[i99]
 		}'
+}
+
+# exec_own FILE: the sb_run durations `mcp-sandbox exec --verbose` printed.
+exec_own()
+{
+	sed -n 's/^\[mcp-sandbox: exit 0, \([0-9]*\) us,.*/\1/p' "$1" | pcts
+}
+
+# audit_own FILE SKIP: the duration_us of the audit lines after the first
+# SKIP (the warm-up calls).
+audit_own()
+{
+	tail -n "+$(($2 + 1))" "$1" | sed -n 's/.*"duration_us":\([0-9]*\).*/\1/p' | pcts
 }
 
 run_one()	# name, stdio_bench args...
@@ -105,22 +119,32 @@ run_one()	# name, stdio_bench args...
 
 failed=0
 echo "mcp-sandbox tools benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-run_one ours --cold 0 --warmup "$warm" --calls "$n_fast" --inflight 1,4 \
-	--req echo --method tools/call --params "$run_command" --expect 'hello' --reject "$tool_error" \
-	--req python --method tools/call --params "$run_code" --count "$n_slow" --reject "$tool_error" \
-	-- "$ours" || failed=2
-# One run per level, so each level's "[mcp-sandbox: ... N us ...]" lines
-# (on the driver's stderr, --stderr) can be told apart.
+# Ours: one server per tool and level, each with its own audit log.
+for k in 1 4; do
+	for t in echo python; do
+		if [ "$t" = echo ]; then
+			params=$run_command n=$n_fast expect=(--expect hello)
+		else
+			params=$run_code n=$n_slow expect=()
+		fi
+		run_one "ours_${t}_$k" --cold 0 --warmup "$warm" --calls "$n" --inflight "$k" \
+			--req "$t" --method tools/call --params "$params" "${expect[@]}" \
+			--reject "$tool_error" \
+			-- "$ours" --audit-log "$out/audit_${t}_$k.jsonl" || failed=2
+		grep '^rt ' "$out/ours_${t}_$k" >>"$out/ours"
+		echo "own inflight=$k $(audit_own "$out/audit_${t}_$k.jsonl" "$warm")" >>"$out/insb_$t"
+	done
+done
+# The CLI: one run per level, so each level's "[mcp-sandbox: ... N us ...]"
+# lines (on the driver's stderr, --stderr) can be told apart.
 for k in 1 4; do
 	run_one "exec_echo_$k" --spawn-only --stderr --warmup 0 --calls "$n_fast" \
 		--inflight "$k" -- "${exec_echo[@]}" || failed=2
 	run_one "exec_python_$k" --spawn-only --stderr --warmup 0 --calls "$n_slow" \
 		--inflight "$k" -- "${exec_python[@]}" || failed=2
 	for t in echo python; do
-		sandbox_own "$out/exec_${t}_$k.err" >"$out/own_${t}_$k"
-		# one file per program with both levels, for the rows below
 		cat "$out/exec_${t}_$k" >>"$out/exec_$t"
-		echo "own inflight=$k $(cat "$out/own_${t}_$k")" >>"$out/own_$t"
+		echo "own inflight=$k $(exec_own "$out/exec_${t}_$k.err")" >>"$out/own_$t"
 	done
 done
 run_one peer --cold 0 --warmup "$warm" --calls "$n_fast" --inflight 1,4 \
@@ -137,22 +161,24 @@ if [ "$failed" -ne 0 ]; then
 	exit 2
 fi
 
-printf '\n%-36s %11s %11s %11s %11s\n' "p50 / p99 in ms" "p50 @1" "p99 @1" "p50 @4" "p99 @4"
+printf '\n%-38s %11s %11s %11s %11s\n' "p50 / p99 in ms" "p50 @1" "p99 @1" "p50 @4" "p99 @4"
 row()	# label file prefix-without-inflight
 {
 	local f=$2 p=$3
 	ms() { awk -v u="$1" 'BEGIN { if (u == "?") print "?"; else printf "%.2f", u / 1000 }'; }
-	printf '%-36s %11s %11s %11s %11s\n' "$1" \
+	printf '%-38s %11s %11s %11s %11s\n' "$1" \
 		"$(ms "$(fig "$f" "$p inflight=1" p50_us)")" "$(ms "$(fig "$f" "$p inflight=1" p99_us)")" \
 		"$(ms "$(fig "$f" "$p inflight=4" p50_us)")" "$(ms "$(fig "$f" "$p inflight=4" p99_us)")"
 }
 row "mcp-sandbox run_command echo" "$out/ours" "rt label=echo"
+row "  its sandbox time (audit log)" "$out/insb_echo" "own"
 row "mcp-sandbox exec echo (whole CLI)" "$out/exec_echo" "spawn"
-row "  sandbox's own time (sb_run)" "$out/own_echo" "own"
+row "  its sandbox time (--verbose)" "$out/own_echo" "own"
 row "code-runner bash echo (no sandbox)" "$out/peer" "rt label=echo"
 row "mcp-sandbox run_code python3 pass" "$out/ours" "rt label=python"
+row "  its sandbox time (audit log)" "$out/insb_python" "own"
 row "mcp-sandbox exec python3 (whole CLI)" "$out/exec_python" "spawn"
-row "  sandbox's own time (sb_run)" "$out/own_python" "own"
+row "  its sandbox time (--verbose)" "$out/own_python" "own"
 row "code-runner python pass (no sandbox)" "$out/peer" "rt label=python"
 row "code-runner node snippet (no sandbox)" "$out/peer" "rt label=node"
 
@@ -171,7 +197,7 @@ miss=0
 for k in 1 4; do
 	for t in echo python; do
 		mcp=$(fig "$out/ours" "rt label=$t inflight=$k" p50_us)
-		sb=$(fig "$out/own_$t" "own inflight=$k" p50_us)
+		sb=$(fig "$out/insb_$t" "own inflight=$k" p50_us)
 		if [ "$k" = 1 ]; then
 			awk -v t="$t" -v a="$mcp" -v b="$sb" 'BEGIN {
 				if (a == "?" || b == "?") { printf "  [MISSED] MCP layer over the sandbox (%s): no figure\n", t; exit 1 }
@@ -183,7 +209,7 @@ for k in 1 4; do
 		else
 			awk -v t="$t" -v a="$mcp" -v b="$sb" 'BEGIN {
 				if (a != "?" && b != "?")
-					printf "  [info] MCP layer over the sandbox, %s @4: %+.3f ms\n", t, (a - b) / 1000
+					printf "  [info] round trip minus sandbox, %s @4: %+.3f ms (waiting for a sandbox slot: at most as many as cores)\n", t, (a - b) / 1000
 			}'
 		fi
 		target_lt "sandboxed $t p50 @$k (us) below code-runner's unsandboxed" \
