@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -323,16 +324,156 @@ make_stdin(const struct sb_request *req)
 	return fd;
 }
 
+/* Both ends of every channel between the server and one sandbox. */
+struct chans {
+	int out[2], err[2];	/* program's stdout, stderr */
+	int stat[2];		/* status records, child -> parent */
+	int sync[2];		/* socket: "maps written"; held open by us */
+	int in;			/* memfd with stdin bytes, or -1 */
+};
+
+static void
+chans_close(struct chans *c)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		close_fd(&c->out[i]);
+		close_fd(&c->err[i]);
+		close_fd(&c->stat[i]);
+		close_fd(&c->sync[i]);
+	}
+	close_fd(&c->in);
+}
+
+static int
+chans_open(struct chans *c, const struct sb_ctx *ctx,
+    const struct sb_request *req, struct sb_result *res)
+{
+	int rc;
+
+	if (pipe2(c->out, O_CLOEXEC) < 0 || pipe2(c->err, O_CLOEXEC) < 0 ||
+	    pipe2(c->stat, O_CLOEXEC) < 0 ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, c->sync) < 0) {
+		rc = -errno;
+		sb_fail(res, SB_STAGE_RESOURCES, -rc, "pipes");
+		return rc;
+	}
+	if (req->stdin_len > 0 && (c->in = make_stdin(req)) < 0) {
+		rc = c->in;
+		sb_fail(res, SB_STAGE_RESOURCES, -rc, "stdin memfd");
+		return rc;
+	}
+	/* /dev/stdout reopens the pipe: let the sandbox uid own its ends. */
+	if (ctx->host_root && (fchown(c->out[1], ctx->uid, ctx->gid) < 0 ||
+	    fchown(c->err[1], ctx->uid, ctx->gid) < 0)) {
+		rc = -errno;
+		sb_fail(res, SB_STAGE_RESOURCES, -rc, "pipe owner");
+		return rc;
+	}
+	if (fcntl(c->out[0], F_SETFL, O_NONBLOCK) < 0 ||
+	    fcntl(c->err[0], F_SETFL, O_NONBLOCK) < 0 ||
+	    fcntl(c->stat[0], F_SETFL, O_NONBLOCK) < 0) {
+		rc = -errno;
+		sb_fail(res, SB_STAGE_RESOURCES, -rc, "non-blocking pipes");
+		return rc;
+	}
+	return 0;
+}
+
+/*
+ * Clone the sandbox's init, in a pooled netns when one is free (joined by
+ * this thread only around the clone), write its id maps and release it.
+ * On success r->pid runs; on failure res says why and r->pid, if set, is
+ * for the caller to kill and reap.
+ */
+static int
+launch(struct sb_ctx *ctx, struct sb_plan *p, struct chans *c, int *slot,
+    struct run *r, struct sb_result *res)
+{
+	unsigned long flags = SB_NS_FLAGS;
+	int rc;
+
+	p->fd_from[SB_FD_STATUS - SB_FD_STATUS] = c->stat[1];
+	p->fd_from[SB_FD_SYNC - SB_FD_STATUS] = c->sync[0];
+	p->fd_from[SB_FD_STDOUT - SB_FD_STATUS] = c->out[1];
+	p->fd_from[SB_FD_STDERR - SB_FD_STATUS] = c->err[1];
+	p->fd_from[SB_FD_STDIN - SB_FD_STATUS] = c->in;
+	if (ctx->pool_on && (*slot = sb_netns_pool_take(&ctx->pool)) >= 0) {
+		if (setns(ctx->pool.fds[*slot], CLONE_NEWNET) < 0) {
+			rc = -errno;
+			sb_fail(res, SB_STAGE_NETNS, -rc, "joining a pooled netns");
+			return rc;
+		}
+	} else {
+		flags |= CLONE_NEWNET;
+	}
+	r->pid = clone_init(flags, &r->pidfd);
+	if (r->pid == 0)
+		sb_child_init(p);
+	rc = r->pid < 0 ? -errno : 0;
+	if (*slot >= 0 && setns(ctx->pool.home_fd, CLONE_NEWNET) < 0) {
+		rc = -errno;
+		sb_fail(res, SB_STAGE_NETNS, -rc,
+		    "returning the server thread to its netns");
+		return rc;
+	}
+	if (r->pid < 0) {
+		sb_fail(res, SB_STAGE_CLONE, -rc, "creating the namespaces");
+		return rc;
+	}
+	/* the child's ends: only it may hold them now */
+	close_fd(&c->out[1]);
+	close_fd(&c->err[1]);
+	close_fd(&c->stat[1]);
+	close_fd(&c->sync[0]);
+	close_fd(&c->in);
+	if ((rc = write_maps(ctx, r->pid)) < 0) {
+		sb_fail(res, SB_STAGE_USERNS_MAP, -rc, "writing the id maps");
+		return rc;
+	}
+	/*
+	 * A socket, not a pipe: a child that already died gives EPIPE, not a
+	 * SIGPIPE that would kill the server. Our end stays open until the
+	 * run is over: its hang-up tells the child we died.
+	 */
+	if (send(c->sync[1], "g", 1, MSG_NOSIGNAL) != 1) {
+		rc = -errno;
+		sb_fail(res, SB_STAGE_WAIT, -rc, "releasing the child");
+		return rc;
+	}
+	r->out = c->out[0];
+	r->err = c->err[0];
+	r->status = c->stat[0];
+	c->out[0] = c->err[0] = c->stat[0] = -1;
+	return 0;
+}
+
+/* A setup step failed in the child: name it, and the mount if it was one. */
+static int
+child_failure(const struct run *r, const struct sb_plan *p,
+    struct sb_result *res)
+{
+	int err = r->fail_rec.err != 0 ? r->fail_rec.err : EIO;
+	char what[96] = "";
+
+	if (r->fail_rec.wstatus > 0 && (size_t)r->fail_rec.wstatus <= p->nmops)
+		(void)snprintf(what, sizeof(what), "/%.90s",
+		    p->mops[r->fail_rec.wstatus - 1].path);
+	sb_fail(res, (enum sb_stage)r->fail_rec.stage, err,
+	    what[0] != '\0' ? what : NULL);
+	return -err;
+}
+
 int
 sb_run(struct sb_ctx *ctx, const struct sb_request *req,
     struct sb_cancel *cancel, struct sb_result *res)
 {
 	struct run r = { .pid = -1, .pidfd = -1, .out = -1, .err = -1,
 	    .status = -1 };
-	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 };
-	int statp[2] = { -1, -1 }, syncp[2] = { -1, -1 };
-	int req_fds[SB_MAX_BINDS + 1], stdin_fd = -1, slot = -1, rc;
-	unsigned long flags = SB_NS_FLAGS;
+	struct chans c = { .out = { -1, -1 }, .err = { -1, -1 },
+	    .stat = { -1, -1 }, .sync = { -1, -1 }, .in = -1 };
+	int req_fds[SB_MAX_BINDS + 1], slot = -1, rc;
 	struct sb_plan *p;
 	size_t nreq = 0, i;
 	uint64_t t0;
@@ -353,106 +494,32 @@ sb_run(struct sb_ctx *ctx, const struct sb_request *req,
 		sb_fail(res, SB_STAGE_RESOURCES, -rc, "output buffers");
 		goto out;
 	}
-	if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
-	    pipe2(statp, O_CLOEXEC) < 0 || pipe2(syncp, O_CLOEXEC) < 0) {
-		rc = -errno;
-		sb_fail(res, SB_STAGE_RESOURCES, -rc, "pipes");
+	if ((rc = chans_open(&c, ctx, req, res)) < 0)
 		goto out;
-	}
-	if (req->stdin_len > 0 && (stdin_fd = make_stdin(req)) < 0) {
-		rc = stdin_fd;
-		sb_fail(res, SB_STAGE_RESOURCES, -rc, "stdin memfd");
-		goto out;
-	}
-	/* /dev/stdout reopens the pipe: let the sandbox uid own its ends. */
-	if (ctx->host_root && (fchown(outp[1], ctx->uid, ctx->gid) < 0 ||
-	    fchown(errp[1], ctx->uid, ctx->gid) < 0)) {
-		rc = -errno;
-		sb_fail(res, SB_STAGE_RESOURCES, -rc, "pipe owner");
-		goto out;
-	}
-	for (i = 0; i < 3; i++)
-		(void)fcntl(i == 0 ? outp[0] : i == 1 ? errp[0] : statp[0],
-		    F_SETFL, O_NONBLOCK);
-	p->fd_from[SB_FD_STATUS - SB_FD_STATUS] = statp[1];
-	p->fd_from[SB_FD_SYNC - SB_FD_STATUS] = syncp[0];
-	p->fd_from[SB_FD_STDOUT - SB_FD_STATUS] = outp[1];
-	p->fd_from[SB_FD_STDERR - SB_FD_STATUS] = errp[1];
-	p->fd_from[SB_FD_STDIN - SB_FD_STATUS] = stdin_fd;
-
-	/* Borrow an empty netns for this thread only while cloning. */
-	if (ctx->pool_on && (slot = sb_netns_pool_take(&ctx->pool)) >= 0) {
-		if (setns(ctx->pool.fds[slot], CLONE_NEWNET) < 0) {
-			rc = -errno;
-			sb_fail(res, SB_STAGE_NETNS, -rc, "joining a pooled netns");
-			goto out;
-		}
-	} else {
-		flags |= CLONE_NEWNET;
-	}
 	t0 = mono_us();
-	r.pid = clone_init(flags, &r.pidfd);
-	if (r.pid == 0)
-		sb_child_init(p);
-	rc = r.pid < 0 ? -errno : 0;
-	if (slot >= 0 && setns(ctx->pool.home_fd, CLONE_NEWNET) < 0) {
-		rc = -errno;
-		sb_fail(res, SB_STAGE_NETNS, -rc,
-		    "returning the server thread to its netns");
+	if ((rc = launch(ctx, p, &c, &slot, &r, res)) < 0)
 		goto out_kill;
-	}
-	if (r.pid < 0) {
-		sb_fail(res, SB_STAGE_CLONE, -rc, "creating the namespaces");
-		goto out;
-	}
-	close_fd(&statp[1]);
-	close_fd(&syncp[0]);
-	close_fd(&outp[1]);
-	close_fd(&errp[1]);
-	close_fd(&stdin_fd);
-	if ((rc = write_maps(ctx, r.pid)) < 0) {
-		sb_fail(res, SB_STAGE_USERNS_MAP, -rc, "writing the id maps");
-		goto out_kill;
-	}
-	if (write(syncp[1], "g", 1) != 1) {
-		rc = -errno;
-		sb_fail(res, SB_STAGE_WAIT, -rc, "releasing the child");
-		goto out_kill;
-	}
-	/* syncp[1] stays open until the end: its hang-up means we died. */
-	r.out = outp[0];
-	r.err = errp[0];
-	r.status = statp[0];
-	outp[0] = errp[0] = statp[0] = -1;
 	if ((rc = supervise(&r, req, p, cancel, res, t0)) < 0) {
 		sb_fail(res, SB_STAGE_WAIT, -rc, "supervising the run");
 		goto out_kill;
 	}
 	res->duration_us = mono_us() - t0;
 	if (r.got_fail) {
-		char what[96] = "";
-
-		rc = -(r.fail_rec.err != 0 ? r.fail_rec.err : EIO);
-		if (r.fail_rec.wstatus > 0 &&
-		    (size_t)r.fail_rec.wstatus <= p->nmops)
-			(void)snprintf(what, sizeof(what), "/%.90s",
-			    p->mops[r.fail_rec.wstatus - 1].path);
-		sb_fail(res, (enum sb_stage)r.fail_rec.stage, -rc,
-		    what[0] != '\0' ? what : NULL);
-		goto out;
-	}
-	if (!r.forked && !r.killed) {
+		rc = child_failure(&r, p, res);
+	} else if (!r.forked && !r.killed) {
 		rc = -ECHILD;
 		sb_fail(res, SB_STAGE_INIT, ECHILD,
 		    "the sandbox init died during setup");
-		goto out;
+	} else {
+		fill_result(&r, res);
+		rc = 0;
 	}
-	fill_result(&r, res);
-	rc = 0;
 	goto out;
  out_kill:
-	kill_init(&r);
-	reap(&r, 0);
+	if (r.pid > 0) {
+		kill_init(&r);
+		reap(&r, 0);
+	}
  out:
 	sb_output_finish(&res->out);
 	sb_output_finish(&res->err_out);
@@ -462,13 +529,7 @@ sb_run(struct sb_ctx *ctx, const struct sb_request *req,
 	close_fd(&r.err);
 	close_fd(&r.status);
 	close_fd(&r.pidfd);
-	for (i = 0; i < 2; i++) {
-		close_fd(&outp[i]);
-		close_fd(&errp[i]);
-		close_fd(&statp[i]);
-		close_fd(&syncp[i]);
-	}
-	close_fd(&stdin_fd);
+	chans_close(&c);
 	for (i = 0; i < nreq; i++)
 		(void)close(req_fds[i]);
 	sb_plan_fini(p);

@@ -40,7 +40,7 @@
  */
 enum sb_child_fd {
 	SB_FD_STATUS = 3,	/* status pipe, write end, CLOEXEC */
-	SB_FD_SYNC,		/* parent says "maps written", read end */
+	SB_FD_SYNC,		/* socket: parent says "maps written"; EOF: it died */
 	SB_FD_STDOUT,		/* pipe, write end */
 	SB_FD_STDERR,		/* pipe, write end */
 	SB_FD_STDIN,		/* memfd with the stdin bytes, or -1 */
