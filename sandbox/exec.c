@@ -473,9 +473,8 @@ sb_run(struct sb_ctx *ctx, const struct sb_request *req,
 	    .status = -1 };
 	struct chans c = { .out = { -1, -1 }, .err = { -1, -1 },
 	    .stat = { -1, -1 }, .sync = { -1, -1 }, .in = -1 };
-	int req_fds[SB_MAX_BINDS + 1], slot = -1, rc;
+	int slot = -1, rc;
 	struct sb_plan *p;
-	size_t nreq = 0, i;
 	uint64_t t0;
 
 	memset(res, 0, sizeof(*res));
@@ -483,7 +482,7 @@ sb_run(struct sb_ctx *ctx, const struct sb_request *req,
 		sb_fail(res, SB_STAGE_RESOURCES, ENOMEM, "plan");
 		return -ENOMEM;
 	}
-	if ((rc = sb_plan_build(ctx, req, p, req_fds, &nreq, res)) < 0) {
+	if ((rc = sb_plan_build(ctx, req, p, res)) < 0) {
 		free(p);
 		return rc;
 	}
@@ -530,8 +529,6 @@ sb_run(struct sb_ctx *ctx, const struct sb_request *req,
 	close_fd(&r.status);
 	close_fd(&r.pidfd);
 	chans_close(&c);
-	for (i = 0; i < nreq; i++)
-		(void)close(req_fds[i]);
 	sb_plan_fini(p);
 	free(p);
 	return rc;

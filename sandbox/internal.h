@@ -230,8 +230,8 @@ int sb_seccomp_build(struct sock_fprog *ret)
 int sb_path_is_normal(const char *p);
 int sb_path_under(const char *p, const char *dir);
 int sb_plan_build(struct sb_ctx *ctx, const struct sb_request *req,
-    struct sb_plan *plan, int *req_fds, size_t *nreq_fds,
-    struct sb_result *res) __attribute__((warn_unused_result));
+    struct sb_plan *plan, struct sb_result *res)
+    __attribute__((warn_unused_result));
 void sb_plan_fini(struct sb_plan *plan);
 int sb_program_check(const struct sb_ctx *ctx, const struct sb_request *req,
     struct sb_result *res) __attribute__((warn_unused_result));

@@ -26,6 +26,8 @@
 			 (1ULL << 14) | (1ULL << 15))
 /* inodes of /tmp: one per 4 KiB page of its size, like tmpfs's default. */
 #define SB_TMP_INODE_BYTES	4096
+/* ...plus a few, so a tiny /tmp still holds a handful of empty files. */
+#define SB_TMP_INODE_SLACK	64
 /* The root tmpfs only holds mount points, symlinks and three tiny files. */
 #define SB_ROOT_OPTS		"mode=0755,size=256k,nr_inodes=256"
 
@@ -379,33 +381,119 @@ limits_complete(struct sb_limits *l)
 }
 
 /*
- * Build plan for req. Host fds opened for the request are stored in
- * req_fds (the caller closes them after the run). The first five fd slots
- * (status, sync, stdout, stderr, stdin) are left for the caller to fill.
- * On error, res says why and nothing needs closing.
+ * What a host source the server named is: S_IFDIR or S_IFREG, or -errno
+ * (missing, a symlink somewhere in its path, or something else). The
+ * child opens it again itself, the same way, inside its namespace.
+ */
+static int
+host_kind(const char *path)
+{
+	struct stat st;
+	int fd, rc;
+
+	if ((fd = open_host(path, false)) < 0)
+		return fd;
+	if (fstat(fd, &st) < 0)
+		rc = -errno;
+	else if (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))
+		rc = (int)(st.st_mode & S_IFMT);
+	else
+		rc = -EINVAL;
+	(void)close(fd);
+	return rc;
+}
+
+/* The workspace (also the cwd) and the extra read-only binds. */
+static int
+add_request_binds(struct sb_plan *p, const struct sb_request *req,
+    const char *ws, struct sb_result *res)
+{
+	const char *s;
+	size_t i;
+	int kind, rc;
+
+	if (req->workspace_host != NULL) {
+		if ((kind = host_kind(req->workspace_host)) != S_IFDIR) {
+			sb_fail(res, SB_STAGE_REQUEST, kind < 0 ? -kind : ENOTDIR,
+			    "cannot open the workspace dir (missing, not a "
+			    "dir, or a symlink in its path)");
+			return kind < 0 ? kind : -ENOTDIR;
+		}
+		if ((s = plan_strdup(p, ws)) == NULL)
+			return -ENOMEM;
+		if ((rc = add_bind(p, s, req->workspace_host, true,
+		    req->workspace_writable, false, SB_STAGE_MOUNTS)) < 0)
+			return rc;
+		p->cwd = s;
+	}
+	for (i = 0; i < req->nbinds; i++) {
+		if ((kind = host_kind(req->binds[i].host_path)) < 0) {
+			sb_fail(res, SB_STAGE_REQUEST, -kind, "cannot open a "
+			    "bind source (missing, a symlink in its path, or "
+			    "neither a file nor a dir)");
+			return kind;
+		}
+		if ((s = plan_strdup(p, req->binds[i].sandbox_path)) == NULL)
+			return -ENOMEM;
+		if ((rc = add_bind(p, s, req->binds[i].host_path,
+		    kind == S_IFDIR, false, false, SB_STAGE_MOUNTS)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+add_tmp(struct sb_plan *p, uint64_t bytes)
+{
+	char opts[96];
+	const char *s;
+
+	(void)snprintf(opts, sizeof(opts), "mode=1777,size=%llu,nr_inodes=%llu",
+	    (unsigned long long)bytes,
+	    (unsigned long long)(bytes / SB_TMP_INODE_BYTES + SB_TMP_INODE_SLACK));
+	if ((s = plan_strdup(p, opts)) == NULL)
+		return -ENOMEM;
+	return add_simple(p, SB_MOP_TMPFS, SB_STAGE_MOUNTS, "/tmp", s, 01777);
+}
+
+static void
+add_limits(struct sb_plan *p, const struct sb_limits *l, bool ws_rw)
+{
+	add_rlimit(p, RLIMIT_CPU, l->cpu_s, (uint64_t)l->cpu_s + 1);
+	add_rlimit(p, RLIMIT_AS, l->as_bytes, l->as_bytes);
+	add_rlimit(p, RLIMIT_FSIZE, l->fsize_bytes, l->fsize_bytes);
+	add_rlimit(p, RLIMIT_NOFILE, l->nofile, l->nofile);
+	add_rlimit(p, RLIMIT_NPROC, l->nproc, l->nproc);
+	add_rlimit(p, RLIMIT_CORE, 0, 0);
+	add_ll_rule(p, "/", SB_LL_RO);
+	add_ll_rule(p, "/tmp", SB_LL_RW);
+	add_ll_rule(p, "/dev", SB_LL_DEV);
+	if (ws_rw)
+		add_ll_rule(p, p->cwd, SB_LL_RW);
+}
+
+/*
+ * Build plan p for req. Everything the child needs is in p (strings owned
+ * by it, released by sb_plan_fini). On error res says why and p holds
+ * nothing. The fd_from slots (status, sync, stdio) are the caller's.
  */
 int
 sb_plan_build(struct sb_ctx *ctx, const struct sb_request *req,
-    struct sb_plan *p, int *req_fds, size_t *nreq_fds, struct sb_result *res)
+    struct sb_plan *p, struct sb_result *res)
 {
 	const char *ws = req->workspace_path != NULL ? req->workspace_path :
 	    SB_DEFAULT_WORKSPACE;
-	struct sb_limits lim = req->limits;
-	char tmp_opts[96];
-	const char *s;
-	struct stat st;
-	size_t i, nfds = 0;
-	int fd, rc;
+	size_t i;
+	int rc;
 
 	memset(p, 0, sizeof(*p));
-	*nreq_fds = 0;
 	if ((rc = check_request(req, ws, res)) < 0)
 		return rc;
-	limits_complete(&lim);
+	p->limits = req->limits;
+	limits_complete(&p->limits);
 	p->nfds = SB_FD_FIRST_BIND - SB_FD_STATUS;
 	for (i = 0; i < (size_t)p->nfds; i++)
 		p->fd_from[i] = -1;
-	p->limits = lim;
 	p->uid = SB_INSIDE_UID;
 	p->gid = SB_INSIDE_GID;
 	p->drop_groups = ctx->host_root;
@@ -420,84 +508,21 @@ sb_plan_build(struct sb_ctx *ctx, const struct sb_request *req,
 	p->argv = (char *const *)req->argv;
 	p->envp = (char *const *)(req->envp != NULL ? req->envp :
 	    sb_default_env);
-
-	if ((rc = add_system(ctx, p)) < 0)
-		goto fail;
-	(void)snprintf(tmp_opts, sizeof(tmp_opts),
-	    "mode=1777,size=%llu,nr_inodes=%llu",
-	    (unsigned long long)lim.tmp_bytes,
-	    (unsigned long long)(lim.tmp_bytes / SB_TMP_INODE_BYTES + 64));
-	if ((s = plan_strdup(p, tmp_opts)) == NULL) {
-		rc = -ENOMEM;
-		goto fail;
-	}
-	if ((rc = add_simple(p, SB_MOP_TMPFS, SB_STAGE_MOUNTS, "/tmp", s,
-	    01777)) < 0)
-		goto fail;
 	p->cwd = "/tmp";
-	if (req->workspace_host != NULL) {
-		if ((fd = open_host(req->workspace_host, true)) < 0) {
-			sb_fail(res, SB_STAGE_REQUEST, -fd,
-			    "cannot open the workspace dir (missing, not a "
-			    "dir, or a symlink in its path)");
-			rc = fd;
-			goto out_close;
-		}
-		req_fds[nfds++] = fd;
-		if ((s = plan_strdup(p, ws)) == NULL) {
-			rc = -ENOMEM;
+	if ((rc = add_system(ctx, p)) < 0 ||
+	    (rc = add_tmp(p, p->limits.tmp_bytes)) < 0)
+		goto fail;
+	if ((rc = add_request_binds(p, req, ws, res)) < 0) {
+		if (res->failed_stage == SB_STAGE_NONE)
 			goto fail;
-		}
-		if ((rc = add_bind(p, s, req->workspace_host, true,
-		    req->workspace_writable,
-		    false, SB_STAGE_MOUNTS)) < 0)
-			goto fail;
-		p->cwd = s;
+		sb_plan_fini(p);
+		return rc;
 	}
-	for (i = 0; i < req->nbinds; i++) {
-		if ((fd = open_host(req->binds[i].host_path, false)) < 0) {
-			sb_fail(res, SB_STAGE_REQUEST, -fd,
-			    "cannot open a bind source (missing, or a symlink "
-			    "in its path)");
-			rc = fd;
-			goto out_close;
-		}
-		req_fds[nfds++] = fd;
-		if (fstat(fd, &st) < 0 ||
-		    (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))) {
-			sb_fail(res, SB_STAGE_REQUEST, EINVAL,
-			    "a bind source is neither a file nor a dir");
-			rc = -EINVAL;
-			goto out_close;
-		}
-		if ((s = plan_strdup(p, req->binds[i].sandbox_path)) == NULL) {
-			rc = -ENOMEM;
-			goto fail;
-		}
-		if ((rc = add_bind(p, s, req->binds[i].host_path,
-		    S_ISDIR(st.st_mode), false, false, SB_STAGE_MOUNTS)) < 0)
-			goto fail;
-	}
-
-	add_rlimit(p, RLIMIT_CPU, lim.cpu_s, (uint64_t)lim.cpu_s + 1);
-	add_rlimit(p, RLIMIT_AS, lim.as_bytes, lim.as_bytes);
-	add_rlimit(p, RLIMIT_FSIZE, lim.fsize_bytes, lim.fsize_bytes);
-	add_rlimit(p, RLIMIT_NOFILE, lim.nofile, lim.nofile);
-	add_rlimit(p, RLIMIT_NPROC, lim.nproc, lim.nproc);
-	add_rlimit(p, RLIMIT_CORE, 0, 0);
-
-	add_ll_rule(p, "/", SB_LL_RO);
-	add_ll_rule(p, "/tmp", SB_LL_RW);
-	add_ll_rule(p, "/dev", SB_LL_DEV);
-	if (req->workspace_host != NULL && req->workspace_writable)
-		add_ll_rule(p, p->cwd, SB_LL_RW);
-	*nreq_fds = nfds;
+	add_limits(p, &p->limits, req->workspace_host != NULL &&
+	    req->workspace_writable);
 	return 0;
  fail:
 	sb_fail(res, SB_STAGE_REQUEST, -rc, "the sandbox plan does not fit");
- out_close:
-	for (i = 0; i < nfds; i++)
-		(void)close(req_fds[i]);
 	sb_plan_fini(p);
 	return rc;
 }

@@ -37,20 +37,13 @@ base_request(struct sb_request *req)
 	sb_limits_default(&req->limits);
 }
 
-/* Build a plan; returns its rc and closes what it opened. */
+/* Build a plan; returns its rc. */
 static int
 build(struct sb_ctx *ctx, const struct sb_request *req, struct sb_plan *p,
     struct sb_result *res)
 {
-	int fds[SB_MAX_BINDS + 1];
-	size_t n = 0, i;
-	int rc;
-
 	memset(res, 0, sizeof(*res));
-	rc = sb_plan_build(ctx, req, p, fds, &n, res);
-	for (i = 0; i < n; i++)
-		close(fds[i]);
-	return rc;
+	return sb_plan_build(ctx, req, p, res);
 }
 
 static const struct sb_mop *
