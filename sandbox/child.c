@@ -41,6 +41,9 @@
 #define SB_LL_SCOPE_ABSTRACT_UNIX	(1ULL << 0)
 #define SB_LL_SCOPE_SIGNAL		(1ULL << 1)
 
+/* Signals of the kernel's sigset (64 on every Linux arch we build for). */
+#define SB_NSIG				65
+
 /* The ruleset attribute as of Landlock ABI 6; older ABIs take a prefix. */
 struct sb_ll_ruleset_attr {
 	uint64_t handled_access_fs;
@@ -333,6 +336,33 @@ apply_landlock(const struct sb_plan *p)
 	return rc;
 }
 
+/*
+ * Default dispositions and an empty mask: a server may ignore SIGPIPE or
+ * block SIGTERM, and both would survive execve into the program.
+ */
+static int
+reset_signals(void)
+{
+	struct sigaction_raw {
+		void (*handler)(int);
+		unsigned long flags;
+		void (*restorer)(void);
+		uint64_t mask;
+	} dfl = { .handler = SIG_DFL };
+	uint64_t none = 0;
+	int sig;
+
+	for (sig = 1; sig < SB_NSIG; sig++) {
+		if (sig == SIGKILL || sig == SIGSTOP)
+			continue;
+		(void)syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(uint64_t));
+	}
+	if (syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL,
+	    sizeof(none)) < 0)
+		return -errno;
+	return 0;
+}
+
 /* The program's own process: session, stdio, limits, privileges, exec. */
 static void __attribute__((noreturn))
 program(const struct sb_plan *p, bool have_stdin)
@@ -344,6 +374,8 @@ program(const struct sb_plan *p, bool have_stdin)
 
 	if (setsid() < 0)
 		child_fail(st, SB_STAGE_SESSION, errno);
+	if ((rc = reset_signals()) < 0)
+		child_fail(st, SB_STAGE_SESSION, -rc);
 	/* Not CLOEXEC: it may land on fd 0 itself, and dup2(0, 0) keeps flags. */
 	fd = have_stdin ? SB_FD_STDIN : open("/dev/null", O_RDONLY);
 	if (fd < 0 || dup2(fd, 0) < 0 || dup2(SB_FD_STDOUT, 1) < 0 ||

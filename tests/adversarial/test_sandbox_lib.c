@@ -88,6 +88,30 @@ START_TEST(run_captures_output_and_exit_code)
 }
 END_TEST
 
+START_TEST(server_signal_mask_and_ignores_do_not_leak)
+{
+	static const char *const argv[] = { "/bin/sh", "-c",
+	    "exec grep -E '^Sig(Blk|Ign)' /proc/self/status", NULL };
+	struct sb_ctx *ctx = new_ctx(0);
+	struct sb_request req;
+	struct sb_result res;
+	sigset_t set;
+
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	ck_assert_int_eq(pthread_sigmask(SIG_BLOCK, &set, NULL), 0);
+	request(&req, argv);
+	ck_assert_int_eq(sb_run(ctx, &req, NULL, &res), 0);
+	ck_assert_str_eq(res.out.data, "SigBlk:\t0000000000000000\n"
+	    "SigIgn:\t0000000000000000\n");
+	sb_result_fini(&res);
+	sb_ctx_free(ctx);
+}
+END_TEST
+
 START_TEST(stdin_bytes_reach_the_program)
 {
 	static const char *const argv[] = { "/bin/cat", NULL };
@@ -440,6 +464,7 @@ lib_suite(void)
 	tcase_set_timeout(t, 60);
 	tcase_add_test(t, run_captures_output_and_exit_code);
 	tcase_add_test(t, stdin_bytes_reach_the_program);
+	tcase_add_test(t, server_signal_mask_and_ignores_do_not_leak);
 	tcase_add_test(t, deadline_kills_the_whole_tree);
 	tcase_add_test(t, cancel_from_another_thread_kills_at_once);
 	tcase_add_test(t, parallel_runs_with_fresh_netns);
