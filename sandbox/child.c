@@ -41,6 +41,9 @@
 #define SB_LL_SCOPE_ABSTRACT_UNIX	(1ULL << 0)
 #define SB_LL_SCOPE_SIGNAL		(1ULL << 1)
 
+/* The program's umask, whatever the server's: files 0644, dirs 0755. */
+#define SB_UMASK			022
+
 /* Signals of the kernel's sigset (64 on every Linux arch we build for). */
 #define SB_NSIG				65
 
@@ -376,6 +379,7 @@ program(const struct sb_plan *p, bool have_stdin)
 		child_fail(st, SB_STAGE_SESSION, errno);
 	if ((rc = reset_signals()) < 0)
 		child_fail(st, SB_STAGE_SESSION, -rc);
+	(void)umask(SB_UMASK);
 	/* Not CLOEXEC: it may land on fd 0 itself, and dup2(0, 0) keeps flags. */
 	fd = have_stdin ? SB_FD_STDIN : open("/dev/null", O_RDONLY);
 	if (fd < 0 || dup2(fd, 0) < 0 || dup2(SB_FD_STDOUT, 1) < 0 ||

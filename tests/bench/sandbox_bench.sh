@@ -88,7 +88,22 @@ inproc=$(ls -t "$root"/build*/tests/adversarial/sandbox-inproc-bench \
 if [ -n "$inproc" ]; then
 	echo
 	echo "in-process (a server's view: context built once):"
-	"$inproc" "$runs"
+	"$inproc" "$runs" | tee "$out/inproc.txt"
+	/usr/bin/python3 - "$out/all.json" "$out/inproc.txt" <<'PY'
+import json, re, sys
+res = {r["command"]: sorted(r["times"]) for r in json.load(open(sys.argv[1]))["results"]}
+bw = res["bwrap-true"][len(res["bwrap-true"]) // 2] * 1e6
+rows = {}
+for line in open(sys.argv[2]):
+    m = re.match(r"(.*?)\s+n=\d+ median=\s*([\d.]+) us", line)
+    if m:
+        rows[m.group(1).strip()] = float(m.group(2))
+bare = rows.get("bare posix_spawn+wait /bin/true")
+for name in ("sb_run /bin/true, fresh netns", "sb_run /bin/true, netns pool"):
+    if name in rows and bare:
+        print(f"{name}: {rows[name] / bw:.2f}x bwrap CLI median, "
+              f"{rows[name] / bare:.2f}x in-process posix_spawn")
+PY
 fi
 echo "(JSON in $out)"
 exit $rc
