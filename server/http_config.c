@@ -129,7 +129,8 @@ http_config_set_flag(struct http_config *cfg, const char *name,
 		return parse_listen(cfg, value, err, errlen);
 	if (strcmp(name, "token-file") == 0) {
 		if (*value == '\0') {
-			(void)snprintf(err, errlen, "--token-file needs a file");
+			(void)snprintf(err, errlen,
+			    "--token-file needs a file");
 			return -1;
 		}
 		cfg->token_file = value;

@@ -169,12 +169,13 @@ http_guard(const struct http_ctx *ctx, struct MHD_Connection *conn,
 	unsigned long long clen;
 	bool mcp = strcmp(url, "/mcp") == 0;
 
-	if (atomic_load((atomic_int *)&ctx->metrics.connections) > MCP_HTTP_MAX_CONNECTIONS)
+	if (atomic_load((atomic_int *)&ctx->metrics.connections) >
+	    MCP_HTTP_MAX_CONNECTIONS)
 		return refuse(no, MHD_HTTP_SERVICE_UNAVAILABLE,
 		    HTTP_REJ_CONNECTIONS, MCP_ERR_INTERNAL, "Server busy: too "
 		    "many connections", h_busy);
-	(void)ctx->mhd.get_connection_values(conn, MHD_HEADER_KIND, count_header,
-	    &hbytes);
+	(void)ctx->mhd.get_connection_values(conn, MHD_HEADER_KIND,
+	    count_header, &hbytes);
 	if (hbytes > MCP_HTTP_MAX_HEADER_BYTES)
 		return refuse(no,
 		    MHD_HTTP_REQUEST_HEADER_FIELDS_TOO_LARGE, HTTP_REJ_HEADERS,
@@ -184,7 +185,8 @@ http_guard(const struct http_ctx *ctx, struct MHD_Connection *conn,
 		return refuse(no, MHD_HTTP_FORBIDDEN, HTTP_REJ_HOST,
 		    MCP_ERR_INVALID_REQUEST, "Forbidden: Host is not a "
 		    "loopback name", NULL);
-	if ((v = header(ctx, conn, "Origin")) != NULL && !origin_allowed(ctx, v))
+	if ((v = header(ctx, conn, "Origin")) != NULL &&
+	    !origin_allowed(ctx, v))
 		return refuse(no, MHD_HTTP_FORBIDDEN,
 		    HTTP_REJ_ORIGIN, MCP_ERR_INVALID_REQUEST, "Forbidden: "
 		    "Origin not allowed", NULL);

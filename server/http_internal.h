@@ -38,7 +38,7 @@ enum http_reject {
 	HTTP_REJ_SESSIONS,	/* session cap */
 	HTTP_REJ_SESSION_CALLS,	/* per-session concurrency cap */
 	HTTP_REJ_SESSION,	/* session id missing, unknown or not yours */
-	HTTP_REJ_PROTOCOL,	/* method, Accept, Content-Type, version, headers */
+	HTTP_REJ_PROTOCOL,	/* method, Accept, types, version, headers */
 	HTTP_REJ_N,
 };
 
@@ -48,7 +48,7 @@ enum http_reject {
 struct http_tool_metrics {
 	const char *name;		/* borrowed from the toolset */
 	atomic_uint_fast64_t ok, tool_error, protocol_error;
-	atomic_uint_fast64_t runs;	/* calls that ran (sandbox or engine) */
+	atomic_uint_fast64_t runs;	/* ran a sandbox or engine */
 	atomic_uint_fast64_t bucket[HTTP_METRIC_BUCKETS];
 	atomic_uint_fast64_t sum_us;
 };
@@ -63,8 +63,8 @@ struct http_metrics {
 	atomic_uint_fast64_t status[HTTP_METRIC_CODES + 1];
 	atomic_uint_fast64_t sessions_created, sessions_expired,
 	    sessions_deleted;
-	atomic_uint_fast64_t streams_closed;	/* client hung up mid-call */
-	atomic_uint_fast64_t calls_cancelled;	/* ...and that cancelled it */
+	atomic_uint_fast64_t streams_closed;	/* hung up mid-call */
+	atomic_uint_fast64_t calls_cancelled;	/* ...cancelling it */
 	atomic_int connections;		/* open right now */
 };
 
@@ -98,7 +98,7 @@ struct http_sessions {
 	pthread_mutex_t lock;
 	struct http_session *head;	/* owned (one ref each) */
 	size_t n;
-	const char *ws_dir;		/* borrowed: user's workspace or NULL */
+	const char *ws_dir;		/* borrowed: user's dir or NULL */
 	uid_t ws_owner;
 	struct http_metrics *metrics;	/* borrowed */
 };
@@ -107,7 +107,7 @@ enum http_sess_rc {
 	HTTP_SESS_OK,
 	HTTP_SESS_FULL,		/* cap reached, nothing expirable */
 	HTTP_SESS_UNKNOWN,	/* no such id, ended, or another principal */
-	HTTP_SESS_BUSY,		/* MCP_HTTP_MAX_SESSION_CALLS in flight */
+	HTTP_SESS_BUSY,		/* the session's call cap is reached */
 	HTTP_SESS_ERROR,	/* getrandom or workspace failure */
 };
 
@@ -215,22 +215,22 @@ struct http_stream {
 	int efd;			/* eventfd: a message or the end */
 	struct http_msgq *head, *tail;	/* owned, queued messages */
 	size_t n_queued;
-	size_t n_notes;			/* notifications among them, ever */
+	size_t n_notes;			/* notifications queued, ever */
 	bool done;			/* the call returned */
 	enum mcp_err st;		/* what its response carried */
 	bool closed;			/* the client went away */
 	int refs;
-	int sock;			/* the connection's socket, for hangups */
+	int sock;			/* the connection, for hangups */
 	/* the call */
 	struct http_ctx *ctx;		/* borrowed */
 	struct rpc_msg *msg;		/* owned */
 	struct http_session *hs;	/* one ref, or NULL (stateless) */
-	struct session own;		/* stateless: the transient session */
-	struct http_live live;		/* own, registered while the call runs */
-	bool modern;			/* closing the stream cancels the call */
+	struct session own;		/* stateless: a transient session */
+	struct http_live live;		/* own, listed while running */
+	bool modern;			/* a closed stream cancels */
 	bool gone;			/* client_gone() ran (once) */
 	/* SSE writer state, used only by the response callback */
-	char *cur;			/* owned: formatted bytes being sent */
+	char *cur;			/* owned: bytes being sent */
 	size_t cur_len, cur_off;
 };
 

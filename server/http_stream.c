@@ -282,7 +282,7 @@ http_stream_wait_first(struct http_stream *st, char **ret_body,
 			*ret_st = st->st;
 			(void)pthread_mutex_unlock(&st->lock);
 			if (q == NULL) {
-				*ret_body = NULL;	/* cancelled: no answer */
+				*ret_body = NULL;	/* cancelled */
 				*ret_len = 0;
 			} else {
 				*ret_body = q->text;
@@ -358,7 +358,7 @@ http_stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 			client_gone(st);
 			return MHD_CONTENT_READER_END_WITH_ERROR;
 		case 1:
-			/* quiet for a while: a comment keeps the stream alive */
+			/* quiet a while: a comment keeps it alive */
 			free(st->cur);
 			if ((st->cur = strdup(keepalive)) == NULL)
 				return MHD_CONTENT_READER_END_WITH_ERROR;

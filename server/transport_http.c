@@ -32,11 +32,11 @@
 
 /* One HTTP request; MHD's req_cls. Freed when MHD completes it. */
 struct http_req {
-	struct timespec start;		/* monotonic, first byte of headers */
+	struct timespec start;		/* monotonic, headers received */
 	char *body;			/* owned, body bytes so far */
 	size_t len, cap;
-	bool too_large;			/* over MCP_MAX_MSG: discarding */
-	bool too_slow;			/* past MCP_HTTP_BODY_DEADLINE_S */
+	bool too_large;			/* over MCP_MAX_MSG: discarded */
+	bool too_slow;			/* past the body deadline */
 	bool answered;			/* a response is queued */
 	uint8_t principal[SHA256_LEN];	/* digest of the bearer token */
 };
@@ -60,7 +60,8 @@ respond(struct http_ctx *ctx, struct http_req *rq, struct MHD_Connection *conn,
 	if (ctype != NULL)
 		(void)ctx->mhd.add_response_header(resp, "Content-Type", ctype);
 	for (; extra != NULL && extra->name != NULL; extra++)
-		(void)ctx->mhd.add_response_header(resp, extra->name, extra->value);
+		(void)ctx->mhd.add_response_header(resp, extra->name,
+		    extra->value);
 	r = ctx->mhd.queue_response(conn, status, resp);
 	ctx->mhd.destroy_response(resp);
 	if (rq != NULL)
@@ -154,7 +155,7 @@ status_for(enum mcp_err st, bool modern)
 		break;
 	}
 	if (!modern)
-		return MHD_HTTP_OK;	/* handshake era: errors ride on 200 */
+		return MHD_HTTP_OK;	/* handshake era: errors on a 200 */
 	switch (st) {
 	case MCP_ERR_NO_METHOD:
 		return MHD_HTTP_NOT_FOUND;
@@ -178,8 +179,10 @@ answer(struct http_ctx *ctx, struct http_req *rq, struct MHD_Connection *conn,
     struct rpc_msg *msg, struct http_session *hs, bool modern,
     const struct http_hdr *extra)
 {
-	static const struct http_hdr h_sse[] = { { "Cache-Control", "no-cache" },
-	    { "X-Accel-Buffering", "no" }, { NULL, NULL } };
+	static const struct http_hdr h_sse[] = {
+		{ "Cache-Control", "no-cache" }, { "X-Accel-Buffering", "no" },
+		{ NULL, NULL },
+	};
 	const union MHD_ConnectionInfo *ci;
 	struct capture cap = { NULL, 0 };
 	struct msg_sink sink = { .send = capture_send, .arg = &cap };
@@ -214,8 +217,8 @@ answer(struct http_ctx *ctx, struct http_req *rq, struct MHD_Connection *conn,
 			http_live_remove(ctx, &live);
 		if (msg->kind != RPC_REQUEST || cap.text == NULL) {
 			free(cap.text);
-			r = respond(ctx, rq, conn, MHD_HTTP_ACCEPTED, NULL, NULL,
-			    0, extra);
+			r = respond(ctx, rq, conn, MHD_HTTP_ACCEPTED, NULL,
+			    NULL, 0, extra);
 		} else
 			r = respond(ctx, rq, conn, status_for(rc, modern),
 			    "application/json", cap.text, cap.len, extra);
@@ -229,7 +232,8 @@ answer(struct http_ctx *ctx, struct http_req *rq, struct MHD_Connection *conn,
 	if (hs == NULL)
 		session_fini(&own);	/* the stream has its own */
 
-	ci = ctx->mhd.get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	ci = ctx->mhd.get_connection_info(conn,
+	    MHD_CONNECTION_INFO_CONNECTION_FD);
 	st = http_stream_new(ctx, msg, hs, modern, ci != NULL ?
 	    ci->connect_fd : -1);
 	if (st == NULL) {
@@ -271,7 +275,8 @@ answer(struct http_ctx *ctx, struct http_req *rq, struct MHD_Connection *conn,
 		(void)ctx->mhd.add_response_header(resp, h_sse[i].name,
 		    h_sse[i].value);
 	for (; extra != NULL && extra->name != NULL; extra++)
-		(void)ctx->mhd.add_response_header(resp, extra->name, extra->value);
+		(void)ctx->mhd.add_response_header(resp, extra->name,
+		    extra->value);
 	r = ctx->mhd.queue_response(conn, MHD_HTTP_OK, resp);
 	ctx->mhd.destroy_response(resp);
 	rq->answered = true;
@@ -319,7 +324,8 @@ post_legacy(struct http_ctx *ctx, struct http_req *rq,
 	enum MHD_Result r;
 	enum mcp_err rc;
 
-	if (msg->kind == RPC_REQUEST && strcmp(msg->method, "initialize") == 0) {
+	if (msg->kind == RPC_REQUEST &&
+	    strcmp(msg->method, "initialize") == 0) {
 		src = http_session_create(&ctx->sessions, rq->principal, &hs);
 		if (src != HTTP_SESS_OK) {
 			rpc_msg_free(msg);
@@ -420,7 +426,7 @@ handle_post(struct http_ctx *ctx, struct http_req *rq,
 	/* route by era: see MCP-NOTES 8.2, dual-era routing */
 	hv = header(ctx, conn, H_VERSION);
 	if (hv != NULL && in_list(dispatch_modern_versions, hv))
-		legacy = false;		/* even initialize: 404 in this era */
+		legacy = false;		/* even initialize: a 404 */
 	else if (msg->kind == RPC_REQUEST &&
 	    strcmp(msg->method, "initialize") == 0)
 		legacy = true;
@@ -679,7 +685,8 @@ transport_http_run(const struct server *srv, const struct http_config *cfg,
 	ctx.srv.on_call_arg = &ctx.metrics;
 	http_sessions_init(&ctx.sessions, workspace_dir, ws_owner,
 	    &ctx.metrics);
-	if (cfg->token_file != NULL && http_load_tokens(&ctx, cfg->token_file) != 0)
+	if (cfg->token_file != NULL &&
+	    http_load_tokens(&ctx, cfg->token_file) != 0)
 		goto out;
 	if (workspace_open(workspace_dir, ws_owner, &ctx.stateless_ws, err,
 	    sizeof(err)) != 0) {
@@ -697,7 +704,8 @@ transport_http_run(const struct server *srv, const struct http_config *cfg,
 	    MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&cfg->addr,
 	    MHD_OPTION_CONNECTION_LIMIT,
 	    (unsigned int)(MCP_HTTP_MAX_CONNECTIONS + MCP_HTTP_CONN_SLACK),
-	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)MCP_HTTP_IDLE_TIMEOUT_S,
+	    MHD_OPTION_CONNECTION_TIMEOUT,
+	    (unsigned int)MCP_HTTP_IDLE_TIMEOUT_S,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)MCP_HTTP_CONN_MEMORY,
 	    MHD_OPTION_THREAD_STACK_SIZE, (size_t)MCP_HTTP_THREAD_STACK,
 	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, &ctx,

@@ -19,7 +19,7 @@ struct server;
 /* One flag for main.c's getopt_long table and --help. */
 struct http_flag {
 	const char *name;	/* long option, without "--" */
-	int has_arg;		/* getopt_long's no_argument / required_argument */
+	int has_arg;		/* no_argument or required_argument */
 	const char *metavar;	/* for --help, or NULL */
 	const char *help;	/* one line for --help */
 };
@@ -33,8 +33,9 @@ struct http_config {
 	socklen_t addrlen;
 	bool loopback;			/* addr is 127.0.0.0/8 or ::1 */
 	char listen_text[80];		/* "127.0.0.1:8080", for logs */
-	const char *token_file;		/* borrowed from argv; NULL: no auth */
-	const char *origins[MCP_HTTP_MAX_ORIGINS];	/* borrowed from argv */
+	const char *token_file;		/* borrowed; NULL: no auth */
+	/* --allow-origin values, borrowed from argv */
+	const char *origins[MCP_HTTP_MAX_ORIGINS];
 	size_t n_origins;
 };
 
