@@ -206,6 +206,7 @@ http_session_create(struct http_sessions *t,
 	(void)pthread_mutex_unlock(&t->lock);
 	drop_list(t, gone);
 	atomic_fetch_add(&t->metrics->sessions_created, 1);
+	log_debug("http: session %.8s... workspace %s", s->id, s->ws->path);
 	*ret = s;
 	return HTTP_SESS_OK;
  fail:

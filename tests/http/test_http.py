@@ -198,6 +198,27 @@ class Legacy(unittest.TestCase):
                           {"Mcp-Session-Id": sid})
         self.assertEqual(r.status, 404)
 
+    def test_delete_removes_the_session_workspace(self):
+        sid = start_session(self.srv)
+        m = re.search(r"session %s\.\.\. workspace (\S+)" % sid[:8],
+                      self.srv.stderr())
+        self.assertIsNotNone(m, "no workspace logged for the session")
+        ws = m.group(1)
+        self.assertTrue(os.path.isdir(ws))
+        other = start_session(self.srv)
+        m2 = re.search(r"session %s\.\.\. workspace (\S+)" % other[:8],
+                       self.srv.stderr())
+        self.assertNotEqual(m2.group(1), ws, "sessions share a workspace")
+        c = self.srv.conn()
+        try:
+            self.assertEqual(c.request("DELETE", "/mcp", None,
+                                       {"Mcp-Session-Id": sid}).status, 200)
+        finally:
+            c.close()
+        self.assertTrue(poll_until(lambda: not os.path.exists(ws)),
+                        "the workspace outlived its session")
+        self.assertTrue(os.path.isdir(m2.group(1)))
+
     def test_delete_without_session_is_400(self):
         c = self.srv.conn()
         try:
