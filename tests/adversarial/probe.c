@@ -155,6 +155,8 @@ net_probes(const char *abstract_name)
 	report("udp_send_loopback", sendto(s, "x", 1, 0, (void *)&a,
 	    sizeof(a)));
 	close(s);
+	report("socket_raw_icmp", socket(AF_INET, SOCK_RAW, IPPROTO_ICMP));
+	report("socket_ping_dgram", socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP));
 	report("socket_packet", socket(AF_PACKET, SOCK_RAW, 0));
 	report("socket_netlink", socket(AF_NETLINK, SOCK_RAW, 0));
 	report("socket_vsock", socket(40 /* AF_VSOCK */, SOCK_STREAM, 0));

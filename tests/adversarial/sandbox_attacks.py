@@ -166,6 +166,8 @@ def case_probe_syscalls(s):
         "tcp_connect_internet": "EACCES" if ll >= 4 else "ENETUNREACH",
         "udp_send_internet": "ENETUNREACH",
         "udp_send_loopback": "ENETUNREACH",
+        # no CAP_NET_RAW; ping sockets: gid 1000 not in ping_group_range
+        "socket_raw_icmp": "EPERM", "socket_ping_dgram": "EACCES",
         "socket_packet": "ENOSYS", "socket_netlink": "ENOSYS",
         "socket_vsock": "ENOSYS", "socket_alg": "ENOSYS",
         "abstract_unix_host": "ECONNREFUSED",
