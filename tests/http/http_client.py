@@ -100,11 +100,12 @@ class Conn:
 class Server:
     """mcp-sandbox --http 127.0.0.1:0 with extra flags; stopped by pid."""
 
-    def __init__(self, binary, *flags):
+    def __init__(self, binary, *flags, fixtures=True):
         self.log = tempfile.NamedTemporaryFile(prefix="mcp-http-", suffix=".log",
                                                delete=False)
+        fx = ["--conformance-fixtures"] if fixtures else []
         self.proc = subprocess.Popen(
-            [binary, "--http", "127.0.0.1:0", "--conformance-fixtures",
+            [binary, "--http", "127.0.0.1:0", *fx,
              "--log-level", "debug", *flags],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=self.log)

@@ -6,6 +6,7 @@ import base64
 import json
 import os
 import re
+import subprocess
 import sys
 import tempfile
 import time
@@ -776,6 +777,85 @@ class Auth(unittest.TestCase):
             self.assertEqual(c.request("DELETE", "/mcp", None, d).status, 404)
         finally:
             c.close()
+
+
+class Cli(unittest.TestCase):
+    """The HTTP flags: one-line errors and exit 2; refusals at start."""
+
+    def run_bin(self, *args):
+        return subprocess.run([BIN, *args], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              timeout=30, check=False)
+
+    def assert_usage_error(self, args, text):
+        r = self.run_bin(*args)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        err = r.stderr.decode()
+        self.assertEqual(err.count("\n"), 1, err)
+        self.assertIn(text, err)
+
+    def test_bad_listen_addresses(self):
+        for v in ("8080", "127.0.0.1", "127.0.0.1:", "127.0.0.1:65536",
+                  "127.0.0.1:-1", "[::1]8080", "example.com:80", ":80"):
+            self.assert_usage_error(["--http", v], "bad --http")
+
+    def test_non_loopback_without_token_is_refused(self):
+        self.assert_usage_error(["--http", "0.0.0.0:0"], "without --token-file")
+
+    def test_http_flags_need_http(self):
+        self.assert_usage_error(["--token-file", "/dev/null"], "need --http")
+        self.assert_usage_error(["--allow-origin", "http://a.example"],
+                                "need --http")
+
+    def test_bad_origin(self):
+        for v in ("a.example", "ftp://a.example", "http://a.example/path",
+                  "http://"):
+            self.assert_usage_error(["--http", "127.0.0.1:0",
+                                     "--allow-origin", v],
+                                    "bad --allow-origin")
+
+    def test_missing_value(self):
+        self.assert_usage_error(["--http"], "needs a value")
+
+    def test_bad_token_files_stop_the_start(self):
+        with tempfile.TemporaryDirectory() as d:
+            short = os.path.join(d, "short")
+            with open(short, "w") as f:
+                f.write("tooshort\n")
+            empty = os.path.join(d, "empty")
+            with open(empty, "w") as f:
+                f.write("# nothing\n\n")
+            for path, text in ((short, "shorter than"), (empty, "no token"),
+                               (os.path.join(d, "none"), "No such file")):
+                r = self.run_bin("--http", "127.0.0.1:0", "--token-file", path)
+                self.assertEqual(r.returncode, 1, path)
+                self.assertIn(text, r.stderr.decode())
+
+    def test_help_lists_http_flags_but_not_fixtures(self):
+        r = self.run_bin("--help")
+        out = r.stdout.decode()
+        self.assertEqual(r.returncode, 0)
+        for flag in ("--http ADDR:PORT", "--token-file FILE",
+                     "--allow-origin ORIGIN"):
+            self.assertIn(flag, out)
+        self.assertNotIn("conformance", out)
+        ours = [l for l in out.splitlines()
+                if re.match(r"\s+--(http|token-file|allow-origin) ", l)]
+        self.assertEqual(len(ours), 3)
+        self.assertTrue(all(len(l) <= 80 for l in ours), ours)
+
+    def test_fixtures_are_absent_without_the_flag(self):
+        srv = Server(BIN, fixtures=False)
+        try:
+            r = srv.post({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+                          "params": {"_meta": modern_meta()}},
+                         modern_headers("tools/list"))
+            names = [t["name"] for t in r.json()["result"]["tools"]]
+            self.assertIn("calculate", names)
+            self.assertEqual([n for n in names if n.startswith("test_") or
+                              n == "json_schema_2020_12_tool"], [])
+        finally:
+            self.assertEqual(srv.stop(), 0)
 
 
 if __name__ == "__main__":
