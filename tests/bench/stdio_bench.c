@@ -70,7 +70,7 @@
 #define BENCH_PROCS_MAX		65536
 
 /* Options that take a value, for telling "unknown" from "missing value". */
-#define BENCH_VALUE_OPTS	" cold cold-seconds calls warmup settle-ms timeout-ms inflight protocol req method params expect reject count "
+#define BENCH_VALUE_OPTS	" cold cold-seconds calls warmup settle-ms timeout-ms inflight protocol dump req method params expect reject count "
 
 extern char **environ;
 
@@ -97,6 +97,7 @@ struct bench_opts {
 	struct bench_req bo_reqs[BENCH_REQS_MAX];
 	int		 bo_nreqs;
 	const char	*bo_protocol;
+	const char	*bo_dump;	/* file for per-call latencies, or NULL */
 	int		 bo_spawn_only;
 	int		 bo_keep_stderr;
 	char	       **bo_argv;	/* borrowed from main's argv */
@@ -720,6 +721,32 @@ bench_on_run(void *ctx, const struct bench_msg *m, const char *line, size_t len,
 }
 
 /*
+ * Appends "label inflight index latency_us" for every call of r, in the
+ * order they were sent, to path (so that they can be paired with what the
+ * server logged about the same calls).
+ */
+static int
+bench_dump(const char *path, const struct bench_req *rq, int k,
+    const struct bench_run *r)
+{
+	FILE *f;
+	long i;
+	int rc = 0;
+
+	if ((f = fopen(path, "ae")) == NULL) {
+		bench_err("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < r->br_total; i++)
+		fprintf(f, "%s %d %ld %.1f\n", rq->br_label, k, i, r->br_lat[i]);
+	if (fclose(f) != 0) {
+		bench_err("%s: %s", path, strerror(errno));
+		rc = -1;
+	}
+	return rc;
+}
+
+/*
  * Runs n requests with k outstanding.  Prints a figure line unless quiet
  * (warmup).  Returns 0, or -1 on a transport failure or a wrong answer.
  */
@@ -762,6 +789,8 @@ bench_pipeline(struct bench_proc *bp, const struct bench_opts *o,
 		    rq->br_label, r.br_errors, r.br_bad, n);
 		goto out;
 	}
+	if (!quiet && o->bo_dump != NULL && bench_dump(o->bo_dump, rq, k, &r) != 0)
+		goto out;
 	if (!quiet) {
 		qsort(r.br_lat, (size_t)n, sizeof(double), bench_cmp_double);
 		printf("rt label=%s inflight=%d n=%ld calls_per_s=%.0f p50_us=%.1f "
@@ -995,6 +1024,7 @@ bench_usage(FILE *f)
 	    "    --wrong-ok      answers failing --expect/--reject are counted, not a failure\n"
 	    "    --count N       timed round trips for this request (default --calls)\n"
 	    "  --protocol VER    initialize protocolVersion (default 2025-11-25)\n"
+	    "  --dump FILE       append every timed call's latency, in send order\n"
 	    "  --settle-ms N     wait after initialize before the idle memory (default 200)\n"
 	    "  --timeout-ms N    wait for any answer or exit (default 10000)\n"
 	    "  --stderr          keep the server's stderr (default: /dev/null)\n"
@@ -1117,6 +1147,8 @@ main(int argc, char **argv)
 			bad = bench_parse_levels(v, &o);
 		else if (strcmp(a, "--protocol") == 0)
 			o.bo_protocol = v;
+		else if (strcmp(a, "--dump") == 0)
+			o.bo_dump = v;
 		else if (strcmp(a, "--req") == 0) {
 			if (o.bo_nreqs == BENCH_REQS_MAX) {
 				bench_err("at most %d --req", BENCH_REQS_MAX);
