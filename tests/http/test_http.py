@@ -28,6 +28,7 @@ MAX_HEADER_BYTES = 16 * 1024
 MAX_CONNECTIONS = 256
 MAX_SESSIONS = 64
 MAX_SESSION_CALLS = 16
+BODY_DEADLINE_S = 30
 
 
 def rpc_error(resp):
@@ -634,6 +635,24 @@ class Guards(unittest.TestCase):
         body += " " * (MAX_MSG - len(body))
         r = self.srv.post(body)
         self.assertEqual(r.status, 200)
+
+    def test_body_slower_than_the_deadline_is_408(self):
+        # the one slow test: a body still arriving after the deadline
+        body = json.dumps(initialize_body()).encode()
+        c = self.srv.conn()
+        try:
+            c.send_raw(("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                        "Content-Type: application/json\r\nAccept: %s\r\n"
+                        "Content-Length: %d\r\n\r\n" % (ACCEPT_BOTH, len(body))
+                        ).encode() + body[:10])
+            time.sleep(BODY_DEADLINE_S + 1)
+            c.send_raw(body[10:])
+            from http_client import _read_response
+            r = _read_response(c.f)
+            self.assertEqual(r.status, 408)
+            self.assertEqual(rpc_error(r)["code"], -32600)
+        finally:
+            c.close()
 
     def test_headers_over_cap_are_431(self):
         r = self.srv.post(initialize_body(), {"X-Pad": "a" * MAX_HEADER_BYTES})
