@@ -25,6 +25,8 @@
 # Usage: tests/bench/run.sh [path/to/mcp-sandbox]
 #   default: $MCP_SANDBOX_BIN, else the newest build*/server/mcp-sandbox.
 #   BENCH_QUICK=1 runs a tenth of the iterations (a smoke run, not figures).
+#   BENCH_ROUNDS  times each server is measured (default 3; figures are the
+#                 medians of the rounds).
 #   BENCH_PATH    the PATH the servers run with (default: a plain Debian
 #                 PATH, so a developer's shims stay out of the figures).
 set -u
@@ -54,15 +56,20 @@ done
 out=$(mktemp -d /tmp/mcp-bench.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 
-# Iterations: enough for stable medians, the whole run well under 3 minutes.
+# Iterations: enough for stable medians, the whole run under 3 minutes.
+# The four servers are measured in turn, ROUNDS times over, and every
+# figure is the median of its rounds: a burst of load on the machine then
+# spoils one round of one server, not the verdict.
+rounds=${BENCH_ROUNDS:-3}
 q=${BENCH_QUICK:+10}
 q=${q:-1}
-fast_cold=$((200 / q))		# cold starts of the native servers (ms each)
-node_cold=$((20 / q))		# cold starts of server-everything (~0.4 s each)
-cold_secs=$((15 / q + 1))	# but no more than this many seconds of them
-fast_calls=$((20000 / q))	# round trips per level, native servers
-node_list=$((3000 / q))		# server-everything's tools/list is slow (~1k/s)
-node_calls=$((20000 / q))	# its echo is fast enough for more
+fast_cold=$((100 / q))		# cold starts of the native servers (ms each)
+node_cold=$((12 / q + 1))	# cold starts of server-everything (~0.4 s each)
+cold_secs=$((5 / q + 1))	# but no more than this many seconds of them
+fast_calls=$((10000 / q))	# round trips per level, native servers
+node_list=$((2000 / q))		# server-everything's tools/list is slow (~1k/s)
+node_calls=$((10000 / q))	# its echo is fast enough for more
+codex_err=$((2000 / q))		# codex's shell error path is slow (~2k/s)
 warm=$((2000 / q))		# untimed first round trips (JIT, caches)
 
 calc='{"name":"calculate","arguments":{"expression":"2^64+1/3"}}'
@@ -85,29 +92,80 @@ run_one()	# name, stdio_bench args...
 failed=0
 echo "mcp-sandbox stdio benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 echo "servers run with PATH=$server_path, node $("$node_bin" --version)" >&2
-run_one floor --cold "$fast_cold" --cold-seconds "$cold_secs" --calls "$fast_calls" --warmup "$warm" \
-	--req list --method ping --req call --method ping \
-	-- "$driver" --responder || failed=2
-run_one ours --cold "$fast_cold" --cold-seconds "$cold_secs" --calls "$fast_calls" --warmup "$warm" \
-	--req list --method tools/list --expect '"calculate"' \
-	--req call --method tools/call --params "$calc" --expect '55340232221128654849' \
-	-- "$ours" || failed=2
-run_one everything --cold "$node_cold" --cold-seconds "$cold_secs" --calls "$node_calls" --warmup "$warm" \
-	--req list --method tools/list --count "$node_list" --expect '"echo"' \
-	--req call --method tools/call --params "$echo_call" --expect 'Echo: hello' \
-	-- "$node_bin" "$everything" stdio || failed=2
-run_one codex --cold "$fast_cold" --cold-seconds "$cold_secs" --calls "$fast_calls" --warmup "$warm" \
-	--req list --method tools/list --expect '"shell"' \
-	--req call --method tools/call --params "$shell_call" --errors-ok \
-	--req ping --method ping \
-	-- "$codex_dir/codex-exec-mcp-server" --execve "$codex_dir/codex-execve-wrapper" \
-	--bash "$codex_bash" || failed=2
+# merge NAME: one file $out/NAME whose every figure is the median of the
+# rounds' $out/NAME.1, .2, ... (lines matched by their first word and their
+# label= and inflight= values).
+merge()
+{
+	awk '
+		{
+			id = $1
+			for (i = 2; i <= NF; i++)
+				if ($i ~ /^(label|inflight)=/) id = id " " $i
+			if (!(id in seen)) { seen[id] = 1; order[++nid] = id }
+			for (i = 2; i <= NF; i++) {
+				split($i, kv, "=")
+				if ($i ~ /^(label|inflight)=/) continue
+				k = id SUBSEP kv[1]
+				if (!(k in nv)) keys[id] = keys[id] " " kv[1]
+				vals[k, ++nv[k]] = kv[2]
+			}
+		}
+		END {
+			for (o = 1; o <= nid; o++) {
+				id = order[o]
+				line = id
+				nk = split(keys[id], ks, " ")
+				for (j = 1; j <= nk; j++) {
+					k = id SUBSEP ks[j]
+					n = nv[k]
+					for (a = 1; a <= n; a++) v[a] = vals[k, a] + 0
+					for (a = 2; a <= n; a++)
+						for (b = a; b > 1 && v[b - 1] > v[b]; b--) {
+							t = v[b]; v[b] = v[b - 1]; v[b - 1] = t
+						}
+					line = line " " ks[j] "=" v[int((n + 1) / 2)]
+				}
+				print line
+			}
+		}' "$out/$1".[0-9]* >"$out/$1"
+}
+
+for ((r = 1; r <= rounds; r++)); do
+	run_one "floor.$r" --cold "$fast_cold" --cold-seconds "$cold_secs" \
+		--calls "$fast_calls" --warmup "$warm" \
+		--req list --method ping --req call --method ping \
+		-- "$driver" --responder || failed=2
+	run_one "ours.$r" --cold "$fast_cold" --cold-seconds "$cold_secs" \
+		--calls "$fast_calls" --warmup "$warm" \
+		--req list --method tools/list --expect '"calculate"' \
+		--req call --method tools/call --params "$calc" --expect '55340232221128654849' \
+		-- "$ours" || failed=2
+	run_one "everything.$r" --cold "$node_cold" --cold-seconds "$cold_secs" \
+		--calls "$node_calls" --warmup "$warm" \
+		--req list --method tools/list --count "$node_list" --expect '"echo"' \
+		--req call --method tools/call --params "$echo_call" --expect 'Echo: hello' \
+		-- "$node_bin" "$everything" stdio || failed=2
+	run_one "codex.$r" --cold "$fast_cold" --cold-seconds "$cold_secs" \
+		--calls "$fast_calls" --warmup "$warm" \
+		--req list --method tools/list --expect '"shell"' \
+		--req call --method tools/call --params "$shell_call" --errors-ok \
+		--count "$codex_err" \
+		--req ping --method ping \
+		-- "$codex_dir/codex-exec-mcp-server" --execve "$codex_dir/codex-execve-wrapper" \
+		--bash "$codex_bash" || failed=2
+done
+for s in floor ours everything codex; do
+	merge "$s"
+done
 if [ "$failed" -ne 0 ]; then
 	echo "run.sh: a measurement failed (see above); no verdict" >&2
 	exit 2
 fi
 
-printf '\n%-22s %10s %9s %9s %9s %9s %9s %9s %9s %9s\n' server "cold(ms)" "RSS(MiB)" \
+echo
+echo "Medians of $rounds rounds; load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-22s %10s %9s %9s %9s %9s %9s %9s %9s %9s\n' server "cold(ms)" "RSS(MiB)" \
 	"PSS(MiB)" "list/s@1" "list/s@8" "call/s@1" "call/s@8" "p50@1(us)" "p99@1(us)"
 for s in floor ours everything codex; do
 	f=$out/$s
