@@ -407,11 +407,15 @@ program(const struct sb_plan *p, bool have_stdin)
 	child_fail(st, SB_STAGE_EXEC, errno);
 }
 
-/* Reap everything until the program exits; report its status; exit. */
+/*
+ * Reap everything until the program exits; report its status; exit. The
+ * program's high-water RSS includes the pages it shared with us before
+ * execve (we are a copy of the server), so our own is sent as a baseline.
+ */
 static void __attribute__((noreturn))
-reap(pid_t prog)
+reap(pid_t prog, uint64_t base_kib)
 {
-	struct sb_status st = { .kind = SB_STATUS_EXIT };
+	struct sb_status st = { .kind = SB_STATUS_EXIT, .base_kib = base_kib };
 	struct rusage ru;
 	int ws;
 	pid_t r;
@@ -437,6 +441,7 @@ void
 sb_child_init(const struct sb_plan *p)
 {
 	bool have_stdin = p->fd_from[SB_FD_STDIN - SB_FD_STATUS] >= 0;
+	struct rusage ru;
 	struct pollfd pfd;
 	char go;
 	pid_t prog;
@@ -478,6 +483,8 @@ sb_child_init(const struct sb_plan *p)
 	 * copying the page tables of a (copied) server; program() never
 	 * returns, and we are suspended until it has exec'd or exited.
 	 */
+	if (getrusage(RUSAGE_SELF, &ru) < 0)
+		ru.ru_maxrss = 0;
 	prog = vfork();
 	if (prog < 0)
 		child_fail(SB_FD_STATUS, SB_STAGE_INIT, errno);
@@ -492,5 +499,5 @@ sb_child_init(const struct sb_plan *p)
 	(void)close(SB_FD_STDERR);
 	(void)close(SB_FD_STDIN);
 	(void)drop_caps(p->last_cap);
-	reap(prog);
+	reap(prog, (uint64_t)ru.ru_maxrss);
 }

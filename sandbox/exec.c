@@ -274,7 +274,9 @@ fill_result(struct run *r, struct sb_result *res)
 		/* The program ended before any kill: that is its result. */
 		res->timed_out = res->cancelled = false;
 		ws = r->exit_rec.wstatus;
-		res->peak_rss_bytes = r->exit_rec.maxrss_kib * 1024;
+		/* At or below the launcher's own size it says nothing. */
+		if (r->exit_rec.maxrss_kib > r->exit_rec.base_kib)
+			res->peak_rss_bytes = r->exit_rec.maxrss_kib * 1024;
 		if (WIFEXITED(ws)) {
 			res->exited = true;
 			res->exit_code = WEXITSTATUS(ws);

@@ -60,6 +60,7 @@ struct sb_status {
 	int32_t err;		/* errno */
 	int32_t wstatus;	/* EXIT: wait status; FAIL: 1 + mop index */
 	uint64_t maxrss_kib;	/* high-water RSS of the program tree */
+	uint64_t base_kib;	/* init's own high-water RSS (a server copy) */
 };
 
 enum sb_mop_kind {

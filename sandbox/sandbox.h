@@ -173,8 +173,9 @@ void sb_limits_default(struct sb_limits *l);
  * errno if the sandbox could not be built: then nothing ran and res names the
  * failed stage, errno and a message. cancel may be NULL. res is always
  * initialised and must be released with sb_result_fini(). peak_rss_bytes is
- * the kernel's high-water RSS of the program tree; it includes the launcher
- * pages the child had before execve, so it is an upper bound.
+ * the kernel's high-water RSS of the program tree (wait4 rusage); the
+ * program's figure includes the launcher pages it had before execve, so a
+ * peak not above the launcher's own size is reported as 0 (unknown).
  */
 int sb_run(struct sb_ctx *ctx, const struct sb_request *req,
     struct sb_cancel *cancel, struct sb_result *res)

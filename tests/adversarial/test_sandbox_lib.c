@@ -82,7 +82,6 @@ START_TEST(run_captures_output_and_exit_code)
 	ck_assert_str_eq(res.err_out.data, "err\n");
 	ck_assert(!res.timed_out && !res.cancelled && !res.out.truncated);
 	ck_assert_uint_gt(res.duration_us, 0);
-	ck_assert_uint_gt(res.peak_rss_bytes, 0);
 	sb_result_fini(&res);
 	sb_ctx_free(ctx);
 }
@@ -107,6 +106,25 @@ START_TEST(server_signal_mask_and_ignores_do_not_leak)
 	ck_assert_int_eq(sb_run(ctx, &req, NULL, &res), 0);
 	ck_assert_str_eq(res.out.data, "SigBlk:\t0000000000000000\n"
 	    "SigIgn:\t0000000000000000\n");
+	sb_result_fini(&res);
+	sb_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(peak_memory_of_a_large_program_is_measured)
+{
+	static const char *const argv[] = { PY, "-I", "-c",
+	    "b = bytearray(64 << 20)", NULL };
+	struct sb_ctx *ctx = new_ctx(0);
+	struct sb_request req;
+	struct sb_result res;
+
+	request(&req, argv);
+	ck_assert_int_eq(sb_run(ctx, &req, NULL, &res), 0);
+	ck_assert(res.exited && res.exit_code == 0);
+	ck_assert_uint_ge(res.peak_rss_bytes, 64ULL << 20);
+	ck_assert_uint_lt(res.peak_rss_bytes, 256ULL << 20);
+	ck_assert_uint_gt(res.cpu_us, 0);
 	sb_result_fini(&res);
 	sb_ctx_free(ctx);
 }
@@ -464,6 +482,7 @@ lib_suite(void)
 	tcase_set_timeout(t, 60);
 	tcase_add_test(t, run_captures_output_and_exit_code);
 	tcase_add_test(t, stdin_bytes_reach_the_program);
+	tcase_add_test(t, peak_memory_of_a_large_program_is_measured);
 	tcase_add_test(t, server_signal_mask_and_ignores_do_not_leak);
 	tcase_add_test(t, deadline_kills_the_whole_tree);
 	tcase_add_test(t, cancel_from_another_thread_kills_at_once);
