@@ -798,6 +798,43 @@ class Auth(unittest.TestCase):
             c.close()
 
 
+class Stop(unittest.TestCase):
+    """SIGTERM with calls in flight: they are cancelled, the server exits 0."""
+
+    def test_sigterm_cancels_calls_in_both_eras(self):
+        srv = Server(BIN)
+        held = []
+        try:
+            sid = start_session(srv)
+            c = srv.conn()
+            held.append(c)
+            c.send_raw(Legacy._call_bytes(None, c.port, sid, 51))
+            self.assertTrue(c.f.readline().startswith(b"HTTP/1.1 200"))
+            while b"notifications/progress" not in c.f.readline():
+                pass
+            body = json.dumps({"jsonrpc": "2.0", "id": 52, "method": "tools/call",
+                               "params": {"name": "test_wait_cancel",
+                                          "_meta": modern_meta(progressToken=2)}}
+                              ).encode()
+            h = modern_headers("tools/call", "test_wait_cancel")
+            head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            head += "Content-Type: application/json\r\nAccept: %s\r\n" % ACCEPT_BOTH
+            head += "".join("%s: %s\r\n" % kv for kv in h.items())
+            head += "Content-Length: %d\r\n\r\n" % len(body)
+            d = srv.conn()
+            held.append(d)
+            d.send_raw(head.encode() + body)
+            self.assertTrue(d.f.readline().startswith(b"HTTP/1.1 200"))
+            while b"notifications/progress" not in d.f.readline():
+                pass
+        finally:
+            # the fixture would wait 60 s; stop() allows 10
+            rc = srv.stop()
+            for x in held:
+                x.close()
+        self.assertEqual(rc, 0)
+
+
 class Cli(unittest.TestCase):
     """The HTTP flags: one-line errors and exit 2; refusals at start."""
 
