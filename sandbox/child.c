@@ -245,15 +245,16 @@ build_root(const struct sb_plan *p)
 	}
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		child_fail(SB_FD_STATUS, SB_STAGE_MOUNTS, errno);
-	if (mount("tmpfs", p->staging, "tmpfs", MS_NOSUID | MS_NODEV,
-	    p->root_opts) < 0 || chdir(p->staging) < 0)
+	/* The root holds only mount points, links and three small files. */
+	if (mount("tmpfs", p->staging, "tmpfs", MS_NOSUID | MS_NODEV |
+	    MS_NOEXEC, p->root_opts) < 0 || chdir(p->staging) < 0)
 		child_fail(SB_FD_STATUS, SB_STAGE_MOUNTS, errno);
 	for (i = 0; i < p->nmops; i++)
 		if ((rc = do_mop(&p->mops[i])) < 0)
 			child_fail_at(SB_FD_STATUS, p->mops[i].stage, -rc,
 			    (int)i + 1);
 	if (mount(NULL, ".", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY |
-	    MS_NOSUID | MS_NODEV, NULL) < 0)
+	    MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
 		child_fail(SB_FD_STATUS, SB_STAGE_MOUNTS, errno);
 	/* New root on top of the old, then detach the old from under it. */
 	if (syscall(SYS_pivot_root, ".", ".") < 0 ||
