@@ -187,6 +187,9 @@ fs_probes(void)
 	report("read_kcore", open("/proc/kcore", O_RDONLY));
 	report("read_keys", open("/proc/keys", O_RDONLY));
 	report("read_init_environ", open("/proc/1/environ", O_RDONLY));
+	report("open_init_exe", open("/proc/1/exe", O_RDONLY));
+	report("open_init_root", open("/proc/1/root/", O_RDONLY));
+	report("open_init_mem", open("/proc/1/mem", O_RDWR));
 	report("open_dev_tty", open("/dev/tty", O_RDWR));
 	report("open_sys", open("/sys/kernel", O_RDONLY));
 	report("mknod_char", mknod("/tmp/probe-null", S_IFCHR | 0666,
