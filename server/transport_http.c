@@ -30,6 +30,10 @@
 #define H_SESSION	"Mcp-Session-Id"
 #define H_VERSION	"MCP-Protocol-Version"
 
+/* Largest first allocation of a body sized from its Content-Length;
+ * beyond it the buffer grows with the bytes that really arrive. */
+#define HTTP_BODY_FIRST_MAX	(64u * 1024)
+
 /* One HTTP request; MHD's req_cls. Freed when MHD completes it. */
 struct http_req {
 	struct timespec start;		/* monotonic, headers received */
@@ -38,6 +42,7 @@ struct http_req {
 	bool too_large;			/* over MCP_MAX_MSG: discarded */
 	bool too_slow;			/* past the body deadline */
 	bool answered;			/* a response is queued */
+	size_t clen;			/* Content-Length, 0 if none */
 	uint8_t principal[SHA256_LEN];	/* digest of the bearer token */
 };
 
@@ -485,7 +490,11 @@ take_body(struct http_req *rq, const char *data, size_t n)
 		return;
 	}
 	if (rq->len + n + 1 > rq->cap) {
-		want = rq->cap == 0 ? 4096 : rq->cap;
+		/* the announced length when small: most bodies are a few
+		 * hundred bytes, and a lie cannot make us reserve much */
+		want = rq->cap == 0 && rq->clen > 0 &&
+		    rq->clen < HTTP_BODY_FIRST_MAX ? rq->clen + 1 :
+		    rq->cap == 0 ? 4096 : rq->cap;
 		while (want < rq->len + n + 1)
 			want *= 2;
 		if (want > MCP_MAX_MSG + 1)
@@ -510,6 +519,7 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
 	struct http_ctx *ctx = cls;
 	struct http_req *rq = *req_cls;
 	struct http_refusal no;
+	const char *v;
 	size_t n;
 	char *text;
 
@@ -518,6 +528,8 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
 			return MHD_NO;
 		(void)clock_gettime(CLOCK_MONOTONIC, &rq->start);
 		*req_cls = rq;
+		if ((v = header(ctx, conn, "Content-Length")) != NULL)
+			rq->clen = (size_t)strtoull(v, NULL, 10);
 		if (http_guard(ctx, conn, url, method, rq->principal, &no) != 0)
 			return reject(ctx, rq, conn, no.status, no.why, no.err,
 			    no.message, no.extra);
