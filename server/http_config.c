@@ -12,7 +12,7 @@
 #include "transport_http.h"
 
 const struct http_flag http_flags[] = {
-	{ "http", 1, "ADDR:PORT", "serve HTTP at ADDR:PORT, path /mcp" },
+	{ "http", 1, "[ADDR:]PORT", "serve HTTP at ADDR:PORT/mcp (127.0.0.1)" },
 	{ "token-file", 1, "FILE", "require a bearer token (one per line)" },
 	{ "allow-origin", 1, "ORIGIN", "also accept this Origin (repeatable)" },
 	{ NULL, 0, NULL, NULL },
@@ -24,7 +24,10 @@ http_config_init(struct http_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 }
 
-/* "127.0.0.1:8080", "[::1]:8080", "localhost:8080", "0.0.0.0:80". */
+/*
+ * "127.0.0.1:8080", "[::1]:8080", "localhost:8080", "0.0.0.0:80", or a
+ * bare port: loopback unless an address is given.
+ */
 static int
 parse_listen(struct http_config *cfg, const char *v, char *err,
     size_t errlen)
@@ -37,7 +40,10 @@ parse_listen(struct http_config *cfg, const char *v, char *err,
 	unsigned long port;
 	size_t hlen;
 
-	if (v[0] == '[') {
+	if (v[0] != '\0' && strspn(v, "0123456789") == strlen(v)) {
+		(void)snprintf(host, sizeof(host), "127.0.0.1");
+		port_s = v;
+	} else if (v[0] == '[') {
 		if ((colon = strstr(v, "]:")) == NULL)
 			goto bad;
 		hlen = (size_t)(colon - v - 1);
@@ -82,9 +88,9 @@ parse_listen(struct http_config *cfg, const char *v, char *err,
 	cfg->enabled = true;
 	return 0;
  bad:
-	(void)snprintf(err, errlen, "bad --http \"%s\": use ADDR:PORT with a "
-	    "numeric IPv4 address, [IPv6] or localhost, e.g. 127.0.0.1:8080",
-	    v);
+	(void)snprintf(err, errlen, "bad --http \"%s\": use PORT (loopback) or "
+	    "ADDR:PORT with a numeric IPv4 address, [IPv6] or localhost, e.g. "
+	    "127.0.0.1:8080", v);
 	return -1;
 }
 

@@ -101,8 +101,7 @@ usage(FILE *out)
 		fprintf(out, "      %-22s %s\n", left, policy_flags[i].help);
 	}
 	/* ---- HTTP transport flags (server/http_config.c) ---- */
-	fprintf(out, "\nStreamable HTTP (instead of stdio; binds loopback "
-	    "unless given a token):\n");
+	fprintf(out, "\nStreamable HTTP (instead of stdio):\n");
 	for (i = 0; http_flags[i].name != NULL; i++) {
 		(void)snprintf(left, sizeof(left), "--%s%s%s",
 		    http_flags[i].name, http_flags[i].metavar ? " " : "",

@@ -161,6 +161,7 @@ class Server:
         finally:
             if self.proc.poll() is None:
                 self.proc.kill()
+            self.log.close()
             os.unlink(self.log.name)
         return rc
 

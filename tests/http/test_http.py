@@ -851,9 +851,21 @@ class Cli(unittest.TestCase):
         self.assertIn(text, err)
 
     def test_bad_listen_addresses(self):
-        for v in ("8080", "127.0.0.1", "127.0.0.1:", "127.0.0.1:65536",
+        for v in ("8080x", "127.0.0.1", "127.0.0.1:", "127.0.0.1:65536",
                   "127.0.0.1:-1", "[::1]8080", "example.com:80", ":80"):
             self.assert_usage_error(["--http", v], "bad --http")
+
+    def test_bare_port_binds_loopback(self):
+        p = subprocess.Popen([BIN, "--http", "0"], stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            for line in p.stderr:
+                if b" serving " in line:
+                    break
+            self.assertIn(b"on http://127.0.0.1:0/mcp", line)
+        finally:
+            p.terminate()
+            self.assertEqual(p.wait(timeout=10), 0)
 
     def test_non_loopback_without_token_is_refused(self):
         self.assert_usage_error(["--http", "0.0.0.0:0"], "without --token-file")
@@ -891,7 +903,7 @@ class Cli(unittest.TestCase):
         r = self.run_bin("--help")
         out = r.stdout.decode()
         self.assertEqual(r.returncode, 0)
-        for flag in ("--http ADDR:PORT", "--token-file FILE",
+        for flag in ("--http [ADDR:]PORT", "--token-file FILE",
                      "--allow-origin ORIGIN"):
             self.assertIn(flag, out)
         self.assertNotIn("conformance", out)
