@@ -865,7 +865,9 @@ class Cli(unittest.TestCase):
             self.assertIn(b"on http://127.0.0.1:0/mcp", line)
         finally:
             p.terminate()
-            self.assertEqual(p.wait(timeout=10), 0)
+            rc = p.wait(timeout=10)
+            p.stderr.close()
+        self.assertEqual(rc, 0)
 
     def test_non_loopback_without_token_is_refused(self):
         self.assert_usage_error(["--http", "0.0.0.0:0"], "without --token-file")
