@@ -597,7 +597,11 @@ on_mhd_log(void *cls, const char *fmt, va_list ap)
 	n = strlen(line);
 	while (n > 0 && line[n - 1] == '\n')
 		line[--n] = '\0';
-	log_warn("libmicrohttpd: %s", line);
+	/* our own MHD_NO for a client that left: expected, not a fault */
+	if (strncmp(line, "Application reported internal error", 35) == 0)
+		log_debug("libmicrohttpd: %s", line);
+	else
+		log_warn("libmicrohttpd: %s", line);
 }
 
 /* ---- start and stop ---- */
