@@ -3,12 +3,12 @@
  * alone in a throw-away child, then a whole sandboxed /bin/true, and says
  * for every layer whether it works, why not, and how to fix it. Reads a few
  * sysctls to name the cause. Never writes anything itself: it reports
- * through the caller's callback.
+ * through the caller's callback. It forks plain helpers, so it is for a
+ * single-threaded process (the CLI), not for a serving server.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
-#include <seccomp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,10 +58,11 @@ p_all_ns(void)
 static int
 p_seccomp(void)
 {
-	struct sock_fprog f;
+	struct sock_fprog f = {
+		.len = sb_bpf_len,
+		.filter = (struct sock_filter *)sb_bpf_insns,
+	};
 
-	if (sb_seccomp_build(&f) < 0)
-		return EINVAL;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return errno;
 	if (syscall(SYS_seccomp, 1 /* SET_MODE_FILTER */, 0U, &f) < 0)
