@@ -163,6 +163,8 @@ http_guard(const struct http_ctx *ctx, struct MHD_Connection *conn,
 	    "Bearer realm=\"mcp-sandbox\"" }, { NULL, NULL } };
 	static const struct http_hdr h_allow[] = { { "Allow", "POST, DELETE" },
 	    { NULL, NULL } };
+	static const struct http_hdr h_allow_get[] = { { "Allow", "GET, HEAD" },
+	    { NULL, NULL } };
 	const char *v;
 	size_t hbytes = 0;
 	char *end;
@@ -195,6 +197,10 @@ http_guard(const struct http_ctx *ctx, struct MHD_Connection *conn,
 		return refuse(no, MHD_HTTP_NOT_FOUND,
 		    HTTP_REJ_PROTOCOL, MCP_ERR_INVALID_REQUEST, "Not found: "
 		    "the endpoint is /mcp", NULL);
+	if (!mcp && strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+		return refuse(no, MHD_HTTP_METHOD_NOT_ALLOWED,
+		    HTTP_REJ_PROTOCOL, MCP_ERR_INVALID_REQUEST, "Method not "
+		    "allowed: use GET", h_allow_get);
 	if (strcmp(url, "/healthz") == 0)
 		return 0;		/* liveness needs no token */
 	if (check_token(ctx, conn, principal) != 0)

@@ -282,6 +282,18 @@ class Legacy(unittest.TestCase):
     def test_healthz(self):
         r = self.srv.get("/healthz")
         self.assertEqual((r.status, r.body), (200, b"ok\n"))
+        self.assertEqual(r.header("Content-Type"), "text/plain")
+
+    def test_healthz_and_metrics_are_get_only(self):
+        for path in ("/healthz", "/metrics"):
+            c = self.srv.conn()
+            try:
+                r = c.request("POST", path, "{}",
+                              {"Content-Type": "application/json"})
+            finally:
+                c.close()
+            self.assertEqual(r.status, 405, path)
+            self.assertEqual(r.header("Allow"), "GET, HEAD")
 
     def test_accept_without_event_stream_is_406(self):
         r = self.srv.post(initialize_body(), {"Accept": "application/json"})
