@@ -121,21 +121,22 @@ static void
 cgroup_report(sb_check_fn fn, void *arg)
 {
 	struct stat st;
+	const char *kind;
+	char why[320];
 
 	if (stat("/sys/fs/cgroup/cgroup.controllers", &st) == 0)
-		fn(arg, "cgroups", false, false, "cgroup v2 is mounted but "
-		    "this build enforces memory and processes with rlimits "
-		    "(RLIMIT_AS, RLIMIT_NPROC counted per sandbox userns)",
-		    "nothing needed");
+		kind = "cgroup v2";
 	else if (stat("/sys/fs/cgroup/memory", &st) == 0)
-		fn(arg, "cgroups", false, false, "cgroup v1 hybrid (no v2 "
-		    "delegation): memory and process limits use rlimits "
-		    "(RLIMIT_AS, RLIMIT_NPROC counted per sandbox userns); peak "
-		    "memory comes from wait4()", "boot with "
-		    "systemd.unified_cgroup_hierarchy=1 for cgroup v2");
+		kind = "cgroup v1 hybrid, no v2 delegation";
 	else
-		fn(arg, "cgroups", false, false, "no cgroup filesystem: limits "
-		    "use rlimits", "mount cgroup2 at /sys/fs/cgroup");
+		kind = "no cgroup filesystem";
+	(void)snprintf(why, sizeof(why), "%s here; this build does not use "
+	    "cgroups: memory is bounded per process by RLIMIT_AS (so a "
+	    "sandbox's total by nproc x as_bytes), processes by RLIMIT_NPROC "
+	    "counted per sandbox user namespace; peak memory from wait4()",
+	    kind);
+	fn(arg, "cgroups", false, false, why, "keep the policy's processes x "
+	    "memory product below the host's memory");
 }
 
 int
