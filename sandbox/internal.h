@@ -220,7 +220,8 @@ extern const char sb_hostname[];
 extern const struct sock_filter *const sb_bpf_insns;
 extern const unsigned short sb_bpf_len;
 
-/* seccomp.c: the policy through libseccomp (the reference) */
+/* seccomp.c: the policy through libseccomp (the reference). This and the
+ * next live in mcp_sandbox_bpf, for the generator and the tests only. */
 int sb_seccomp_reference(struct sock_fprog *ret)
     __attribute__((warn_unused_result));
 /* seccomp_compact.c: the same policy as a shallow range tree (loaded) */
