@@ -27,6 +27,8 @@
 #define SB_DRAIN_MS		2000
 /* Bytes read from a pipe per read(); a pipe holds 64 KiB by default. */
 #define SB_READ_CHUNK		65536
+/* Reads per stream per wake-up: a flood must not starve the deadline. */
+#define SB_DRAIN_CHUNKS		16
 /* Default minimum interval between progress callbacks. */
 #define SB_PROGRESS_MS		1000
 
@@ -104,13 +106,14 @@ close_fd(int *fd)
 	*fd = -1;
 }
 
-/* Read what a stream has now; at EOF close it. */
+/* Read what a stream has now (a bounded amount); at EOF close it. */
 static void
 drain(int *fd, struct sb_output *o, char *buf)
 {
 	ssize_t n;
+	int i;
 
-	for (;;) {
+	for (i = 0; i < SB_DRAIN_CHUNKS; i++) {
 		n = read(*fd, buf, SB_READ_CHUNK);
 		if (n > 0) {
 			sb_output_append(o, buf, (size_t)n);
