@@ -437,6 +437,9 @@ handle_post(struct http_ctx *ctx, struct http_req *rq,
 		legacy = true;
 	else if (hv != NULL && in_list(dispatch_legacy_versions, hv))
 		legacy = true;
+	else if (hv != NULL && dispatch_modern_version(msg) != NULL &&
+	    strcmp(dispatch_modern_version(msg), hv) == 0)
+		legacy = false;		/* dispatch answers -32022, as on stdio */
 	else if (hv != NULL) {
 		enum MHD_Result r = bad_version(ctx, rq, conn, msg, hv);
 
