@@ -256,6 +256,8 @@ sc_pattern(struct cctx *c, const char *kw, const char *src, struct spattern *ret
 	pcre2_compile_context_free(cc);
 	free(pat);
 	if (ret->code == NULL) {
+		if (ec == PCRE2_ERROR_HEAP_FAILED)
+			return sc_nomem(c);	/* not the pattern's fault */
 		pcre2_get_error_message(ec, msg, sizeof(msg));
 		return sc_fail(c, "\"%s\" is not a valid regular expression (%s near offset %zu)",
 		    kw, (const char *)msg, (size_t)off);

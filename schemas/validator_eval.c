@@ -338,6 +338,51 @@ eval_object(struct vctx *c, const struct snode *n, const struct json_object *ins
 	return V_OK;
 }
 
+/*
+ * A short rendering of a scalar for an enum failure: a string in quotes
+ * (printable ASCII kept, anything else as '?'), a number or literal as is,
+ * and "value" for containers or long strings. Allocates nothing and does
+ * not touch the instance (json-c would cache a serialisation in it).
+ */
+static void
+enum_echo(const struct json_object *inst, char *buf, size_t size)
+{
+	const char *s;
+	size_t len, i, o = 0;
+
+	switch (json_object_get_type(inst)) {
+	case json_type_string:
+		s = json_object_get_string((struct json_object *)inst);
+		len = (size_t)json_object_get_string_len(inst);
+		if (len + 3 > size || len > SCHEMA_ENUM_ECHO_MAX)
+			break;
+		buf[o++] = '"';
+		for (i = 0; i < len; i++)
+			buf[o++] = s[i] >= 0x20 && s[i] < 0x7f && s[i] != '"' &&
+			    s[i] != '\\' ? s[i] : '?';
+		buf[o++] = '"';
+		buf[o] = '\0';
+		return;
+	case json_type_int:
+		(void)snprintf(buf, size, "%lld", (long long)json_object_get_int64(inst));
+		return;
+	case json_type_double:
+		(void)snprintf(buf, size, "%.17g", json_object_get_double(inst));
+		return;
+	case json_type_boolean:
+		(void)snprintf(buf, size, "%s", json_object_get_boolean(inst) ? "true" : "false");
+		return;
+	case json_type_null:
+		(void)snprintf(buf, size, "null");
+		return;
+	case json_type_object:
+	case json_type_array:
+	default:
+		break;
+	}
+	(void)snprintf(buf, size, "value");
+}
+
 static int
 eval_values(struct vctx *c, const struct snode *n, const struct json_object *inst)
 {
@@ -356,14 +401,9 @@ eval_values(struct vctx *c, const struct snode *n, const struct json_object *ins
 		}
 		if (i == len) {
 			/* name what was given, when it is short enough to help */
-			const char *given;
-			size_t glen;
+			char given[SCHEMA_ENUM_ECHO_MAX + 8];
 
-			given = json_object_to_json_string_length(
-			    (struct json_object *)inst, JSON_C_TO_STRING_PLAIN |
-			    JSON_C_TO_STRING_NOSLASHESCAPE, &glen);
-			if (given == NULL || glen > SCHEMA_ENUM_ECHO_MAX)
-				given = "value";
+			enum_echo(inst, given, sizeof(given));
 			return sv_fail(c, "enum", "%s is not one of the allowed values: %s",
 			    given, n->enum_text);
 		}

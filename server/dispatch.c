@@ -246,7 +246,8 @@ m_tools_list(struct req *r, struct json_object **ret)
 	    json_object_object_get_ex(r->msg->params, "cursor", &v))
 		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
 		    "unknown cursor (the tool list has a single page)");
-	list = toolset_list_text(r->srv->tools, &len);
+	if ((list = toolset_list_text(r->srv->tools, &len)) == NULL)
+		return fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
 	tail = r->era == ERA_MODERN ? sizeof(modern_tail) - 1 : 1;
 	if ((r->raw = malloc(len + tail + 16)) == NULL)
 		return fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
@@ -391,6 +392,7 @@ m_tools_call(struct req *r, struct json_object **ret)
 	struct tool_call call;
 	struct sb_cancel cancel;
 	struct call_ctx cc;
+	char wserr[256];
 	const char *name;
 	struct timespec t0, t1;
 	enum mcp_err st;
@@ -443,7 +445,18 @@ m_tools_call(struct req *r, struct json_object **ret)
 	cc.progress_token = progress_token(r->msg);
 	memset(&call, 0, sizeof(call));
 	call.env = r->srv->env;
-	call.workspace = r->sess->workspace;
+	call.workspace = NULL;	/* quick tools are pure: no files */
+	if (!tool->def->quick && (call.workspace = session_workspace(r->sess,
+	    wserr, sizeof(wserr))) == NULL) {
+		log_err("workspace: %s", wserr);
+		audit.refused = true;
+		(void)snprintf(audit.reason, sizeof(audit.reason),
+		    "no workspace");
+		result = tool_result_error("The workspace could not be made, "
+		    "so nothing was run; the server log says why.");
+		st = result != NULL ? MCP_OK : MCP_ERR_NOMEM;
+		goto out;
+	}
 	call.audit = &audit;
 	call.progress = call_progress;
 	call.log = call_log;
@@ -692,9 +705,26 @@ enum mcp_err
 dispatch_message(const struct server *srv, struct session *sess,
     const struct rpc_msg *msg, const struct msg_sink *sink)
 {
+	return dispatch_message_queued(srv, sess, msg, sink, NULL);
+}
+
+int
+dispatch_enqueue(struct session *sess, const struct rpc_msg *msg,
+    struct inflight *fl)
+{
+	memset(fl, 0, sizeof(*fl));
+	(void)snprintf(fl->key, sizeof(fl->key), "%s", msg->id_key);
+	return session_begin(sess, fl);
+}
+
+enum mcp_err
+dispatch_message_queued(const struct server *srv, struct session *sess,
+    const struct rpc_msg *msg, const struct msg_sink *sink,
+    struct inflight *queued)
+{
 	const struct method *m;
 	struct json_object *result = NULL;
-	struct inflight fl;
+	struct inflight local, *flp;
 	struct req r;
 	enum mcp_err st;
 	bool initialized, cancelled;
@@ -713,19 +743,25 @@ dispatch_message(const struct server *srv, struct session *sess,
 	r.sess = sess;
 	r.msg = msg;
 	r.sink = sink;
-	r.fl = &fl;
 	r.log_level = -1;
 	r.era = dispatch_modern_version(msg) != NULL ||
 	    strcmp(msg->method, "server/discover") == 0 ? ERA_MODERN :
 	    ERA_LEGACY;
 
-	memset(&fl, 0, sizeof(fl));
-	(void)snprintf(fl.key, sizeof(fl.key), "%s", msg->id_key);
-	if (session_begin(sess, &fl) != 0) {
-		text = jsonrpc_error(msg->id, MCP_ERR_INTERNAL, "Server busy: "
-		    "too many requests in flight", NULL, &len);
-		send_text(sink, text, len);
-		return MCP_ERR_INTERNAL;
+	if ((flp = queued) == NULL) {
+		flp = &local;
+		if (dispatch_enqueue(sess, msg, flp) != 0) {
+			text = jsonrpc_error(msg->id, MCP_ERR_INTERNAL, "Server "
+			    "busy: too many requests in flight", NULL, &len);
+			send_text(sink, text, len);
+			return MCP_ERR_INTERNAL;
+		}
+	}
+	r.fl = flp;
+	/* cancelled while it waited in a queue: run nothing, answer nothing */
+	if (session_is_cancelled(sess, flp)) {
+		st = MCP_ERR_INTERNAL;
+		goto reply;
 	}
 
 	if ((m = method_lookup(msg->method)) == NULL) {
@@ -760,7 +796,7 @@ dispatch_message(const struct server *srv, struct session *sess,
 	}
 	st = m->fn(&r, &result);
  reply:
-	cancelled = session_end(sess, &fl);
+	cancelled = session_end(sess, flp);
 	if (cancelled) {
 		json_object_put(result);
 		json_object_put(r.err_data);

@@ -59,6 +59,19 @@ extern const char *const dispatch_modern_versions[];
 enum mcp_err dispatch_message(const struct server *srv, struct session *sess,
     const struct rpc_msg *msg, const struct msg_sink *sink);
 
+/*
+ * For transports that queue a request before a thread runs it: register it
+ * now (on the reading thread), so a notifications/cancelled that arrives
+ * while it waits finds it; then run it with dispatch_message_queued(),
+ * which ends the registration. fl must stay valid until then. -1 when the
+ * session has MCP_MAX_INFLIGHT requests already.
+ */
+int dispatch_enqueue(struct session *sess, const struct rpc_msg *msg,
+    struct inflight *fl);
+enum mcp_err dispatch_message_queued(const struct server *srv,
+    struct session *sess, const struct rpc_msg *msg,
+    const struct msg_sink *sink, struct inflight *fl);
+
 /* Whether this message may run long (tools/call): transports run those off
  * the reading thread. */
 bool dispatch_runs_long(const struct rpc_msg *msg);

@@ -308,8 +308,13 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 		log_err("out of memory");
 		goto out;
 	}
-	/* HTTP makes a workspace per session (transport_http_run) */
-	if (!cli->http.enabled && workspace_open(pol->workspace,
+	/*
+	 * HTTP makes a workspace per session (transport_http_run). On stdio a
+	 * user's directory is checked now; a fresh one is made at the first
+	 * call that needs it (session_workspace).
+	 */
+	if (!cli->http.enabled && pol->workspace != NULL &&
+	    workspace_open(pol->workspace,
 	    geteuid() == 0 ? SB_DEFAULT_UID : (uid_t)-1, &ws, err,
 	    sizeof(err)) != 0) {
 		log_err("workspace: %s", err);
@@ -333,9 +338,14 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 		goto out;
 	}
 	/* ---- end of HTTP transport ---- */
-	session_init(&sess, ws->path);
+	if (ws != NULL)
+		session_init(&sess, ws->path);
+	else
+		session_init_lazy(&sess, NULL, geteuid() == 0 ?
+		    SB_DEFAULT_UID : (uid_t)-1);
 	log_info("serving %zu tools on stdio; workspace %s",
-	    toolset_count(tools), ws->path);
+	    toolset_count(tools), ws != NULL ? ws->path :
+	    "fresh at first use");
 	rc = transport_stdio_run(&srv, &sess);
 	session_fini(&sess);
  out:

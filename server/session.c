@@ -4,6 +4,7 @@
 
 #include "session.h"
 #include "sandbox.h"
+#include "workspace.h"
 
 void
 session_init(struct session *s, const char *workspace)
@@ -17,8 +18,35 @@ session_init(struct session *s, const char *workspace)
 }
 
 void
+session_init_lazy(struct session *s, const char *dir, uid_t owner)
+{
+	session_init(s, NULL);
+	s->ws_lazy = true;
+	s->ws_dir = dir;
+	s->ws_owner = owner;
+}
+
+const char *
+session_workspace(struct session *s, char *err, size_t errlen)
+{
+	const char *path;
+
+	(void)pthread_mutex_lock(&s->lock);
+	if (s->workspace == NULL && s->ws_lazy && s->ws == NULL &&
+	    workspace_open(s->ws_dir, s->ws_owner, &s->ws, err, errlen) == 0)
+		s->workspace = s->ws->path;
+	path = s->workspace;
+	if (path == NULL && !s->ws_lazy)
+		(void)snprintf(err, errlen, "this session has no workspace");
+	(void)pthread_mutex_unlock(&s->lock);
+	return path;
+}
+
+void
 session_fini(struct session *s)
 {
+	workspace_free(s->ws);
+	s->ws = NULL;
 	(void)pthread_cond_destroy(&s->idle);
 	(void)pthread_mutex_destroy(&s->lock);
 }

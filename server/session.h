@@ -10,10 +10,12 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "mcp_limits.h"
 
 struct sb_cancel;
+struct workspace;
 
 /* One request being handled; lives on the handling thread's stack. */
 struct inflight {
@@ -29,7 +31,15 @@ struct session {
 	bool initialized;		/* legacy: initialize answered */
 	char version[16];		/* legacy: negotiated protocol version */
 	int log_level;			/* legacy logging/setLevel; -1 = none */
-	const char *workspace;		/* borrowed; owned by the transport */
+	const char *workspace;		/* borrowed from the transport, or
+					 * ws->path once made; NULL until then */
+	/* A lazy workspace: made at the first call that needs one, so a
+	 * session that only lists tools or calculates never touches disk. */
+	bool ws_lazy;
+	const char *ws_dir;		/* borrowed: the user's dir, or NULL
+					 * for a fresh private one */
+	uid_t ws_owner;			/* owner of a fresh one, or -1 */
+	struct workspace *ws;		/* owned once made */
 	char id[48];			/* for the audit log: "stdio" or the
 					 * HTTP session id */
 	struct inflight *inflight;	/* list, guarded by lock */
@@ -37,7 +47,12 @@ struct session {
 };
 
 void session_init(struct session *s, const char *workspace);
+/* Like session_init, with the workspace made on first use. */
+void session_init_lazy(struct session *s, const char *dir, uid_t owner);
 void session_fini(struct session *s);
+/* The workspace path, making it now if it is lazy and not made yet. NULL
+ * with err filled when it cannot be made. Thread-safe. */
+const char *session_workspace(struct session *s, char *err, size_t errlen);
 
 /* Registers f under its key; -1 if MCP_MAX_INFLIGHT are running. */
 int session_begin(struct session *s, struct inflight *f);

@@ -56,6 +56,7 @@ out_flush(struct out *o)
 
 struct job {
 	struct rpc_msg *msg;	/* owned */
+	struct inflight fl;	/* registered at submit, for cancellation */
 	struct job *next;
 };
 
@@ -148,7 +149,8 @@ worker_main(void *arg)
 		p->idle--;
 		(void)pthread_mutex_unlock(&p->lock);
 
-		(void)dispatch_message(p->srv, p->sess, j->msg, &p->sink);
+		(void)dispatch_message_queued(p->srv, p->sess, j->msg,
+		    &p->sink, &j->fl);
 		rpc_msg_free(j->msg);
 		free(j);
 
@@ -180,7 +182,8 @@ pool_submit(struct pool *p, struct rpc_msg *msg)
 		return -1;
 	j->msg = msg;
 	(void)pthread_mutex_lock(&p->lock);
-	if (p->pending >= MCP_MAX_INFLIGHT) {
+	if (p->pending >= MCP_MAX_INFLIGHT ||
+	    dispatch_enqueue(p->sess, msg, &j->fl) != 0) {
 		(void)pthread_mutex_unlock(&p->lock);
 		free(j);
 		return -1;
@@ -208,6 +211,7 @@ pool_submit(struct pool *p, struct rpc_msg *msg)
 	if (rc != 0) {
 		p->head = p->tail = NULL;
 		p->pending--;
+		(void)session_end(p->sess, &j->fl);
 		free(j);
 	} else
 		(void)pthread_cond_signal(&p->work);

@@ -3,6 +3,8 @@
  * the only file that names tools. Schemas come from the embedded files;
  * each is compiled once here, and a schema that fails stops the start.
  */
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -276,8 +278,18 @@ struct toolset {
 	struct tool_entry *entries;	/* owned; n of them */
 	size_t n;
 	struct json_object *list;	/* owned: the tools/list array */
-	char *list_text;		/* owned: list serialised once */
-	size_t list_len;
+	struct list_text *text;		/* owned: list serialised on demand */
+};
+
+/*
+ * tools/list serialised once, at the first tools/list rather than at start
+ * (a cold start that never lists tools does not pay for it). The only
+ * mutable part of a toolset, behind its own lock.
+ */
+struct list_text {
+	pthread_mutex_t lock;
+	char *text;		/* owned; NULL until first asked */
+	size_t len;
 };
 
 /* Parses an embedded schema file into a new tree (owned by the caller). */
@@ -392,54 +404,102 @@ toolset_free(struct toolset *ts)
 		schema_free(ts->entries[i].output);
 	}
 	free(ts->entries);
-	free(ts->list_text);
+	if (ts->text != NULL) {
+		(void)pthread_mutex_destroy(&ts->text->lock);
+		free(ts->text->text);
+		free(ts->text);
+	}
 	json_object_put(ts->list);
 	free(ts);
 }
+
+/* Builds every other entry of a toolset being made: a second core does
+ * half the schema parsing and compiling, which is most of a cold start. */
+struct build_half {
+	const struct tool_env *env;
+	const struct tool_def **defs;	/* borrowed */
+	struct tool_entry *entries;	/* borrowed; slots to fill */
+	struct json_object **jsons;	/* borrowed; owned by the slots */
+	size_t n;
+	size_t first;			/* 0 or 1: which half */
+	enum mcp_err st;
+	char err[512];
+};
+
+static void *
+build_half(void *arg)
+{
+	struct build_half *h = arg;
+	size_t k;
+
+	for (k = h->first; k < h->n && h->st == MCP_OK; k += 2)
+		h->st = entry_build(h->env, h->defs[k], &h->entries[k],
+		    &h->jsons[k], h->err, sizeof(h->err));
+	return NULL;
+}
+
+/* Fewer tools than this are not worth a thread. */
+#define TOOLSET_PARALLEL_MIN	4
 
 enum mcp_err
 toolset_new(const struct tool_env *env, struct toolset **ret, char *err,
     size_t errlen)
 {
 	const size_t ndefs = sizeof(tool_defs) / sizeof(tool_defs[0]);
-	struct json_object *tj;
+	const struct tool_def *defs[sizeof(tool_defs) / sizeof(tool_defs[0])];
+	struct json_object *jsons[sizeof(tool_defs) / sizeof(tool_defs[0])];
+	struct build_half half[2];
 	struct toolset *ts;
-	enum mcp_err st;
-	size_t i;
+	pthread_t tid;
+	bool threaded = false;
+	size_t i, n = 0;
+	enum mcp_err st = MCP_OK;
 
 	if ((ts = calloc(1, sizeof(*ts))) == NULL ||
 	    (ts->entries = calloc(ndefs, sizeof(*ts->entries))) == NULL ||
-	    (ts->list = json_object_new_array()) == NULL) {
+	    (ts->list = json_object_new_array()) == NULL ||
+	    (ts->text = calloc(1, sizeof(*ts->text))) == NULL) {
 		toolset_free(ts);
 		(void)snprintf(err, errlen, "out of memory");
 		return MCP_ERR_NOMEM;
 	}
-	for (i = 0; i < ndefs; i++) {
-		if (tool_defs[i].fixture && !env->fixtures)
-			continue;
-		st = entry_build(env, &tool_defs[i], &ts->entries[ts->n], &tj,
-		    err, errlen);
-		if (st != MCP_OK) {
-			schema_free(ts->entries[ts->n].input);
-			ts->entries[ts->n].input = NULL;
-			toolset_free(ts);
-			return st;
-		}
-		json_object_array_add(ts->list, tj);
-		ts->n++;
+	(void)pthread_mutex_init(&ts->text->lock, NULL);
+	for (i = 0; i < ndefs; i++)
+		if (!tool_defs[i].fixture || env->fixtures)
+			defs[n++] = &tool_defs[i];
+	memset(jsons, 0, sizeof(jsons));
+	for (i = 0; i < 2; i++) {
+		memset(&half[i], 0, sizeof(half[i]));
+		half[i].env = env;
+		half[i].defs = defs;
+		half[i].entries = ts->entries;
+		half[i].jsons = jsons;
+		half[i].n = n;
+		half[i].first = i;
 	}
-	/* tools/list is the same for every caller: serialise it once */
-	{
-		const char *t;
-
-		t = json_object_to_json_string_length(ts->list,
-		    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE,
-		    &ts->list_len);
-		if (t == NULL || (ts->list_text = strdup(t)) == NULL) {
-			toolset_free(ts);
-			(void)snprintf(err, errlen, "out of memory");
-			return MCP_ERR_NOMEM;
-		}
+	if (n >= TOOLSET_PARALLEL_MIN &&
+	    pthread_create(&tid, NULL, build_half, &half[1]) == 0)
+		threaded = true;
+	(void)build_half(&half[0]);
+	if (threaded)
+		(void)pthread_join(tid, NULL);
+	else
+		(void)build_half(&half[1]);
+	/* the slots are all filled or NULL: toolset_free takes them all */
+	ts->n = n;
+	for (i = 0; i < 2 && st == MCP_OK; i++) {
+		if ((st = half[i].st) != MCP_OK)
+			(void)snprintf(err, errlen, "%s", half[i].err);
+	}
+	for (i = 0; i < n; i++) {
+		if (st == MCP_OK)
+			json_object_array_add(ts->list, jsons[i]);
+		else
+			json_object_put(jsons[i]);
+	}
+	if (st != MCP_OK) {
+		toolset_free(ts);
+		return st;
 	}
 	*ret = ts;
 	return MCP_OK;
@@ -465,8 +525,24 @@ toolset_list(const struct toolset *ts)
 const char *
 toolset_list_text(const struct toolset *ts, size_t *ret_len)
 {
-	*ret_len = ts->list_len;
-	return ts->list_text;
+	struct list_text *lt = ts->text;
+	const char *t;
+	char *text;
+
+	(void)pthread_mutex_lock(&lt->lock);
+	if (lt->text == NULL) {
+		/* the list tree is never modified after toolset_new, so this
+		 * is the only writer of json-c's cached string */
+		t = json_object_to_json_string_length(ts->list,
+		    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE,
+		    &lt->len);
+		if (t != NULL && (text = strdup(t)) != NULL)
+			lt->text = text;
+	}
+	t = lt->text;
+	*ret_len = lt->len;
+	(void)pthread_mutex_unlock(&lt->lock);
+	return t;
 }
 
 size_t

@@ -39,7 +39,8 @@ const struct tool_entry *toolset_lookup(const struct toolset *ts,
  * toolset's life. Callers that add it to a response take a reference. */
 struct json_object *toolset_list(const struct toolset *ts);
 
-/* The same array serialised (compact JSON), built once. Borrowed. */
+/* The same array serialised (compact JSON), made at the first call and
+ * kept. Borrowed; NULL only when out of memory. Thread-safe. */
 const char *toolset_list_text(const struct toolset *ts, size_t *ret_len);
 
 size_t toolset_count(const struct toolset *ts);

@@ -85,15 +85,22 @@ class Server:
         while True:
             rc = self.p.poll()
             if rc is not None:
-                while self._pump(time.monotonic() + 0.5):
-                    pass
+                self._drain()
                 return rc
             if self._pump(min(until, time.monotonic() + 0.05)) is None:
                 rc = self.p.wait(timeout=max(0.1, until - time.monotonic()))
-                self.err += self.p.stderr.read() or b""
+                self._drain()
                 return rc
             if time.monotonic() > until:
                 raise CaseError("server did not exit within %ss" % DEADLINE)
+
+    def _drain(self):
+        # the process is gone: whatever is left in both pipes is complete
+        for f, attr in ((self.p.stdout, "buf"), (self.p.stderr, "err")):
+            os.set_blocking(f.fileno(), True)
+            rest = f.read()
+            if rest:
+                setattr(self, attr, getattr(self, attr) + rest)
 
     def kill(self):
         if self.p.poll() is None:
