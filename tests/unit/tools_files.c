@@ -8,7 +8,6 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-#include "tools_defs.h"
 #include "tools_harness.h"
 
 static struct th T;
@@ -26,11 +25,11 @@ teardown(void)
 }
 
 static void
-expect_error(const struct tool_def *def, const char *args, const char *text)
+expect_error(const char *name, const char *args, const char *text)
 {
-	struct json_object *r = th_call(&T, def, args);
+	struct json_object *r = th_call(&T, name, args);
 
-	ck_assert_msg(th_is_error(r), "%s %s: not an error: %s", def->name,
+	ck_assert_msg(th_is_error(r), "%s %s: not an error: %s", name,
 	    args, th_text(r));
 	ck_assert_str_eq(th_text(r), text);
 	ck_assert(T.audit.refused);
@@ -42,7 +41,7 @@ START_TEST(read_file_returns_text_and_metadata)
 	struct json_object *r;
 
 	th_write(&T, "a.txt", "hello\nworld\n", 12);
-	r = th_call(&T, &tool_def_read_file, "{\"path\":\"a.txt\"}");
+	r = th_call(&T, "read_file", "{\"path\":\"a.txt\"}");
 	ck_assert(!th_is_error(r));
 	ck_assert_str_eq(th_text(r), "hello\nworld\n");
 	ck_assert_str_eq(json_object_get_string(th_sc(r, "content")),
@@ -60,7 +59,7 @@ START_TEST(read_file_windows_with_offset_and_max_bytes)
 	struct json_object *r;
 
 	th_write(&T, "a.txt", "0123456789", 10);
-	r = th_call(&T, &tool_def_read_file,
+	r = th_call(&T, "read_file",
 	    "{\"path\":\"a.txt\",\"offset\":3,\"max_bytes\":4}");
 	ck_assert_str_eq(th_text(r), "3456");
 	ck_assert(json_object_get_boolean(th_sc(r, "truncated")));
@@ -75,7 +74,7 @@ START_TEST(read_file_never_cuts_a_character)
 
 	/* "é" is 2 bytes: 3 bytes of "aéé" would split the second one */
 	th_write(&T, "u.txt", "a\xc3\xa9\xc3\xa9", 5);
-	r = th_call(&T, &tool_def_read_file,
+	r = th_call(&T, "read_file",
 	    "{\"path\":\"u.txt\",\"max_bytes\":4}");
 	ck_assert_str_eq(th_text(r), "a\xc3\xa9");
 	ck_assert_int_eq(json_object_get_int(th_sc(r, "bytes")), 3);
@@ -88,7 +87,7 @@ START_TEST(read_file_returns_binary_as_base64_resource)
 	struct json_object *r, *c, *b, *res, *v;
 
 	th_write(&T, "b.bin", "\x00\x01\xff", 3);
-	r = th_call(&T, &tool_def_read_file, "{\"path\":\"b.bin\"}");
+	r = th_call(&T, "read_file", "{\"path\":\"b.bin\"}");
 	ck_assert(!th_is_error(r));
 	ck_assert_str_eq(json_object_get_string(th_sc(r, "encoding")),
 	    "base64");
@@ -109,7 +108,7 @@ END_TEST
 START_TEST(read_file_refuses_binary_as_text)
 {
 	th_write(&T, "b.bin", "ab\xff", 3);
-	expect_error(&tool_def_read_file,
+	expect_error("read_file",
 	    "{\"path\":\"b.bin\",\"encoding\":\"text\"}",
 	    "'b.bin' is binary (it has NUL bytes or is not UTF-8), so it "
 	    "cannot be returned as text. Call again with encoding \"base64\" "
@@ -119,7 +118,7 @@ END_TEST
 
 START_TEST(read_file_refuses_absolute_paths)
 {
-	expect_error(&tool_def_read_file, "{\"path\":\"/etc/passwd\"}",
+	expect_error("read_file", "{\"path\":\"/etc/passwd\"}",
 	    "'/etc/passwd' is outside the workspace: absolute paths are "
 	    "refused. Use a path relative to the workspace root, without '..' "
 	    "that climbs above it.");
@@ -128,7 +127,7 @@ END_TEST
 
 START_TEST(read_file_refuses_dotdot_above_the_workspace)
 {
-	expect_error(&tool_def_read_file, "{\"path\":\"../../etc/passwd\"}",
+	expect_error("read_file", "{\"path\":\"../../etc/passwd\"}",
 	    "'../../etc/passwd' is outside the workspace: '..' above the "
 	    "workspace and symbolic links pointing out of it are refused. Use "
 	    "a path relative to the workspace root, without '..' that climbs "
@@ -142,7 +141,7 @@ START_TEST(read_file_allows_dotdot_that_stays_inside)
 
 	ck_assert_int_eq(mkdir(th_ws(&T, "d"), 0755), 0);
 	th_write(&T, "x", "in", 2);
-	r = th_call(&T, &tool_def_read_file, "{\"path\":\"d/../x\"}");
+	r = th_call(&T, "read_file", "{\"path\":\"d/../x\"}");
 	ck_assert(!th_is_error(r));
 	ck_assert_str_eq(th_text(r), "in");
 	json_object_put(r);
@@ -152,14 +151,14 @@ END_TEST
 START_TEST(read_file_refuses_symlink_pointing_out)
 {
 	ck_assert_int_eq(symlink("/etc/passwd", th_ws(&T, "link")), 0);
-	expect_error(&tool_def_read_file, "{\"path\":\"link\"}",
+	expect_error("read_file", "{\"path\":\"link\"}",
 	    "'link' is outside the workspace: '..' above the workspace and "
 	    "symbolic links pointing out of it are refused. Use a path "
 	    "relative to the workspace root, without '..' that climbs above "
 	    "it.");
 	/* relative links that climb out too */
 	ck_assert_int_eq(symlink("../../../../../../etc", th_ws(&T, "up")), 0);
-	expect_error(&tool_def_read_file, "{\"path\":\"up/passwd\"}",
+	expect_error("read_file", "{\"path\":\"up/passwd\"}",
 	    "'up/passwd' is outside the workspace: '..' above the workspace "
 	    "and symbolic links pointing out of it are refused. Use a path "
 	    "relative to the workspace root, without '..' that climbs above "
@@ -173,7 +172,7 @@ START_TEST(read_file_follows_symlink_inside)
 
 	th_write(&T, "real", "data", 4);
 	ck_assert_int_eq(symlink("real", th_ws(&T, "alias")), 0);
-	r = th_call(&T, &tool_def_read_file, "{\"path\":\"alias\"}");
+	r = th_call(&T, "read_file", "{\"path\":\"alias\"}");
 	ck_assert(!th_is_error(r));
 	ck_assert_str_eq(th_text(r), "data");
 	json_object_put(r);
@@ -183,7 +182,7 @@ END_TEST
 START_TEST(read_file_refuses_fifo_without_blocking)
 {
 	ck_assert_int_eq(mkfifo(th_ws(&T, "pipe"), 0644), 0);
-	expect_error(&tool_def_read_file, "{\"path\":\"pipe\"}",
+	expect_error("read_file", "{\"path\":\"pipe\"}",
 	    "'pipe' is a fifo, not a regular file; FIFOs, devices and "
 	    "sockets are refused.");
 }
@@ -191,25 +190,25 @@ END_TEST
 
 START_TEST(read_file_refuses_magic_proc_links_and_missing_files)
 {
-	expect_error(&tool_def_read_file, "{\"path\":\"nope.txt\"}",
+	expect_error("read_file", "{\"path\":\"nope.txt\"}",
 	    "'nope.txt' does not exist in the workspace (paths are relative "
 	    "to the workspace root; list_directory shows what is there).");
-	expect_error(&tool_def_read_file, "{\"path\":\".\"}",
+	expect_error("read_file", "{\"path\":\".\"}",
 	    "'.' is a directory; use list_directory for directories.");
 }
 END_TEST
 
 START_TEST(read_file_schema_refuses_bad_arguments)
 {
-	ck_assert(!th_valid(&tool_def_read_file, "{}"));
-	ck_assert(!th_valid(&tool_def_read_file, "{\"path\":\"\"}"));
-	ck_assert(!th_valid(&tool_def_read_file,
+	ck_assert(!th_valid(&T, "read_file", "{}"));
+	ck_assert(!th_valid(&T, "read_file", "{\"path\":\"\"}"));
+	ck_assert(!th_valid(&T, "read_file",
 	    "{\"path\":\"a\",\"extra\":1}"));
-	ck_assert(!th_valid(&tool_def_read_file,
+	ck_assert(!th_valid(&T, "read_file",
 	    "{\"path\":\"a\",\"max_bytes\":0}"));
-	ck_assert(!th_valid(&tool_def_read_file,
+	ck_assert(!th_valid(&T, "read_file",
 	    "{\"path\":\"a\",\"encoding\":\"hex\"}"));
-	ck_assert(!th_valid(&tool_def_read_file, "{\"path\":7}"));
+	ck_assert(!th_valid(&T, "read_file", "{\"path\":7}"));
 }
 END_TEST
 
@@ -217,14 +216,14 @@ START_TEST(write_file_creates_and_then_reads_back)
 {
 	struct json_object *r;
 
-	r = th_call(&T, &tool_def_write_file,
+	r = th_call(&T, "write_file",
 	    "{\"path\":\"new.txt\",\"content\":\"abc\"}");
 	ck_assert_msg(!th_is_error(r), "%s", th_text(r));
 	ck_assert_str_eq(th_text(r),
 	    "{\"path\":\"new.txt\",\"bytes_written\":3,\"size\":3,"
 	    "\"created\":true}");
 	json_object_put(r);
-	r = th_call(&T, &tool_def_read_file, "{\"path\":\"new.txt\"}");
+	r = th_call(&T, "read_file", "{\"path\":\"new.txt\"}");
 	ck_assert_str_eq(th_text(r), "abc");
 	json_object_put(r);
 }
@@ -235,19 +234,19 @@ START_TEST(write_file_overwrites_appends_and_create_refuses_existing)
 	struct json_object *r;
 
 	th_write(&T, "f", "0123456789", 10);
-	r = th_call(&T, &tool_def_write_file, "{\"path\":\"f\",\"content\":\"ab\"}");
+	r = th_call(&T, "write_file", "{\"path\":\"f\",\"content\":\"ab\"}");
 	ck_assert_int_eq(json_object_get_int(th_sc(r, "size")), 2);
 	ck_assert(!json_object_get_boolean(th_sc(r, "created")));
 	json_object_put(r);
-	r = th_call(&T, &tool_def_write_file,
+	r = th_call(&T, "write_file",
 	    "{\"path\":\"f\",\"content\":\"cd\",\"mode\":\"append\"}");
 	ck_assert_int_eq(json_object_get_int(th_sc(r, "size")), 4);
 	json_object_put(r);
-	expect_error(&tool_def_write_file,
+	expect_error("write_file",
 	    "{\"path\":\"f\",\"content\":\"x\",\"mode\":\"create\"}",
 	    "'f' already exists (mode \"create\" never replaces a file; use "
 	    "\"overwrite\" or \"append\").");
-	r = th_call(&T, &tool_def_read_file, "{\"path\":\"f\"}");
+	r = th_call(&T, "read_file", "{\"path\":\"f\"}");
 	ck_assert_str_eq(th_text(r), "abcd");
 	json_object_put(r);
 }
@@ -258,13 +257,13 @@ START_TEST(write_file_decodes_base64)
 	struct json_object *r;
 	struct stat st;
 
-	r = th_call(&T, &tool_def_write_file,
+	r = th_call(&T, "write_file",
 	    "{\"path\":\"b\",\"content\":\"AAH/\",\"encoding\":\"base64\"}");
 	ck_assert_int_eq(json_object_get_int(th_sc(r, "bytes_written")), 3);
 	json_object_put(r);
 	ck_assert_int_eq(stat(th_ws(&T, "b"), &st), 0);
 	ck_assert_int_eq(st.st_size, 3);
-	expect_error(&tool_def_write_file,
+	expect_error("write_file",
 	    "{\"path\":\"c\",\"content\":\"!!\",\"encoding\":\"base64\"}",
 	    "content is not valid base64 (RFC 4648 alphabet, no whitespace).");
 }
@@ -285,7 +284,7 @@ START_TEST(write_file_refuses_to_write_through_a_symlink)
 		fclose(f);
 	}
 	ck_assert_int_eq(symlink(target, th_ws(&T, "out")), 0);
-	expect_error(&tool_def_write_file, "{\"path\":\"out\",\"content\":\"x\"}",
+	expect_error("write_file", "{\"path\":\"out\",\"content\":\"x\"}",
 	    "'out' is a symbolic link (or goes through one where links are "
 	    "not followed); refusing to follow it. Use the path of the file "
 	    "itself.");
@@ -293,7 +292,7 @@ START_TEST(write_file_refuses_to_write_through_a_symlink)
 	ck_assert_int_eq(st.st_size, 4);
 	/* and a symlinked directory is not walked through */
 	ck_assert_int_eq(symlink("/tmp", th_ws(&T, "tmpdir")), 0);
-	expect_error(&tool_def_write_file,
+	expect_error("write_file",
 	    "{\"path\":\"tmpdir/x\",\"content\":\"x\"}",
 	    "A component of 'tmpdir/x' is not a directory (or is a symbolic "
 	    "link, which writes do not follow).");
@@ -303,25 +302,25 @@ END_TEST
 
 START_TEST(write_file_refuses_escapes_and_fifos)
 {
-	expect_error(&tool_def_write_file,
+	expect_error("write_file",
 	    "{\"path\":\"/tmp/evil\",\"content\":\"x\"}",
 	    "'/tmp/evil' is outside the workspace: absolute paths are refused. "
 	    "Use a path relative to the workspace root, without '..' that "
 	    "climbs above it.");
-	expect_error(&tool_def_write_file,
+	expect_error("write_file",
 	    "{\"path\":\"../evil\",\"content\":\"x\"}",
 	    "'../evil' is outside the workspace: '..' above the workspace and "
 	    "symbolic links pointing out of it are refused. Use a path "
 	    "relative to the workspace root, without '..' that climbs above "
 	    "it.");
-	expect_error(&tool_def_write_file,
+	expect_error("write_file",
 	    "{\"path\":\"a/../../evil\",\"content\":\"x\",\"create_dirs\":true}",
 	    "'a/../../evil' is outside the workspace: '..' above the workspace "
 	    "and symbolic links pointing out of it are refused. Use a path "
 	    "relative to the workspace root, without '..' that climbs above "
 	    "it.");
 	ck_assert_int_eq(mkfifo(th_ws(&T, "p"), 0644), 0);
-	expect_error(&tool_def_write_file, "{\"path\":\"p\",\"content\":\"x\"}",
+	expect_error("write_file", "{\"path\":\"p\",\"content\":\"x\"}",
 	    "'p' is a fifo, not a regular file; FIFOs, devices and sockets "
 	    "are refused.");
 }
@@ -332,11 +331,11 @@ START_TEST(write_file_creates_parent_directories_on_request)
 	struct json_object *r;
 	struct stat st;
 
-	expect_error(&tool_def_write_file,
+	expect_error("write_file",
 	    "{\"path\":\"x/y/z.txt\",\"content\":\"1\"}",
 	    "'x/y/z.txt' does not exist in the workspace (paths are relative "
 	    "to the workspace root; list_directory shows what is there).");
-	r = th_call(&T, &tool_def_write_file,
+	r = th_call(&T, "write_file",
 	    "{\"path\":\"x/y/z.txt\",\"content\":\"1\",\"create_dirs\":true}");
 	ck_assert(!th_is_error(r));
 	json_object_put(r);
@@ -358,7 +357,7 @@ START_TEST(write_file_enforces_the_file_size_limit)
 	big[n] = '\0';
 	ck_assert_int_ge(asprintf(&args, "{\"path\":\"big\",\"content\":\"%s\"}",
 	    big), 0);
-	r = th_call(&T, &tool_def_write_file, args);
+	r = th_call(&T, "write_file", args);
 	ck_assert(th_is_error(r));
 	ck_assert_str_eq(th_text(r), "Writing 1048577 bytes would make the "
 	    "file larger than the policy's limit of 1 MiB; nothing was "
@@ -378,7 +377,7 @@ START_TEST(list_directory_lists_sorted_with_types_and_never_follows)
 	th_write(&T, "a/inner", "x", 1);
 	ck_assert_int_eq(symlink("/etc", th_ws(&T, "c")), 0);
 	ck_assert_int_eq(mkfifo(th_ws(&T, "d"), 0644), 0);
-	r = th_call(&T, &tool_def_list_directory, "{}");
+	r = th_call(&T, "list_directory", "{}");
 	ck_assert_str_eq(th_text(r), "{\"path\":\".\",\"entries\":["
 	    "{\"path\":\"a\",\"type\":\"directory\",\"size\":0},"
 	    "{\"path\":\"b.txt\",\"type\":\"file\",\"size\":2},"
@@ -386,23 +385,23 @@ START_TEST(list_directory_lists_sorted_with_types_and_never_follows)
 	    "{\"path\":\"d\",\"type\":\"fifo\",\"size\":0}],"
 	    "\"truncated\":false}");
 	json_object_put(r);
-	r = th_call(&T, &tool_def_list_directory,
+	r = th_call(&T, "list_directory",
 	    "{\"path\":\"a\",\"depth\":2}");
 	ck_assert_str_eq(th_text(r), "{\"path\":\"a\",\"entries\":["
 	    "{\"path\":\"a/inner\",\"type\":\"file\",\"size\":1}],"
 	    "\"truncated\":false}");
 	json_object_put(r);
-	r = th_call(&T, &tool_def_list_directory,
+	r = th_call(&T, "list_directory",
 	    "{\"depth\":3,\"max_entries\":2}");
 	ck_assert(json_object_get_boolean(th_sc(r, "truncated")));
 	ck_assert_int_eq(json_object_array_length(th_sc(r, "entries")), 2);
 	json_object_put(r);
-	expect_error(&tool_def_list_directory, "{\"path\":\"c\"}",
+	expect_error("list_directory", "{\"path\":\"c\"}",
 	    "'c' is outside the workspace: '..' above the workspace and "
 	    "symbolic links pointing out of it are refused. Use a path "
 	    "relative to the workspace root, without '..' that climbs above "
 	    "it.");
-	expect_error(&tool_def_list_directory, "{\"path\":\"d\"}",
+	expect_error("list_directory", "{\"path\":\"d\"}",
 	    "'d' is a fifo, not a directory; FIFOs, devices and sockets are "
 	    "refused.");
 }
@@ -416,22 +415,22 @@ START_TEST(search_files_finds_names_and_lines)
 	th_write(&T, "src/a.py", "import os\nprint('Hello')\n", 25);
 	th_write(&T, "src/b.txt", "hello there\n", 12);
 	th_write(&T, "src/c.bin", "hello\0", 6);
-	r = th_call(&T, &tool_def_search_files, "{\"name\":\"*.py\"}");
+	r = th_call(&T, "search_files", "{\"name\":\"*.py\"}");
 	ck_assert_str_eq(th_text(r), "{\"path\":\".\",\"matches\":["
 	    "{\"path\":\"src/a.py\"}],\"files_scanned\":1,"
 	    "\"skipped_binary\":0,\"truncated\":false}");
 	json_object_put(r);
-	r = th_call(&T, &tool_def_search_files,
+	r = th_call(&T, "search_files",
 	    "{\"content\":\"hello\",\"case_sensitive\":false}");
 	ck_assert_str_eq(th_text(r), "{\"path\":\".\",\"matches\":["
 	    "{\"path\":\"src/a.py\",\"line\":2,\"text\":\"print('Hello')\"},"
 	    "{\"path\":\"src/b.txt\",\"line\":1,\"text\":\"hello there\"}],"
 	    "\"files_scanned\":3,\"skipped_binary\":1,\"truncated\":false}");
 	json_object_put(r);
-	expect_error(&tool_def_search_files, "{\"path\":\"src\"}",
+	expect_error("search_files", "{\"path\":\"src\"}",
 	    "Give name (a glob such as \"*.py\"), content (text to find), or "
 	    "both.");
-	expect_error(&tool_def_search_files,
+	expect_error("search_files",
 	    "{\"path\":\"..\",\"name\":\"*\"}",
 	    "'..' is outside the workspace: '..' above the workspace and "
 	    "symbolic links pointing out of it are refused. Use a path "
@@ -446,7 +445,7 @@ START_TEST(search_files_does_not_follow_symlinks_out)
 
 	ck_assert_int_eq(symlink("/etc", th_ws(&T, "etc")), 0);
 	ck_assert_int_eq(symlink("/etc/passwd", th_ws(&T, "pw")), 0);
-	r = th_call(&T, &tool_def_search_files, "{\"content\":\"root\"}");
+	r = th_call(&T, "search_files", "{\"content\":\"root\"}");
 	ck_assert_str_eq(th_text(r), "{\"path\":\".\",\"matches\":[],"
 	    "\"files_scanned\":0,\"skipped_binary\":0,\"truncated\":false}");
 	json_object_put(r);

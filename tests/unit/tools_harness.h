@@ -1,8 +1,10 @@
 /*
  * Shared helpers of the policy-tool unit tests: a finalized default policy,
- * a fresh workspace, a tool_call with no-op callbacks, and a call path that
- * validates the arguments against the tool's embedded input schema and the
- * structuredContent against its output schema, as dispatch does.
+ * the real toolset built for it (tools/registry.c, the only place that names
+ * tools), a fresh workspace, a tool_call with no-op callbacks, and a call
+ * path that validates the arguments against the toolset's compiled,
+ * policy-tailored input schema and the structuredContent against its output
+ * schema, as dispatch does.
  */
 #ifndef TOOLS_HARNESS_H
 #define TOOLS_HARNESS_H
@@ -17,14 +19,15 @@
 #include <json-c/json.h>
 
 #include "policy.h"
-#include "schema_files.h"
+#include "registry.h"
 #include "tool.h"
 #include "validator.h"
 #include "workspace.h"
 
 struct th {
 	struct policy *p;
-	struct tool_env env;
+	struct tool_env env;	/* sb and slots NULL unless a test sets them */
+	struct toolset *ts;	/* built for env at init */
 	struct tool_audit audit;
 	struct tool_call call;
 	struct workspace *ws;
@@ -63,9 +66,12 @@ th_init_flags(struct th *t, const char *const *flags)
 		ck_assert_msg(policy_set_flag(t->p, flags[0], flags[1], err,
 		    sizeof(err)) == 0, "%s", err);
 	ck_assert_msg(policy_finalize(t->p, err, sizeof(err)) == 0, "%s", err);
+	t->env.policy = t->p;
+	/* the tailors read only the policy; handlers read env at call time */
+	ck_assert_msg(toolset_new(&t->env, &t->ts, err, sizeof(err)) ==
+	    MCP_OK, "%s", err);
 	ck_assert_msg(workspace_open(NULL, (uid_t)-1, &t->ws, err,
 	    sizeof(err)) == 0, "%s", err);
-	t->env.policy = t->p;
 	t->call.env = &t->env;
 	t->call.workspace = t->ws->path;
 	t->call.audit = &t->audit;
@@ -83,6 +89,7 @@ static __attribute__((unused)) void
 th_fini(struct th *t)
 {
 	workspace_free(t->ws);
+	toolset_free(t->ts);
 	policy_free(t->p);
 }
 
@@ -104,72 +111,83 @@ th_write(struct th *t, const char *rel, const char *data, size_t len)
 	ck_assert_int_eq(fclose(f), 0);
 }
 
-static struct schema *
-th_schema(const char *file)
+/* The toolset's entry for the tool called name (borrowed). */
+static const struct tool_entry *
+th_entry(struct th *t, const char *name)
 {
-	const struct schema_file *f = schema_file_find(file);
-	struct json_object *doc;
-	struct schema *s = NULL;
-	char err[512];
+	const struct tool_entry *e = toolset_lookup(t->ts, name);
 
-	ck_assert_msg(f != NULL, "%s not embedded", file);
-	doc = json_tokener_parse(f->text);
-	ck_assert_msg(doc != NULL, "%s not JSON", file);
-	ck_assert_msg(schema_compile(doc, &s, err, sizeof(err)) == MCP_OK,
-	    "%s: %s", file, err);
-	json_object_put(doc);
-	return s;
+	ck_assert_msg(e != NULL, "no tool called %s in the toolset", name);
+	return e;
 }
 
-/* true if args_json passes def's input schema. */
+/* true if args_json passes the input schema of the tool called name. */
 static __attribute__((unused)) bool
-th_valid(const struct tool_def *def, const char *args_json)
+th_valid(struct th *t, const char *name, const char *args_json)
 {
-	struct schema *s = th_schema(def->input_schema);
+	const struct tool_entry *e = th_entry(t, name);
 	struct json_object *args = json_tokener_parse(args_json);
-	struct schema_error e;
+	struct schema_error err;
 	bool ok;
 
 	ck_assert_msg(args != NULL, "bad test JSON: %s", args_json);
-	ok = schema_validate(s, args, &e) == MCP_OK;
+	ok = schema_validate(e->input, args, &err) == MCP_OK;
 	json_object_put(args);
-	schema_free(s);
 	return ok;
 }
 
 /*
- * Calls def with args_json (which must pass the input schema). The audit is
- * reset first. Returns the owned result; the structuredContent of a result
- * that is not an error must pass the output schema.
+ * Calls the tool called name with args_json (which must pass its input
+ * schema). The audit is reset first. Returns the owned result; the
+ * structuredContent of a result that is not an error must pass the output
+ * schema.
  */
 static __attribute__((unused)) struct json_object *
-th_call(struct th *t, const struct tool_def *def, const char *args_json)
+th_call(struct th *t, const char *name, const char *args_json)
 {
+	const struct tool_entry *e = th_entry(t, name);
 	struct json_object *args, *res = NULL, *sc, *ie;
-	struct schema *in, *out;
-	struct schema_error e;
+	struct schema_error err;
 
 	memset(&t->audit, 0, sizeof(t->audit));
 	t->audit.exit_code = -1;
 	args = json_tokener_parse(args_json);
 	ck_assert_msg(args != NULL, "bad test JSON: %s", args_json);
-	in = th_schema(def->input_schema);
-	ck_assert_msg(schema_validate(in, args, &e) == MCP_OK,
-	    "%s: invalid args %s: %s", def->name, args_json, e.message);
-	schema_free(in);
-	ck_assert_int_eq(def->handler(&t->call, args, &res), MCP_OK);
+	ck_assert_msg(schema_validate(e->input, args, &err) == MCP_OK,
+	    "%s: invalid args %s: %s", name, args_json, err.message);
+	ck_assert_int_eq(e->def->handler(&t->call, args, &res), MCP_OK);
 	ck_assert_ptr_nonnull(res);
 	json_object_put(args);
-	if (def->output_schema != NULL &&
+	if (e->output != NULL &&
 	    !(json_object_object_get_ex(res, "isError", &ie) &&
 	    json_object_get_boolean(ie)) &&
-	    json_object_object_get_ex(res, "structuredContent", &sc)) {
-		out = th_schema(def->output_schema);
-		ck_assert_msg(schema_validate(out, sc, &e) == MCP_OK,
-		    "%s: output fails its schema: %s: %s", def->name,
-		    e.message, json_object_to_json_string(sc));
-		schema_free(out);
-	}
+	    json_object_object_get_ex(res, "structuredContent", &sc))
+		ck_assert_msg(schema_validate(e->output, sc, &err) == MCP_OK,
+		    "%s: output fails its schema: %s: %s", name,
+		    err.message, json_object_to_json_string(sc));
+	return res;
+}
+
+/*
+ * Calls the tool called name with args_json that its tailored input schema
+ * refuses (asserted), as if dispatch had not validated: for the handler's
+ * own check behind the schema, which the server never reaches. The audit
+ * is reset first. Returns the owned result.
+ */
+static __attribute__((unused)) struct json_object *
+th_call_past_schema(struct th *t, const char *name, const char *args_json)
+{
+	const struct tool_entry *e = th_entry(t, name);
+	struct json_object *args, *res = NULL;
+
+	ck_assert_msg(!th_valid(t, name, args_json),
+	    "%s: the input schema accepts %s", name, args_json);
+	memset(&t->audit, 0, sizeof(t->audit));
+	t->audit.exit_code = -1;
+	args = json_tokener_parse(args_json);
+	ck_assert_int_eq(e->def->handler(&t->call, args, &res), MCP_OK);
+	ck_assert_ptr_nonnull(res);
+	json_object_put(args);
 	return res;
 }
 

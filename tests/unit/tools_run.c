@@ -12,7 +12,6 @@
 #include <sys/stat.h>
 
 #include "sandbox.h"
-#include "tools_defs.h"
 #include "slots.h"
 #include "tools_harness.h"
 
@@ -115,14 +114,14 @@ teardown(void)
 }
 
 static struct json_object *
-call(const struct tool_def *def, const char *args)
+call(const char *name, const char *args)
 {
-	return th_call(&T, def, args);
+	return th_call(&T, name, args);
 }
 
 START_TEST(run_command_runs_echo_and_reports_output)
 {
-	struct json_object *r = call(&tool_def_run_command,
+	struct json_object *r = call("run_command",
 	    "{\"command\":\"echo\",\"args\":[\"hello\"]}");
 
 	ck_assert(!th_is_error(r));
@@ -138,7 +137,7 @@ END_TEST
 
 START_TEST(run_command_passes_shell_metacharacters_as_data)
 {
-	struct json_object *r = call(&tool_def_run_command,
+	struct json_object *r = call("run_command",
 	    "{\"command\":\"echo\",\"args\":[\"$(id)\",\";\",\"rm -rf /\","
 	    "\"|\",\"cat\",\"/etc/shadow\",\">\",\"x\",\"*\"]}");
 
@@ -153,11 +152,11 @@ START_TEST(run_command_refuses_programs_off_the_allow_list)
 {
 	struct json_object *r;
 
-	ck_assert(!th_valid(&tool_def_run_command,
+	ck_assert(!th_valid(&T, "run_command",
 	    "{\"command\":\"/bin/sh\"}"));
-	ck_assert(!th_valid(&tool_def_run_command,
+	ck_assert(!th_valid(&T, "run_command",
 	    "{\"command\":\"echo hi\"}"));
-	r = call(&tool_def_run_command, "{\"command\":\"bash\"}");
+	r = th_call_past_schema(&T, "run_command", "{\"command\":\"bash\"}");
 	ck_assert(th_is_error(r));
 	ck_assert_msg(strncmp(th_text(r), "'bash' is not an allowed command, "
 	    "so it was not run. Allowed: cat, ls, ", 63) == 0, "%s",
@@ -170,7 +169,7 @@ END_TEST
 
 START_TEST(run_command_reports_failure_exit_as_error)
 {
-	struct json_object *r = call(&tool_def_run_command,
+	struct json_object *r = call("run_command",
 	    "{\"command\":\"ls\",\"args\":[\"/nonexistent\"]}");
 
 	ck_assert(th_is_error(r));
@@ -186,12 +185,12 @@ START_TEST(run_command_sets_checked_environment)
 {
 	struct json_object *r;
 
-	r = call(&tool_def_run_command, "{\"command\":\"printenv\","
+	r = call("run_command", "{\"command\":\"printenv\","
 	    "\"args\":[\"GREETING\",\"PATH\"],\"env\":{\"GREETING\":\"hi\"}}");
 	ck_assert_str_eq(json_object_get_string(th_sc(r, "stdout")),
 	    "hi\n/usr/local/bin:/usr/bin:/bin\n");
 	json_object_put(r);
-	r = call(&tool_def_run_command, "{\"command\":\"printenv\","
+	r = call("run_command", "{\"command\":\"printenv\","
 	    "\"env\":{\"LD_PRELOAD\":\"/tmp/x.so\"}}");
 	ck_assert(th_is_error(r));
 	ck_assert_str_eq(th_text(r), "the command was not run: the environment "
@@ -200,7 +199,7 @@ START_TEST(run_command_sets_checked_environment)
 	    "refused). Remove it and call again.");
 	ck_assert(T.audit.refused && !T.audit.ran);
 	json_object_put(r);
-	ck_assert(!th_valid(&tool_def_run_command, "{\"command\":\"printenv\","
+	ck_assert(!th_valid(&T, "run_command", "{\"command\":\"printenv\","
 	    "\"env\":{\"A=B\":\"x\"}}"));
 }
 END_TEST
@@ -227,7 +226,7 @@ START_TEST(run_code_runs_each_available_language)
 
 		if (!T.p->languages[i].available)
 			continue;
-		r = call(&tool_def_run_code, cases[i][0]);
+		r = call("run_code", cases[i][0]);
 		ck_assert_msg(!th_is_error(r), "%s: %s", cases[i][0],
 		    th_text(r));
 		ck_assert_str_eq(json_object_get_string(th_sc(r, "stdout")),
@@ -243,7 +242,7 @@ START_TEST(run_code_python_is_isolated_and_reads_stdin)
 
 	if (!T.p->languages[POLICY_LANG_PYTHON3].available)
 		return;
-	r = call(&tool_def_run_code, "{\"language\":\"python3\",\"code\":"
+	r = call("run_code", "{\"language\":\"python3\",\"code\":"
 	    "\"import sys; print(sys.flags.isolated, sys.stdin.read())\","
 	    "\"stdin\":\"fed\"}");
 	ck_assert_str_eq(json_object_get_string(th_sc(r, "stdout")), "1 fed\n");
@@ -257,7 +256,7 @@ START_TEST(run_code_c_compile_error_is_reported)
 
 	if (!T.p->languages[POLICY_LANG_C].available)
 		return;
-	r = call(&tool_def_run_code, "{\"language\":\"c\",\"code\":"
+	r = call("run_code", "{\"language\":\"c\",\"code\":"
 	    "\"int main( {\"}");
 	ck_assert(th_is_error(r));
 	ck_assert_int_eq(json_object_get_int(th_sc(r, "exit_code")), 1);
@@ -269,7 +268,7 @@ END_TEST
 
 START_TEST(run_code_is_killed_at_the_deadline)
 {
-	struct json_object *r = call(&tool_def_run_code, "{\"language\":\"sh\","
+	struct json_object *r = call("run_code", "{\"language\":\"sh\","
 	    "\"code\":\"echo started; sleep 30\",\"timeout_ms\":300}");
 
 	ck_assert(th_is_error(r));
@@ -289,7 +288,7 @@ START_TEST(run_code_output_is_capped_and_made_valid_utf8)
 
 	teardown();
 	setup_with(flags);
-	r = call(&tool_def_run_code, "{\"language\":\"sh\",\"code\":"
+	r = call("run_code", "{\"language\":\"sh\",\"code\":"
 	    "\"printf 'ab\\\\377cd'; yes | head -c 5000 >&2\"}");
 	ck_assert(!th_is_error(r));
 	ck_assert_str_eq(json_object_get_string(th_sc(r, "stdout")),
@@ -307,22 +306,22 @@ START_TEST(run_tools_share_the_workspace_with_file_tools)
 {
 	struct json_object *r;
 
-	r = call(&tool_def_write_file,
+	r = call("write_file",
 	    "{\"path\":\"in.txt\",\"content\":\"from write_file\"}");
 	json_object_put(r);
-	r = call(&tool_def_run_command, "{\"command\":\"cat\","
+	r = call("run_command", "{\"command\":\"cat\","
 	    "\"args\":[\"in.txt\"]}");
 	ck_assert_str_eq(json_object_get_string(th_sc(r, "stdout")),
 	    "from write_file");
 	json_object_put(r);
-	r = call(&tool_def_run_code, "{\"language\":\"sh\",\"code\":"
+	r = call("run_code", "{\"language\":\"sh\",\"code\":"
 	    "\"echo from sandbox > out.txt; echo more >> in.txt\"}");
 	ck_assert_msg(!th_is_error(r), "%s", th_text(r));
 	json_object_put(r);
-	r = call(&tool_def_read_file, "{\"path\":\"out.txt\"}");
+	r = call("read_file", "{\"path\":\"out.txt\"}");
 	ck_assert_str_eq(th_text(r), "from sandbox\n");
 	json_object_put(r);
-	r = call(&tool_def_read_file, "{\"path\":\"in.txt\"}");
+	r = call("read_file", "{\"path\":\"in.txt\"}");
 	ck_assert_str_eq(th_text(r), "from write_filemore\n");
 	json_object_put(r);
 }
@@ -336,7 +335,7 @@ START_TEST(run_command_is_busy_when_slots_and_queue_are_full)
 
 	ck_assert_int_eq(tool_slots_acquire(full, NULL, NULL), TOOL_SLOT_OK);
 	T.env.slots = full;
-	r = call(&tool_def_run_command, "{\"command\":\"true\"}");
+	r = call("run_command", "{\"command\":\"true\"}");
 	ck_assert(th_is_error(r));
 	(void)snprintf(want, sizeof(want), "the command was not run: the "
 	    "server is busy (%u sandboxes running and %u calls waiting). Try "
@@ -359,7 +358,7 @@ START_TEST(run_code_cancelled_call_does_not_run)
 	ck_assert_int_eq(sb_cancel_init(&cancel), 0);
 	sb_cancel_fire(&cancel);
 	T.call.cancel = &cancel;
-	r = call(&tool_def_run_code, "{\"language\":\"sh\",\"code\":"
+	r = call("run_code", "{\"language\":\"sh\",\"code\":"
 	    "\"touch ran\"}");
 	ck_assert(th_is_error(r));
 	ck_assert_str_eq(th_text(r), "the code was not run: the call was "
@@ -375,6 +374,7 @@ struct par {
 	int i;
 	char out[64];
 	struct th *t;
+	tool_handler_fn handler;	/* run_code's, from the toolset */
 };
 
 static void *
@@ -390,7 +390,7 @@ par_run(void *arg)
 	(void)snprintf(json, sizeof(json), "{\"language\":\"sh\",\"code\":"
 	    "\"echo value-%d\"}", p->i);
 	args = json_tokener_parse(json);
-	if (tool_def_run_code.handler(&c, args, &res) != MCP_OK)
+	if (p->handler(&c, args, &res) != MCP_OK)
 		(void)snprintf(p->out, sizeof(p->out), "handler failed");
 	else if (json_object_object_get_ex(res, "structuredContent", &v) &&
 	    json_object_object_get_ex(v, "stdout", &v) &&
@@ -415,6 +415,7 @@ START_TEST(concurrent_run_code_calls_each_get_their_own_output)
 		memset(&p[i], 0, sizeof(p[i]));
 		p[i].i = i;
 		p[i].t = &T;
+		p[i].handler = th_entry(&T, "run_code")->def->handler;
 		ck_assert_int_eq(pthread_create(&th[i], NULL, par_run, &p[i]),
 		    0);
 	}
@@ -448,7 +449,7 @@ START_TEST(skill_script_json_stdout_becomes_structured_content)
 
 	if (!T.p->languages[POLICY_LANG_PYTHON3].available)
 		return;
-	r = call(&tool_def_run_skill_script, "{\"skill\":\"greeter\","
+	r = call("run_skill_script", "{\"skill\":\"greeter\","
 	    "\"script\":\"greet.py\",\"args\":[\"Ada\"]}");
 	ck_assert_msg(!th_is_error(r), "%s", th_text(r));
 	ck_assert(json_object_object_get_ex(r, "structuredContent", &sc));
@@ -465,7 +466,7 @@ START_TEST(skill_script_exit_2_is_invalid_input)
 
 	if (!T.p->languages[POLICY_LANG_PYTHON3].available)
 		return;
-	r = call(&tool_def_run_skill_script, "{\"skill\":\"greeter\","
+	r = call("run_skill_script", "{\"skill\":\"greeter\","
 	    "\"script\":\"scripts/greet.py\"}");
 	ck_assert(th_is_error(r));
 	ck_assert_str_eq(th_text(r), "The script rejected its input (exit 2): "
@@ -476,7 +477,7 @@ END_TEST
 
 START_TEST(skill_script_runs_with_an_empty_environment_in_a_copy)
 {
-	struct json_object *r = call(&tool_def_run_skill_script,
+	struct json_object *r = call("run_skill_script",
 	    "{\"skill\":\"greeter\",\"script\":\"plain.sh\",\"args\":[\"x\"]}");
 
 	ck_assert_msg(!th_is_error(r), "%s", th_text(r));
@@ -495,7 +496,7 @@ START_TEST(skill_script_never_modifies_the_original_folder)
 	FILE *f;
 	char buf[64] = "";
 
-	r = call(&tool_def_run_skill_script, "{\"skill\":\"greeter\","
+	r = call("run_skill_script", "{\"skill\":\"greeter\","
 	    "\"script\":\"vandal.sh\"}");
 	ck_assert_msg(!th_is_error(r), "%s", th_text(r));
 	/* inside, the copy was changed: greet.py gone, extra added */
@@ -528,7 +529,7 @@ START_TEST(skill_script_must_be_a_listed_script)
 
 		(void)snprintf(args, sizeof(args), "{\"skill\":\"greeter\","
 		    "\"script\":\"%s\"}", refused[i]);
-		r = call(&tool_def_run_skill_script, args);
+		r = call("run_skill_script", args);
 		ck_assert(th_is_error(r));
 		(void)snprintf(want, sizeof(want), "'%s' is not a script of "
 		    "the skill 'greeter', so nothing was run. Its scripts "
@@ -539,13 +540,13 @@ START_TEST(skill_script_must_be_a_listed_script)
 		ck_assert(T.audit.refused);
 		json_object_put(r);
 	}
-	ck_assert(!th_valid(&tool_def_run_skill_script,
+	ck_assert(!th_valid(&T, "run_skill_script",
 	    "{\"skill\":\"greeter\",\"script\":\"../SKILL.md\"}"));
-	ck_assert(!th_valid(&tool_def_run_skill_script,
+	ck_assert(!th_valid(&T, "run_skill_script",
 	    "{\"skill\":\"greeter\",\"script\":\"scripts/../../x.py\"}"));
-	ck_assert(!th_valid(&tool_def_run_skill_script,
+	ck_assert(!th_valid(&T, "run_skill_script",
 	    "{\"skill\":\"greeter\",\"script\":\"/etc/passwd\"}"));
-	r = call(&tool_def_run_skill_script, "{\"skill\":\"nope\","
+	r = th_call_past_schema(&T, "run_skill_script", "{\"skill\":\"nope\","
 	    "\"script\":\"greet.py\"}");
 	ck_assert_str_eq(th_text(r), "There is no skill called 'nope'; the "
 	    "tool's description lists the skills offered.");

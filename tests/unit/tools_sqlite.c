@@ -8,7 +8,7 @@
 #include <sqlite3.h>
 #include <sys/stat.h>
 
-#include "tools_defs.h"
+#include "schema_files.h"
 #include "tools_harness.h"
 
 static struct th T;
@@ -70,7 +70,7 @@ teardown(void)
 static void
 expect_error(const char *args, const char *text)
 {
-	struct json_object *r = th_call(&T, &tool_def_query_sqlite, args);
+	struct json_object *r = th_call(&T, "query_sqlite", args);
 
 	ck_assert_msg(th_is_error(r), "%s: not an error: %s", args,
 	    th_text(r));
@@ -80,7 +80,7 @@ expect_error(const char *args, const char *text)
 
 START_TEST(query_returns_rows_with_bound_parameters)
 {
-	struct json_object *r = th_call(&T, &tool_def_query_sqlite,
+	struct json_object *r = th_call(&T, "query_sqlite",
 	    "{\"database\":\"shop\",\"sql\":\"SELECT id, name, price FROM "
 	    "items WHERE price < ? AND name <> :skip ORDER BY id\","
 	    "\"params\":[1.5, \"pear\"]}");
@@ -96,7 +96,7 @@ END_TEST
 
 START_TEST(parameters_are_data_never_sql)
 {
-	struct json_object *r = th_call(&T, &tool_def_query_sqlite,
+	struct json_object *r = th_call(&T, "query_sqlite",
 	    "{\"database\":\"shop\",\"sql\":\"SELECT count(*) FROM items "
 	    "WHERE name = ?\",\"params\":[\"x' OR '1'='1\"]}");
 
@@ -108,7 +108,7 @@ END_TEST
 
 START_TEST(blobs_come_back_as_base64_objects)
 {
-	struct json_object *r = th_call(&T, &tool_def_query_sqlite,
+	struct json_object *r = th_call(&T, "query_sqlite",
 	    "{\"database\":\"shop\",\"sql\":\"SELECT data FROM items WHERE "
 	    "id = 1\"}");
 
@@ -121,7 +121,7 @@ END_TEST
 
 START_TEST(rows_are_capped_with_a_flag)
 {
-	struct json_object *r = th_call(&T, &tool_def_query_sqlite,
+	struct json_object *r = th_call(&T, "query_sqlite",
 	    "{\"database\":\"shop\",\"sql\":\"SELECT id FROM items ORDER BY "
 	    "id\",\"max_rows\":2}");
 
@@ -152,7 +152,7 @@ START_TEST(writes_and_schema_changes_are_refused)
 
 		(void)snprintf(args, sizeof(args), "{\"database\":\"shop\","
 		    "\"sql\":\"%s\"}", sqls[i]);
-		r = th_call(&T, &tool_def_query_sqlite, args);
+		r = th_call(&T, "query_sqlite", args);
 		ck_assert_msg(th_is_error(r), "%s ran", sqls[i]);
 		ck_assert_msg(strncmp(th_text(r), "Refused: ", 9) == 0, "%s: %s",
 		    sqls[i], th_text(r));
@@ -190,7 +190,7 @@ END_TEST
 
 START_TEST(read_only_pragmas_are_allowed)
 {
-	struct json_object *r = th_call(&T, &tool_def_query_sqlite,
+	struct json_object *r = th_call(&T, "query_sqlite",
 	    "{\"database\":\"shop\",\"sql\":\"SELECT name FROM "
 	    "pragma_table_info('items')\"}");
 
@@ -209,7 +209,7 @@ START_TEST(one_statement_per_call)
 	expect_error("{\"database\":\"shop\",\"sql\":\"SELECT 1; DELETE FROM "
 	    "items\"}", "Give exactly one SQL statement per call (text "
 	    "follows the first ';').");
-	r = th_call(&T, &tool_def_query_sqlite, "{\"database\":\"shop\","
+	r = th_call(&T, "query_sqlite", "{\"database\":\"shop\","
 	    "\"sql\":\"SELECT 1; -- done\\n\"}");
 	ck_assert(!th_is_error(r));
 	json_object_put(r);
@@ -228,11 +228,16 @@ END_TEST
 
 START_TEST(unknown_database_and_sql_errors_are_explained)
 {
-	ck_assert(!th_valid(&tool_def_query_sqlite,
+	struct json_object *r;
+
+	ck_assert(!th_valid(&T, "query_sqlite",
 	    "{\"database\":\"../x\",\"sql\":\"SELECT 1\"}"));
-	expect_error("{\"database\":\"other\",\"sql\":\"SELECT 1\"}",
-	    "There is no database called 'other' in the policy; the tool's "
-	    "description lists the databases offered.");
+	r = th_call_past_schema(&T, "query_sqlite",
+	    "{\"database\":\"other\",\"sql\":\"SELECT 1\"}");
+	ck_assert(th_is_error(r));
+	ck_assert_str_eq(th_text(r), "There is no database called 'other' in "
+	    "the policy; the tool's description lists the databases offered.");
+	json_object_put(r);
 	expect_error("{\"database\":\"shop\",\"sql\":\"SELEC 1\"}",
 	    "SQL error: near \"SELEC\": syntax error.");
 	expect_error("{\"database\":\"shop\",\"sql\":\"SELECT nope FROM "
@@ -256,15 +261,15 @@ END_TEST
 
 START_TEST(tailor_lists_databases_in_enum_and_description)
 {
-	const struct schema_file *f = schema_file_find(
-	    tool_def_query_sqlite.input_schema);
+	const struct tool_def *d = th_entry(&T, "query_sqlite")->def;
+	const struct schema_file *f = schema_file_find(d->input_schema);
 	struct json_object *tool = json_object_new_object(), *db, *en;
 
 	json_object_object_add(tool, "description",
-	    json_object_new_string(tool_def_query_sqlite.description));
+	    json_object_new_string(d->description));
 	json_object_object_add(tool, "inputSchema",
 	    json_tokener_parse(f->text));
-	ck_assert_int_eq(tool_def_query_sqlite.tailor(&T.env, tool), MCP_OK);
+	ck_assert_int_eq(d->tailor(&T.env, tool), MCP_OK);
 	ck_assert(json_object_object_get_ex(tool, "inputSchema", &db));
 	ck_assert(json_object_object_get_ex(db, "properties", &db));
 	ck_assert(json_object_object_get_ex(db, "database", &db));
