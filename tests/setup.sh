@@ -34,13 +34,19 @@ pkgs="build-essential cmake pkg-config libjson-c-dev libmicrohttpd-dev
 libseccomp-dev libgmp-dev libpcre2-dev libsqlite3-dev check python3 gcc
 coreutils grep sed gawk findutils diffutils jq git sqlite3 ca-certificates"
 # Tests and benchmarks.
-test_pkgs="nodejs npm bubblewrap hyperfine wrk curl procps util-linux iproute2"
+test_pkgs="bubblewrap hyperfine wrk curl procps util-linux iproute2"
 
 missing=""
 for p in $pkgs $( [ $want_tests -eq 1 ] && echo $test_pkgs ); do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
 		missing="$missing $p"
 done
+# node and npm by command: a machine may have them from elsewhere (e.g.
+# NodeSource's nodejs, which bundles npm and conflicts with Debian's npm).
+if [ $want_tests -eq 1 ]; then
+	command -v node >/dev/null 2>&1 || missing="$missing nodejs"
+	command -v npm >/dev/null 2>&1 || missing="$missing npm"
+fi
 if [ -n "$missing" ]; then
 	echo "setup: installing Debian packages:$missing"
 	as_root apt-get update -qq
