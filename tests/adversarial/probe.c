@@ -17,6 +17,7 @@
 #include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -283,17 +284,25 @@ list_fds(void)
 	closedir(d);
 }
 
-/* Host side: refuse user namespaces for CMD, as a locked-down host would. */
+/*
+ * Host side: exec CMD under a filter refusing (EPERM) one syscall when its
+ * first argument has flag bits (JSET) or, with match_arg1, when its second
+ * argument equals val. deny-userns: clone with CLONE_NEWUSER, as a locked
+ * down host would; deny-dupfd: fcntl(F_DUPFD_CLOEXEC), which only the
+ * sandbox child uses, so that it dies before the parent releases it.
+ */
 static int
-deny_userns(char **cmd)
+deny_exec(char **cmd, int nr, bool match_arg1, uint32_t val)
 {
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 		    offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 0, 3),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nr, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, match_arg1 ?
+		    offsetof(struct seccomp_data, args[1]) :
 		    offsetof(struct seccomp_data, args[0])),
-		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_NEWUSER, 0, 1),
+		BPF_JUMP(BPF_JMP | (match_arg1 ? BPF_JEQ : BPF_JSET) | BPF_K,
+		    val, 0, 1),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
@@ -373,7 +382,10 @@ main(int argc, char **argv)
 	}
 	if (argc >= 4 && strcmp(argv[1], "deny-userns") == 0 &&
 	    strcmp(argv[2], "--") == 0)
-		return deny_userns(argv + 3);
+		return deny_exec(argv + 3, SYS_clone, false, CLONE_NEWUSER);
+	if (argc >= 4 && strcmp(argv[1], "deny-dupfd") == 0 &&
+	    strcmp(argv[2], "--") == 0)
+		return deny_exec(argv + 3, SYS_fcntl, true, F_DUPFD_CLOEXEC);
 	if (argc >= 2 && strcmp(argv[1], "syscalls") == 0) {
 		printf("uid %d euid %d\n", (int)getuid(), (int)geteuid());
 		printf("pid %d ppid %d\n", (int)getpid(), (int)getppid());

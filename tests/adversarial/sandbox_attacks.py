@@ -480,6 +480,21 @@ def case_isolation_unavailable(s):
         expect(not os.path.exists(marker), "ran unsandboxed")
 
 
+def case_child_dies_early(s):
+    """The sandbox child dies before it is released: a clean refusal (125),
+    never a SIGPIPE (141) of the launcher, repeatedly."""
+    marker = os.path.join(s.tmp, "ran-unsandboxed")
+    probe = os.path.join(s.probe_dir, "sandbox-probe")
+    for _ in range(20):
+        r = subprocess.run(s.prefix() + [probe, "deny-dupfd", "--", s.cli,
+                           "exec", "--", "/usr/bin/touch", marker],
+                           capture_output=True, timeout=60)
+        eq(r.returncode, 125, "exit")
+        expect(err(r).startswith("mcp-sandbox exec: not run: sandbox "),
+               err(r))
+    expect(not os.path.exists(marker), "ran unsandboxed")
+
+
 def case_proc_masked(s):
     """A masked /proc (as in Docker) makes the proc stage refuse: 125."""
     if s.unpriv or os.geteuid() != 0:
