@@ -131,6 +131,8 @@ enum http_sess_rc http_session_delete(struct http_sessions *t,
 /* Forgets a session whose initialize failed (the caller's ref goes too). */
 void http_session_discard(struct http_sessions *t, struct http_session *s);
 size_t http_sessions_count(struct http_sessions *t);
+/* Expires sessions idle for MCP_HTTP_SESSION_IDLE_S (and their workspaces). */
+void http_sessions_sweep(struct http_sessions *t);
 
 /* Extra response headers, terminated by a NULL name. */
 struct http_hdr {

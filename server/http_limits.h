@@ -60,6 +60,13 @@
 #define MCP_HTTP_SESSION_IDLE_S		(30 * 60)
 
 /*
+ * Seconds between sweeps for idle sessions when nobody is calling (each
+ * new or resumed session sweeps too): at most this late a session outlives
+ * its idle time, at one cheap wake-up a minute.
+ */
+#define MCP_HTTP_SWEEP_S		60
+
+/*
  * Requests one session may have in flight at once. A tools/call can hold a
  * sandbox for its whole time limit; one session must not take every
  * connection and sandbox slot. Beyond: 429.

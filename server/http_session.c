@@ -293,6 +293,17 @@ http_session_discard(struct http_sessions *t, struct http_session *s)
 	unref(t, s);
 }
 
+void
+http_sessions_sweep(struct http_sessions *t)
+{
+	struct http_session *gone = NULL;
+
+	(void)pthread_mutex_lock(&t->lock);
+	expire_locked(t, &gone);
+	(void)pthread_mutex_unlock(&t->lock);
+	drop_list(t, gone);
+}
+
 size_t
 http_sessions_count(struct http_sessions *t)
 {

@@ -11,6 +11,7 @@
  * (http_stream.c). Dispatch never sees HTTP.
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -609,13 +610,14 @@ on_mhd_log(void *cls, const char *fmt, va_list ap)
 
 /* ---- start and stop ---- */
 
+/* Until SIGTERM, SIGINT or SIGHUP: sweeps idle sessions meanwhile. */
 static int
-wait_for_signal(void)
+wait_for_signal(struct http_ctx *ctx)
 {
 	struct signalfd_siginfo si;
+	struct pollfd pfd;
 	sigset_t set;
-	int fd;
-	ssize_t n;
+	int fd, n;
 
 	(void)sigemptyset(&set);
 	(void)sigaddset(&set, SIGTERM);
@@ -625,9 +627,23 @@ wait_for_signal(void)
 		log_err("signalfd: %s", strerror(errno));
 		return -1;
 	}
-	do
-		n = read(fd, &si, sizeof(si));
-	while (n < 0 && errno == EINTR);
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	for (;;) {
+		n = poll(&pfd, 1, MCP_HTTP_SWEEP_S * 1000);
+		if (n == 0) {
+			http_sessions_sweep(&ctx->sessions);
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n > 0 && read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+			break;
+		if (n < 0) {
+			si.ssi_signo = 0;
+			break;
+		}
+	}
 	(void)close(fd);
 	return (int)si.ssi_signo;
 }
@@ -741,7 +757,7 @@ transport_http_run(const struct server *srv, const struct http_config *cfg,
 	    di != NULL ? (unsigned int)di->port : 0,
 	    ctx.n_tokens > 0 ? ", bearer token required" : "");
 
-	sig = wait_for_signal();
+	sig = wait_for_signal(&ctx);
 	log_info("signal %d: stopping; cancelling calls in flight", sig);
 	(void)ctx.mhd.quiesce_daemon(d);
 	cancel_everything(&ctx);
