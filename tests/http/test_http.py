@@ -531,6 +531,27 @@ class ModernSandbox(unittest.TestCase):
     def tearDownClass(cls):
         assert cls.srv.stop() == 0
 
+    def test_sandbox_runs_are_timed_in_metrics(self):
+        if "run_command" not in self.tools:
+            self.skipTest("run_command is not offered here")
+        m = 'mcp_tool_run_seconds_count{tool="run_command"}'
+        before = self.srv.metric(m)
+        r = self.srv.post({"jsonrpc": "2.0", "id": 42, "method": "tools/call",
+                           "params": {"name": "run_command",
+                                      "arguments": {"command": "echo",
+                                                    "args": ["hi"]},
+                                      "_meta": modern_meta()}},
+                          modern_headers("tools/call", "run_command"))
+        res = r.json()["result"]
+        if res.get("isError"):
+            self.skipTest("the sandbox cannot run here: " +
+                          res["content"][0]["text"][:80])
+        self.assertEqual(res["structuredContent"]["stdout"], "hi\n")
+        self.assertEqual(self.srv.metric(m), before + 1)
+        self.assertEqual(self.srv.metric(
+            'mcp_tool_run_seconds_bucket{tool="run_command",le="+Inf"}'),
+            before + 1)
+
     def test_closing_a_plain_call_kills_its_sandbox(self):
         if "run_code" not in self.tools:
             self.skipTest("run_code is not offered here")
