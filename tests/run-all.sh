@@ -7,8 +7,6 @@ set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc 2>/dev/null || echo 2)
-PATH="$root/tests/node/node_modules/.bin:$PATH"
-export PATH
 
 build()
 {

@@ -38,6 +38,20 @@ in_system_dir(const char *path)
 	return false;
 }
 
+/* Trees the sandbox makes afresh; nothing from the host can appear there. */
+static bool
+in_sandbox_owned_dir(const char *path)
+{
+	static const char *const dirs[] = { "/tmp/", "/dev/", "/proc/",
+	    "/sys/" };
+	size_t i;
+
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if (strncmp(path, dirs[i], strlen(dirs[i])) == 0)
+			return true;
+	return false;
+}
+
 static bool
 is_executable_file(const char *path)
 {
@@ -143,6 +157,13 @@ resolve_program(const char *spec, bool python, char **ret_path,
 	if ((*ret_path = strdup(real)) == NULL)
 		goto out;
 	*ret_bind = NULL;
+	/* the sandbox mounts its own /tmp, /dev and /proc: a toolchain that
+	 * lives there cannot be bound in at its own path, so it is absent */
+	if (!in_system_dir(real) && in_sandbox_owned_dir(real)) {
+		free(*ret_path);
+		*ret_path = NULL;
+		goto out;
+	}
 	if (!in_system_dir(real)) {
 		/* /prefix/bin/prog -> /prefix */
 		if ((slash = strrchr(real, '/')) != NULL && slash != real)
