@@ -161,7 +161,8 @@ struct sb_netns_pool {
 	pthread_mutex_t lock;
 	int fds[SB_MAX_NETNS_POOL];	/* netns fds, owned */
 	bool busy[SB_MAX_NETNS_POOL];
-	unsigned n;
+	unsigned n;			/* made so far */
+	unsigned cap;			/* made at most (on demand) */
 	int home_fd;			/* the server's own netns, owned */
 };
 

@@ -4,7 +4,9 @@
  * process, socket and abstract name of the previous run is gone). Joining
  * one costs a setns(); creating a fresh one costs ~0.6 ms and more on
  * teardown. Needs CAP_SYS_ADMIN (a root server); otherwise runs create a
- * fresh netns each. Loopback stays down: network none.
+ * fresh netns each. Loopback stays down: network none. The pool grows on
+ * demand up to its size, so a server that never runs a sandbox (or starts
+ * and stops at once) makes none.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,37 +39,34 @@ netns_create(int home_fd)
 int
 sb_netns_pool_init(struct sb_netns_pool *p, unsigned n)
 {
-	unsigned i;
 	int fd;
 
 	memset(p, 0, sizeof(*p));
 	p->home_fd = -1;
 	if (n > SB_MAX_NETNS_POOL)
 		n = SB_MAX_NETNS_POOL;
+	p->cap = n;
 	if (pthread_mutex_init(&p->lock, NULL) != 0)
 		return -ENOMEM;
 	p->home_fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (p->home_fd < 0) {
 		fd = -errno;
-		goto fail;
-	}
-	for (i = 0; i < n; i++) {
-		if ((fd = netns_create(p->home_fd)) < 0)
-			goto fail;
-		p->fds[p->n++] = fd;
+		sb_netns_pool_fini(p);
+		return fd;
 	}
 	return 0;
- fail:
-	sb_netns_pool_fini(p);
-	return fd;
 }
 
-/* A free slot, marked busy, or -1 when all are lent out. */
+/*
+ * A free slot, marked busy; a new netns when none is free and the pool is
+ * not full yet; -1 when all are lent out (or creating one failed: the run
+ * then makes a fresh one, as without a pool).
+ */
 int
 sb_netns_pool_take(struct sb_netns_pool *p)
 {
 	unsigned i;
-	int slot = -1;
+	int slot = -1, fd;
 
 	pthread_mutex_lock(&p->lock);
 	for (i = 0; i < p->n; i++) {
@@ -76,6 +75,12 @@ sb_netns_pool_take(struct sb_netns_pool *p)
 			slot = (int)i;
 			break;
 		}
+	}
+	if (slot < 0 && p->n < p->cap &&
+	    (fd = netns_create(p->home_fd)) >= 0) {
+		p->fds[p->n] = fd;
+		p->busy[p->n] = true;
+		slot = (int)p->n++;
 	}
 	pthread_mutex_unlock(&p->lock);
 	return slot;
