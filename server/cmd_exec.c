@@ -47,8 +47,8 @@ struct exec_opts {
 static int
 bad(const char *msg, const char *arg)
 {
-	fprintf(stderr, "mcp-sandbox exec: %s%s%s\n", msg, arg ? ": " : "",
-	    arg ? arg : "");
+	fprintf(stderr, "mcp-sandbox exec: %s%s%s (try mcp-sandbox exec "
+	    "--help)\n", msg, arg ? ": " : "", arg ? arg : "");
 	return -1;
 }
 
@@ -69,9 +69,9 @@ parse_u64(const char *s, uint64_t max, uint64_t *ret)
 }
 
 static void
-usage_line(void)
+usage_line(FILE *out)
 {
-	fprintf(stderr, "usage: mcp-sandbox exec [--timeout MS] [--cpu S] "
+	fprintf(out, "usage: mcp-sandbox exec [--timeout MS] [--cpu S] "
 	    "[--memory BYTES] [--fsize BYTES] [--nofile N] [--nproc N] "
 	    "[--tmp BYTES] [--stdout-cap BYTES] [--stderr-cap BYTES] "
 	    "[--workspace DIR] [--read-only] [--bind HOST:INSIDE] [--env K=V] "
@@ -150,6 +150,7 @@ parse(struct exec_opts *o, int argc, char **argv)
 		{ "env", required_argument, NULL, 'e' },
 		{ "stdin", no_argument, NULL, 'i' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt;
@@ -182,6 +183,14 @@ parse(struct exec_opts *o, int argc, char **argv)
 		case 'v':
 			o->verbose = true;
 			break;
+		case 'h':
+			usage_line(stdout);
+			printf("\nRuns PROGRAM once in the sandbox the server uses "
+			    "for its tools and exits with\nits exit code (128+N "
+			    "when killed by signal N, 124 on timeout, 125 when\n"
+			    "nothing ran, 2 for bad flags). Sizes in bytes, times "
+			    "in ms (--cpu in s).\n");
+			return -2;	/* done: exit 0 */
 		case '?':
 			return bad("unknown or incomplete flag",
 			    argv[optind - 1]);
@@ -276,9 +285,11 @@ cmd_exec_main(int argc, char **argv)
 
 	if ((o = calloc(1, sizeof(*o))) == NULL)
 		return EXIT_NOT_RUN;
-	if ((first = parse(o, argc, argv)) < 0 ||
-	    resolve_program(o, argv[first]) < 0) {
-		usage_line();
+	if ((first = parse(o, argc, argv)) == -2) {
+		code = 0;	/* --help */
+		goto out;
+	}
+	if (first < 0 || resolve_program(o, argv[first]) < 0) {
 		code = EXIT_BAD_FLAGS;
 		goto out;
 	}
