@@ -62,8 +62,8 @@ loopback_host(const char *h, size_t n)
 	return false;
 }
 
-static bool
-origin_allowed(const struct http_ctx *ctx, const char *origin)
+bool
+http_origin_allowed(const struct http_ctx *ctx, const char *origin)
 {
 	const char *rest = NULL;
 	size_t i;
@@ -161,8 +161,9 @@ http_guard(const struct http_ctx *ctx, struct MHD_Connection *conn,
 	    { "Connection", "close" }, { NULL, NULL } };
 	static const struct http_hdr h_auth[] = { { "WWW-Authenticate",
 	    "Bearer realm=\"mcp-sandbox\"" }, { NULL, NULL } };
-	static const struct http_hdr h_allow[] = { { "Allow", "POST, DELETE" },
-	    { NULL, NULL } };
+	static const struct http_hdr h_allow[] = {
+		{ "Allow", "POST, DELETE, OPTIONS" }, { NULL, NULL },
+	};
 	static const struct http_hdr h_allow_get[] = { { "Allow", "GET, HEAD" },
 	    { NULL, NULL } };
 	const char *v;
@@ -188,7 +189,7 @@ http_guard(const struct http_ctx *ctx, struct MHD_Connection *conn,
 		    MCP_ERR_INVALID_REQUEST, "Forbidden: Host is not a "
 		    "loopback name", NULL);
 	if ((v = header(ctx, conn, "Origin")) != NULL &&
-	    !origin_allowed(ctx, v))
+	    !http_origin_allowed(ctx, v))
 		return refuse(no, MHD_HTTP_FORBIDDEN,
 		    HTTP_REJ_ORIGIN, MCP_ERR_INVALID_REQUEST, "Forbidden: "
 		    "Origin not allowed", NULL);
@@ -203,6 +204,8 @@ http_guard(const struct http_ctx *ctx, struct MHD_Connection *conn,
 		    "allowed: use GET", h_allow_get);
 	if (strcmp(url, "/healthz") == 0)
 		return 0;		/* liveness needs no token */
+	if (mcp && strcmp(method, "OPTIONS") == 0)
+		return 0;		/* a CORS preflight carries no token */
 	if (check_token(ctx, conn, principal) != 0)
 		return refuse(no, MHD_HTTP_UNAUTHORIZED,
 		    HTTP_REJ_AUTH, MCP_ERR_INVALID_REQUEST, "Unauthorized: a "

@@ -192,6 +192,8 @@ struct http_refusal {
 int http_guard(const struct http_ctx *ctx, struct MHD_Connection *conn,
     const char *url, const char *method, uint8_t principal[SHA256_LEN],
     struct http_refusal *no);
+/* Whether a browser at origin may talk to us (loopback or configured). */
+bool http_origin_allowed(const struct http_ctx *ctx, const char *origin);
 /* Reads --token-file into ctx->tokens (digests only). 0 or -1 (logged). */
 int http_load_tokens(struct http_ctx *ctx, const char *path);
 

@@ -49,6 +49,27 @@ struct http_req {
 
 /* ---- responses ---- */
 
+/*
+ * CORS for a browser client at an allowed Origin (the guards refused any
+ * other): it may read our answers and the session id. Never "*".
+ */
+static void
+add_cors(struct http_ctx *ctx, struct MHD_Connection *conn,
+    struct MHD_Response *resp)
+{
+	const char *origin = ctx->mhd.lookup_connection_value(conn,
+	    MHD_HEADER_KIND, "Origin");
+
+	if (origin == NULL || !http_origin_allowed(ctx, origin))
+		return;
+	(void)ctx->mhd.add_response_header(resp,
+	    "Access-Control-Allow-Origin", origin);
+	(void)ctx->mhd.add_response_header(resp, "Vary", "Origin");
+	(void)ctx->mhd.add_response_header(resp,
+	    "Access-Control-Expose-Headers",
+	    "Mcp-Session-Id, WWW-Authenticate");
+}
+
 static enum MHD_Result
 respond(struct http_ctx *ctx, struct http_req *rq, struct MHD_Connection *conn,
     unsigned int status, const char *ctype, char *body, size_t len,
@@ -68,6 +89,7 @@ respond(struct http_ctx *ctx, struct http_req *rq, struct MHD_Connection *conn,
 	for (; extra != NULL && extra->name != NULL; extra++)
 		(void)ctx->mhd.add_response_header(resp, extra->name,
 		    extra->value);
+	add_cors(ctx, conn, resp);
 	r = ctx->mhd.queue_response(conn, status, resp);
 	ctx->mhd.destroy_response(resp);
 	if (rq != NULL)
@@ -283,6 +305,7 @@ answer(struct http_ctx *ctx, struct http_req *rq, struct MHD_Connection *conn,
 	for (; extra != NULL && extra->name != NULL; extra++)
 		(void)ctx->mhd.add_response_header(resp, extra->name,
 		    extra->value);
+	add_cors(ctx, conn, resp);
 	r = ctx->mhd.queue_response(conn, MHD_HTTP_OK, resp);
 	ctx->mhd.destroy_response(resp);
 	rq->answered = true;
@@ -440,7 +463,7 @@ handle_post(struct http_ctx *ctx, struct http_req *rq,
 		legacy = true;
 	else if (hv != NULL && dispatch_modern_version(msg) != NULL &&
 	    strcmp(dispatch_modern_version(msg), hv) == 0)
-		legacy = false;		/* dispatch answers -32022, as on stdio */
+		legacy = false;		/* dispatch's -32022, as on stdio */
 	else if (hv != NULL) {
 		enum MHD_Result r = bad_version(ctx, rq, conn, msg, hv);
 
@@ -520,6 +543,15 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
     const char *method, const char *version, const char *upload,
     size_t *upload_size, void **req_cls)
 {
+	static const struct http_hdr h_preflight[] = {
+		{ "Allow", "POST, DELETE, OPTIONS" },
+		{ "Access-Control-Allow-Methods", "POST, DELETE" },
+		{ "Access-Control-Allow-Headers", "Content-Type, Accept, "
+		    "Authorization, Mcp-Session-Id, MCP-Protocol-Version, "
+		    "Mcp-Method, Mcp-Name" },
+		{ "Access-Control-Max-Age", "600" },
+		{ NULL, NULL },
+	};
 	struct http_ctx *ctx = cls;
 	struct http_req *rq = *req_cls;
 	struct http_refusal no;
@@ -563,6 +595,9 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
 	}
 	if (strcmp(method, "DELETE") == 0)
 		return handle_delete(ctx, rq, conn);
+	if (strcmp(method, "OPTIONS") == 0)
+		return respond(ctx, rq, conn, MHD_HTTP_NO_CONTENT, NULL, NULL,
+		    0, h_preflight);
 	return handle_post(ctx, rq, conn);
 }
 

@@ -265,7 +265,7 @@ class Legacy(unittest.TestCase):
     def test_get_is_405_with_allow(self):
         r = self.srv.get("/mcp", {"Accept": "text/event-stream"})
         self.assertEqual(r.status, 405)
-        self.assertEqual(r.header("Allow"), "POST, DELETE")
+        self.assertEqual(r.header("Allow"), "POST, DELETE, OPTIONS")
         self.assertEqual(rpc_error(r)["code"], -32600)
 
     def test_put_is_405(self):
@@ -611,6 +611,38 @@ class Guards(unittest.TestCase):
             self.assertEqual(self.srv.post(initialize_body(),
                                            {"Origin": o}).status, 200, o)
 
+    def test_cors_for_an_allowed_origin(self):
+        r = self.srv.post(initialize_body(), {"Origin": "https://app.example"})
+        self.assertEqual(r.status, 200)
+        self.assertEqual(r.header("Access-Control-Allow-Origin"),
+                         "https://app.example")
+        self.assertIn("Mcp-Session-Id",
+                      r.header("Access-Control-Expose-Headers"))
+        self.assertIsNone(self.srv.post(initialize_body())
+                          .header("Access-Control-Allow-Origin"))
+
+    def test_preflight_is_answered_without_a_token(self):
+        c = self.srv.conn()
+        try:
+            r = c.request("OPTIONS", "/mcp", None,
+                          {"Origin": "https://app.example",
+                           "Access-Control-Request-Method": "POST"})
+        finally:
+            c.close()
+        self.assertEqual(r.status, 204)
+        self.assertEqual(r.header("Access-Control-Allow-Origin"),
+                         "https://app.example")
+        self.assertIn("POST", r.header("Access-Control-Allow-Methods"))
+        self.assertIn("Mcp-Session-Id", r.header("Access-Control-Allow-Headers"))
+        c = self.srv.conn()
+        try:
+            r = c.request("OPTIONS", "/mcp", None,
+                          {"Origin": "https://evil.example"})
+        finally:
+            c.close()
+        self.assertEqual(r.status, 403)
+        self.assertIsNone(r.header("Access-Control-Allow-Origin"))
+
     def test_configured_origin_is_allowed(self):
         self.assertEqual(self.srv.post(
             initialize_body(), {"Origin": "https://app.example"}).status, 200)
@@ -807,6 +839,17 @@ class Auth(unittest.TestCase):
         for t in (self.TOKEN_A, self.TOKEN_B):
             self.assertEqual(self.srv.post(initialize_body(),
                                            self.bearer(t)).status, 200)
+
+    def test_preflight_needs_no_token(self):
+        c = self.srv.conn()
+        try:
+            r = c.request("OPTIONS", "/mcp", None,
+                          {"Origin": "http://localhost:5173",
+                           "Access-Control-Request-Method": "POST"})
+        finally:
+            c.close()
+        self.assertEqual(r.status, 204)
+        self.assertIn("Authorization", r.header("Access-Control-Allow-Headers"))
 
     def test_healthz_needs_no_token_metrics_does(self):
         self.assertEqual(self.srv.get("/healthz").status, 200)
