@@ -2,7 +2,8 @@
  * The endpoint's guards, checked on every request before its body is read:
  * the connection and header caps, Host (DNS rebinding, when bound to
  * loopback) and Origin, the bearer token (compared as SHA-256 digests, in
- * constant time, against every configured token), the method, the body
+ * constant time, against every configured token; /healthz and a CORS
+ * preflight need none), the method, the body
  * size announced, Content-Type and Accept. They only decide; the transport
  * answers. Also reads --token-file.
  */
