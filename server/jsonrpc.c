@@ -243,9 +243,23 @@ all_finite(struct json_object *o)
 	}
 }
 
-/* Parses bytes into a tree, bounded by MCP_MAX_DEPTH. */
+struct json_tokener *
+jsonrpc_tokener_new(void)
+{
+	struct json_tokener *tok;
+
+	if ((tok = json_tokener_new_ex(MCP_MAX_DEPTH)) != NULL)
+		json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
+		    JSON_TOKENER_ALLOW_TRAILING_CHARS |
+		    JSON_TOKENER_VALIDATE_UTF8);
+	return tok;
+}
+
+/* Parses bytes into a tree, bounded by MCP_MAX_DEPTH. reuse, if not
+ * NULL, is a tokener from jsonrpc_tokener_new() that the caller owns. */
 static enum mcp_err
-parse_tree(const char *buf, size_t len, struct json_object **ret)
+parse_tree(struct json_tokener *reuse, const char *buf, size_t len,
+    struct json_object **ret)
 {
 	struct json_tokener *tok;
 	struct json_object *obj;
@@ -255,10 +269,10 @@ parse_tree(const char *buf, size_t len, struct json_object **ret)
 
 	if (len > (size_t)INT32_MAX)
 		return MCP_ERR_TOO_LARGE;
-	if ((tok = json_tokener_new_ex(MCP_MAX_DEPTH)) == NULL)
+	if ((tok = reuse) != NULL)
+		json_tokener_reset(tok);
+	else if ((tok = jsonrpc_tokener_new()) == NULL)
 		return MCP_ERR_NOMEM;
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT |
-	    JSON_TOKENER_ALLOW_TRAILING_CHARS | JSON_TOKENER_VALIDATE_UTF8);
 	obj = json_tokener_parse_ex(tok, buf, (int)len);
 	jerr = json_tokener_get_error(tok);
 	used = json_tokener_get_parse_end(tok);
@@ -268,7 +282,8 @@ parse_tree(const char *buf, size_t len, struct json_object **ret)
 		jerr = json_tokener_get_error(tok);
 		used = len;
 	}
-	json_tokener_free(tok);
+	if (tok != reuse)
+		json_tokener_free(tok);
 	if (jerr == json_tokener_error_depth)
 		st = MCP_ERR_TOO_DEEP;
 	else if (jerr != json_tokener_success || obj == NULL)
@@ -360,6 +375,13 @@ enum mcp_err
 jsonrpc_decode(const char *buf, size_t len, struct rpc_msg **ret,
     char **ret_reply)
 {
+	return jsonrpc_decode_tok(NULL, buf, len, ret, ret_reply);
+}
+
+enum mcp_err
+jsonrpc_decode_tok(struct json_tokener *tok, const char *buf, size_t len,
+    struct rpc_msg **ret, char **ret_reply)
+{
 	struct rpc_msg *msg = NULL;
 	struct json_object *root = NULL;
 	const char *why = NULL;
@@ -367,7 +389,7 @@ jsonrpc_decode(const char *buf, size_t len, struct rpc_msg **ret,
 	enum mcp_err st;
 
 	*ret_reply = NULL;
-	if ((st = parse_tree(buf, len, &root)) != MCP_OK) {
+	if ((st = parse_tree(tok, buf, len, &root)) != MCP_OK) {
 		if (st == MCP_ERR_TOO_DEEP) {
 			(void)snprintf(whybuf, sizeof(whybuf), "Invalid "
 			    "Request: JSON nested deeper than %d levels",

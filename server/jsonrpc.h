@@ -40,6 +40,12 @@ struct rpc_msg {
  */
 enum mcp_err jsonrpc_decode(const char *buf, size_t len, struct rpc_msg **ret,
     char **ret_reply) __attribute__((warn_unused_result));
+/* The same with a tokener the caller keeps across messages (one thread at
+ * a time; from jsonrpc_tokener_new(), freed with json_tokener_free()). */
+enum mcp_err jsonrpc_decode_tok(struct json_tokener *tok, const char *buf,
+    size_t len, struct rpc_msg **ret, char **ret_reply)
+    __attribute__((warn_unused_result));
+struct json_tokener *jsonrpc_tokener_new(void);
 void rpc_msg_free(struct rpc_msg *msg);
 
 /* The wire code of an error. */

@@ -71,6 +71,7 @@ struct pool {
 	const struct server *srv;
 	struct session *sess;
 	struct msg_sink sink;
+	struct json_tokener *tok;	/* owned; the reading thread's */
 };
 
 /* Writes a then b to stdout in full, under the lock. */
@@ -298,7 +299,8 @@ handle_line(struct pool *p, struct out *o, char *line, size_t len)
 		;
 	if (i == len)
 		return;		/* blank lines are keep-alives, not messages */
-	if (jsonrpc_decode(line + i, len - i, &msg, &reply) != MCP_OK) {
+	if (jsonrpc_decode_tok(p->tok, line + i, len - i, &msg,
+	    &reply) != MCP_OK) {
 		send_owned(o, reply);
 		return;
 	}
@@ -364,6 +366,10 @@ transport_stdio_run(const struct server *srv, struct session *sess)
 	}
 	/* one message plus one read chunk: never more in memory per line */
 	o.reader = pthread_self();
+	if ((p.tok = jsonrpc_tokener_new()) == NULL) {
+		log_err("out of memory");
+		goto out;
+	}
 	if ((o.batch = malloc(STDIO_BATCH_MAX)) == NULL ||
 	    (buf = malloc(MCP_MAX_MSG + MCP_STDIO_READ_CHUNK)) == NULL) {
 		log_err("out of memory");
@@ -432,6 +438,8 @@ transport_stdio_run(const struct server *srv, struct session *sess)
 	pool_drain(&p);
 	rc = 0;
  out:
+	if (p.tok != NULL)
+		json_tokener_free(p.tok);
 	free(buf);
 	free(o.batch);
 	if (sfd >= 0)
