@@ -30,6 +30,7 @@
 #define SQL_MAX_EXPR_DEPTH	100	/* nested expressions */
 #define SQL_MAX_COLUMNS		500	/* result columns */
 #define SQL_VALUE_OVERHEAD	8	/* bytes counted per value, plus data */
+#define SQL_BUSY_SLEEP_NS	10000000L	/* 10 ms between lock retries */
 
 /* Pragmas that only read the schema, with a table or index argument. */
 static const char *const read_pragmas[] = {
@@ -125,6 +126,22 @@ progress(void *arg)
 	return 0;
 }
 
+/*
+ * Busy handler: a locked database is retried every SQL_BUSY_SLEEP_NS until
+ * the deadline or cancellation (sqlite3_busy_timeout would wait blind).
+ */
+static int
+busy(void *arg, int count)
+{
+	struct timespec nap = { 0, SQL_BUSY_SLEEP_NS };
+
+	(void)count;
+	if (progress(arg) != 0)
+		return 0;	/* give up: SQLITE_BUSY, flags say why */
+	(void)nanosleep(&nap, NULL);
+	return 1;
+}
+
 /* true if s holds only whitespace and SQL comments. */
 static bool
 only_comments(const char *s)
@@ -185,9 +202,30 @@ bind_params(sqlite3_stmt *stmt, const struct json_object *params)
 	return SQLITE_OK;
 }
 
-/* One column value as JSON (owned; NULL is JSON null); *bytes grows. */
+/*
+ * Bytes counted for column i of the current row, read before the value is
+ * fetched or converted (sqlite3_column_bytes() does not convert a value of
+ * its own type), so that one huge value is never built.
+ */
+static size_t
+column_size(sqlite3_stmt *stmt, int i)
+{
+	size_t n;
+
+	switch (sqlite3_column_type(stmt, i)) {
+	case SQLITE_TEXT:
+		return SQL_VALUE_OVERHEAD + (size_t)sqlite3_column_bytes(stmt, i);
+	case SQLITE_BLOB:
+		n = (size_t)sqlite3_column_bytes(stmt, i);
+		return SQL_VALUE_OVERHEAD + (n + 2) / 3 * 4;
+	default:
+		return SQL_VALUE_OVERHEAD;
+	}
+}
+
+/* One column value as JSON (owned; NULL is JSON null). */
 static struct json_object *
-column_json(sqlite3_stmt *stmt, int i, size_t *bytes, bool *fail)
+column_json(sqlite3_stmt *stmt, int i, bool *fail)
 {
 	const void *blob;
 	char *b64;
@@ -195,7 +233,6 @@ column_json(sqlite3_stmt *stmt, int i, size_t *bytes, bool *fail)
 	double d;
 	int n;
 
-	*bytes += SQL_VALUE_OVERHEAD;
 	switch (sqlite3_column_type(stmt, i)) {
 	case SQLITE_INTEGER:
 		v = json_object_new_int64(sqlite3_column_int64(stmt, i));
@@ -206,14 +243,12 @@ column_json(sqlite3_stmt *stmt, int i, size_t *bytes, bool *fail)
 		return isfinite(d) ? json_object_new_double(d) : NULL;
 	case SQLITE_TEXT:
 		n = sqlite3_column_bytes(stmt, i);
-		*bytes += (size_t)n;
 		v = render_string((const char *)sqlite3_column_text(stmt, i),
 		    (size_t)n, NULL);
 		break;
 	case SQLITE_BLOB:
 		blob = sqlite3_column_blob(stmt, i);
 		n = sqlite3_column_bytes(stmt, i);
-		*bytes += ((size_t)n + 2) / 3 * 4;
 		b64 = render_base64(blob != NULL ? blob : "", (size_t)n);
 		if (b64 == NULL) {
 			*fail = true;
@@ -316,7 +351,7 @@ tool_query_sqlite(const struct tool_call *call,
 	(void)sqlite3_limit(db, SQLITE_LIMIT_EXPR_DEPTH, SQL_MAX_EXPR_DEPTH);
 	(void)sqlite3_limit(db, SQLITE_LIMIT_VARIABLE_NUMBER, SQL_MAX_PARAMS);
 	(void)sqlite3_limit(db, SQLITE_LIMIT_COLUMN, SQL_MAX_COLUMNS);
-	(void)sqlite3_busy_timeout(db, (int)pol->limits.sql_timeout_ms);
+	(void)sqlite3_busy_handler(db, busy, &run);
 	sqlite3_set_authorizer(db, authorize, &run);
 	sqlite3_progress_handler(db, SQL_PROGRESS_OPS, progress, &run);
 
@@ -379,18 +414,27 @@ tool_query_sqlite(const struct tool_call *call,
 	}
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		struct json_object *row;
+		size_t rowbytes = 0;
 
-		if (nrows == max_rows || bytes > pol->limits.sql_bytes) {
+		if (nrows == max_rows) {
 			truncated = true;
 			break;
 		}
+		/* sizes first: a row that would pass the cap is never built */
+		for (i = 0; i < ncol; i++)
+			rowbytes += column_size(stmt, i);
+		if (rowbytes > pol->limits.sql_bytes - bytes) {
+			truncated = true;
+			break;
+		}
+		bytes += rowbytes;
 		if ((row = json_object_new_array_ext(ncol)) == NULL ||
 		    json_object_array_add(rows, row) != 0) {
 			json_object_put(row);
 			goto nomem;
 		}
 		for (i = 0; i < ncol; i++) {
-			v = column_json(stmt, i, &bytes, &fail);
+			v = column_json(stmt, i, &fail);
 			if (fail || json_object_array_add(row, v) != 0)
 				goto nomem;
 		}

@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 #include <sys/stat.h>
 
+#include "sandbox.h"
 #include "schema_files.h"
 #include "tools_harness.h"
 
@@ -129,6 +130,72 @@ START_TEST(rows_are_capped_with_a_flag)
 	    "\"rows\":[[1],[2]],\"row_count\":2,\"truncated\":true}");
 	ck_assert(T.audit.truncated);
 	json_object_put(r);
+}
+END_TEST
+
+START_TEST(a_row_larger_than_the_byte_cap_is_never_built)
+{
+	static const char *const flags[] = { "sql-bytes", "4096", NULL };
+	struct json_object *r;
+
+	teardown();
+	setup_with(flags);
+	/* 8 x 16 MB: the first row alone would be a 170 MB reply */
+	r = th_call(&T, "query_sqlite", "{\"database\":\"shop\",\"sql\":"
+	    "\"SELECT zeroblob(16000000), zeroblob(16000000), "
+	    "zeroblob(16000000), zeroblob(16000000), zeroblob(16000000), "
+	    "zeroblob(16000000), zeroblob(16000000), zeroblob(16000000)\"}");
+	ck_assert_msg(!th_is_error(r), "%s", th_text(r));
+	ck_assert_str_eq(json_object_to_json_string(th_sc(r, "rows")), "[ ]");
+	ck_assert_int_eq(json_object_get_int(th_sc(r, "row_count")), 0);
+	ck_assert(json_object_get_boolean(th_sc(r, "truncated")));
+	ck_assert(T.audit.truncated);
+	json_object_put(r);
+	/* rows that fit are kept; the one that would pass the cap is not */
+	r = th_call(&T, "query_sqlite", "{\"database\":\"shop\",\"sql\":"
+	    "\"SELECT id, CASE id WHEN 3 THEN zeroblob(8000) ELSE 'x' END "
+	    "FROM items ORDER BY id\"}");
+	ck_assert_int_eq(json_object_get_int(th_sc(r, "row_count")), 2);
+	ck_assert(json_object_get_boolean(th_sc(r, "truncated")));
+	json_object_put(r);
+}
+END_TEST
+
+START_TEST(a_locked_database_waits_no_longer_than_cancellation)
+{
+	struct sb_cancel c;
+	sqlite3 *holder;
+
+	ck_assert_int_eq(sb_cancel_init(&c), 0);
+	ck_assert_int_eq(sqlite3_open(DB, &holder), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(holder, "BEGIN EXCLUSIVE", NULL, NULL,
+	    NULL), SQLITE_OK);
+	sb_cancel_fire(&c);
+	T.call.cancel = &c;
+	/* before: the 5 s busy timeout ran out, then "database is locked" */
+	expect_error("{\"database\":\"shop\",\"sql\":\"SELECT id FROM "
+	    "items\"}", "The query was stopped while being prepared: "
+	    "cancelled.");
+	T.call.cancel = NULL;
+	sqlite3_close(holder);
+	sb_cancel_fini(&c);
+}
+END_TEST
+
+START_TEST(a_locked_database_waits_no_longer_than_the_deadline)
+{
+	static const char *const flags[] = { "sql-timeout-ms", "200", NULL };
+	sqlite3 *holder;
+
+	teardown();
+	setup_with(flags);
+	ck_assert_int_eq(sqlite3_open(DB, &holder), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(holder, "BEGIN EXCLUSIVE", NULL, NULL,
+	    NULL), SQLITE_OK);
+	expect_error("{\"database\":\"shop\",\"sql\":\"SELECT id FROM "
+	    "items\"}", "The query was stopped while being prepared: "
+	    "deadline reached.");
+	sqlite3_close(holder);
 }
 END_TEST
 
@@ -293,6 +360,9 @@ sqlite_suite(void)
 	tcase_add_test(tc, parameters_are_data_never_sql);
 	tcase_add_test(tc, blobs_come_back_as_base64_objects);
 	tcase_add_test(tc, rows_are_capped_with_a_flag);
+	tcase_add_test(tc, a_row_larger_than_the_byte_cap_is_never_built);
+	tcase_add_test(tc, a_locked_database_waits_no_longer_than_cancellation);
+	tcase_add_test(tc, a_locked_database_waits_no_longer_than_the_deadline);
 	tcase_add_test(tc, writes_and_schema_changes_are_refused);
 	tcase_add_test(tc, attach_pragma_writes_and_file_functions_are_refused);
 	tcase_add_test(tc, read_only_pragmas_are_allowed);
