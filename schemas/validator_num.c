@@ -267,6 +267,14 @@ squote(const char *s, size_t len, char *buf, size_t size)
 	buf[o++] = '"';
 	for (i = 0; i < len; i++) {
 		if (o + 6 >= size) {	/* room for the escape, '..."' and NUL */
+			/* never end inside a character: back off to its start */
+			if (i < len && ((unsigned char)s[i] & 0xc0) == 0x80) {
+				while (o > 1 && ((unsigned char)buf[o - 1] &
+				    0xc0) == 0x80)
+					o--;
+				if (o > 1 && (unsigned char)buf[o - 1] >= 0xc0)
+					o--;
+			}
 			memcpy(buf + o, "...", 3);
 			o += 3;
 			break;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utf8.h"
 #include "validator_impl.h"
 
 void
@@ -74,13 +75,16 @@ fill_error(struct vctx *c, const char *kw, const char *fmt, va_list ap)
 			snprintf(who, sizeof(who), "argument %s at %s", name, path);
 		}
 	}
+	utf8_trim(who);		/* the path may have been cut mid-character */
 	o = snprintf(e->message, sizeof(e->message), "%s: ", who);
 	if (o < 0 || (size_t)o >= sizeof(e->message)) {
+		utf8_trim(e->message);
 		c->raw_off = strlen(e->message);
 		return;
 	}
 	c->raw_off = (size_t)o;
 	vsnprintf(e->message + o, sizeof(e->message) - (size_t)o, fmt, ap);
+	utf8_trim(e->message);
 }
 
 int

@@ -16,6 +16,7 @@
 #include "log.h"
 #include "registry.h"
 #include "sandbox.h"
+#include "utf8.h"
 #include "validator.h"
 #include "version.h"
 
@@ -101,6 +102,7 @@ fail(struct req *r, enum mcp_err st, const char *fmt, ...)
 	va_start(ap, fmt);
 	(void)vsnprintf(r->err_buf, sizeof(r->err_buf), fmt, ap);
 	va_end(ap);
+	utf8_trim(r->err_buf);	/* a cut name must not split a character */
 	r->err_msg = r->err_buf;
 	return st;
 }
@@ -286,13 +288,14 @@ call_send(struct call_ctx *cc, const char *method, struct json_object *params)
 	char *text;
 	size_t len;
 
-	if (session_is_cancelled(cc->r->sess, cc->fl)) {
-		json_object_put(params);
-		return;		/* after cancel, nothing more for this id */
-	}
 	if ((text = jsonrpc_notification(method, params, &len)) == NULL)
 		return;
-	(void)cc->r->sink->send(cc->r->sink->arg, text, len);
+	/* checked and sent under the session lock: a cancel handled in
+	 * between would otherwise let one message through after it */
+	(void)pthread_mutex_lock(&cc->r->sess->lock);
+	if (!cc->fl->cancelled)
+		(void)cc->r->sink->send(cc->r->sink->arg, text, len);
+	(void)pthread_mutex_unlock(&cc->r->sess->lock);
 	free(text);
 }
 
@@ -415,8 +418,8 @@ m_tools_call(struct req *r, struct json_object **ret)
 		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
 		    "\"arguments\" must be an object");
 	if ((tool = toolset_lookup(r->srv->tools, name)) == NULL)
-		return fail(r, MCP_ERR_INVALID_PARAMS, "Unknown tool: \"%.64s\"",
-		    name);
+		return fail(r, MCP_ERR_INVALID_PARAMS, "Unknown tool: \"%.*s\"",
+		    (int)utf8_prefix(name, strlen(name), 64), name);
 	if (tool->def->client_capability != NULL && r->era == ERA_MODERN &&
 	    !client_declares(r->msg, tool->def->client_capability)) {
 		r->err_data = json_object_new_object();
@@ -599,7 +602,8 @@ check_modern_meta(struct req *r)
 		json_object_object_add(r->err_data, "requested",
 		    json_object_new_string(want));
 		return fail(r, MCP_ERR_UNSUPPORTED_VERSION, "Unsupported "
-		    "protocol version: %.32s", want);
+		    "protocol version: %.*s", (int)utf8_prefix(want,
+		    strlen(want), 32), want);
 	}
 	if (!json_object_object_get_ex(meta, META_CAPS, &v) ||
 	    !json_object_is_type(v, json_type_object))
@@ -650,23 +654,14 @@ handle_notification(const struct server *srv, struct session *sess,
 {
 	struct json_object *v;
 	char key[MCP_MAX_ID_LEN + 3];
-	int n;
 
 	if (strcmp(msg->method, "notifications/cancelled") != 0)
 		return;		/* initialized, progress, roots: nothing to do */
 	if (msg->params == NULL ||
 	    !json_object_object_get_ex(msg->params, "requestId", &v))
 		return;
-	if (json_object_is_type(v, json_type_string))
-		n = snprintf(key, sizeof(key), "s:%s",
-		    json_object_get_string(v));
-	else if (json_object_is_type(v, json_type_int))
-		n = snprintf(key, sizeof(key), "i:%lld",
-		    (long long)json_object_get_int64(v));
-	else
-		return;
-	if (n < 0 || (size_t)n >= sizeof(key))
-		return;
+	if (jsonrpc_id_key(v, key, sizeof(key)) != 0)
+		return;		/* not an id we could have: nothing to cancel */
 	session_cancel(sess, key);
 }
 
@@ -737,6 +732,7 @@ dispatch_message_queued(const struct server *srv, struct session *sess,
 	struct json_object *result = NULL;
 	struct inflight local, *flp;
 	struct req r;
+	int mlen;
 	enum mcp_err st;
 	bool initialized, cancelled;
 	char *text;
@@ -760,15 +756,16 @@ dispatch_message_queued(const struct server *srv, struct session *sess,
 	    ERA_LEGACY;
 
 	if ((flp = queued) == NULL) {
+		/* answered on this thread now: not counted against the cap,
+		 * so ping and tools/list work while calls fill the table */
 		flp = &local;
-		if (dispatch_enqueue(sess, msg, flp) != 0) {
-			text = jsonrpc_error(msg->id, MCP_ERR_INTERNAL, "Server "
-			    "busy: too many requests in flight", NULL, &len);
-			send_text(sink, text, len);
-			return MCP_ERR_INTERNAL;
-		}
+		memset(flp, 0, sizeof(*flp));
+		(void)snprintf(flp->key, sizeof(flp->key), "%s", msg->id_key);
+		session_begin_uncapped(sess, flp);
 	}
 	r.fl = flp;
+	mlen = (int)utf8_prefix(msg->method, strlen(msg->method),
+	    MCP_MAX_METHOD_LEN);
 	/* cancelled while it waited in a queue: run nothing, answer nothing */
 	if (session_is_cancelled(sess, flp)) {
 		st = MCP_ERR_INTERNAL;
@@ -776,8 +773,8 @@ dispatch_message_queued(const struct server *srv, struct session *sess,
 	}
 
 	if ((m = method_lookup(msg->method)) == NULL) {
-		st = fail(&r, MCP_ERR_NO_METHOD, "Method not found: %.64s",
-		    msg->method);
+		st = fail(&r, MCP_ERR_NO_METHOD, "Method not found: %.*s",
+		    mlen, msg->method);
 		goto reply;
 	}
 	if (r.era == ERA_MODERN) {
@@ -785,8 +782,8 @@ dispatch_message_queued(const struct server *srv, struct session *sess,
 			goto reply;
 		if (!(m->flags & M_MODERN)) {
 			st = fail(&r, MCP_ERR_NO_METHOD, "Method not found: "
-			    "%.64s is not part of protocol 2026-07-28",
-			    msg->method);
+			    "%.*s is not part of protocol 2026-07-28",
+			    mlen, msg->method);
 			goto reply;
 		}
 	} else {
@@ -795,7 +792,7 @@ dispatch_message_queued(const struct server *srv, struct session *sess,
 		(void)pthread_mutex_unlock(&sess->lock);
 		if (!(m->flags & M_LEGACY)) {
 			st = fail(&r, MCP_ERR_NO_METHOD, "Method not found: "
-			    "%.64s", msg->method);
+			    "%.*s", mlen, msg->method);
 			goto reply;
 		}
 		if (!initialized && !(m->flags & M_PREINIT)) {

@@ -300,18 +300,25 @@ parse_tree(struct json_tokener *reuse, const char *buf, size_t len,
 	return st;
 }
 
-static int
-make_id_key(struct json_object *id, char *key, size_t keylen)
+int
+jsonrpc_id_key(struct json_object *id, char *key, size_t keylen)
 {
+	int64_t i;
 	int n;
 
 	if (json_object_is_type(id, json_type_string)) {
 		if ((size_t)json_object_get_string_len(id) > MCP_MAX_ID_LEN)
 			return -1;
 		n = snprintf(key, keylen, "s:%s", json_object_get_string(id));
+	} else if (json_object_is_type(id, json_type_int)) {
+		/* json-c keeps integers above INT64_MAX as unsigned */
+		if ((i = json_object_get_int64(id)) == INT64_MAX)
+			n = snprintf(key, keylen, "u:%llu", (unsigned long long)
+			    json_object_get_uint64(id));
+		else
+			n = snprintf(key, keylen, "i:%lld", (long long)i);
 	} else
-		n = snprintf(key, keylen, "i:%lld",
-		    (long long)json_object_get_int64(id));
+		return -1;
 	return n < 0 || (size_t)n >= keylen ? -1 : 0;
 }
 
@@ -338,7 +345,7 @@ check_envelope(struct rpc_msg *msg, const char **ret_why)
 			    "or an integer";
 			return MCP_ERR_INVALID_REQUEST;
 		}
-		if (make_id_key(id, msg->id_key, sizeof(msg->id_key)) != 0) {
+		if (jsonrpc_id_key(id, msg->id_key, sizeof(msg->id_key)) != 0) {
 			*ret_why = "Invalid Request: \"id\" is longer than "
 			    "256 bytes";
 			return MCP_ERR_INVALID_REQUEST;

@@ -48,6 +48,11 @@ enum mcp_err jsonrpc_decode_tok(struct json_tokener *tok, const char *buf,
 struct json_tokener *jsonrpc_tokener_new(void);
 void rpc_msg_free(struct rpc_msg *msg);
 
+/* The key a request id is known by in a session ("s:text", "i:-3",
+ * "u:18446744073709551615"); -1 for ids that are not string or integer, or
+ * longer than MCP_MAX_ID_LEN. */
+int jsonrpc_id_key(struct json_object *id, char *key, size_t keylen);
+
 /* The wire code of an error. */
 int jsonrpc_code(enum mcp_err err);
 

@@ -68,6 +68,17 @@ session_begin(struct session *s, struct inflight *f)
 	return rc;
 }
 
+void
+session_begin_uncapped(struct session *s, struct inflight *f)
+{
+	(void)pthread_mutex_lock(&s->lock);
+	f->cancelled = false;
+	f->next = s->inflight;
+	s->inflight = f;
+	s->n_inflight++;
+	(void)pthread_mutex_unlock(&s->lock);
+}
+
 bool
 session_end(struct session *s, struct inflight *f)
 {

@@ -56,6 +56,9 @@ const char *session_workspace(struct session *s, char *err, size_t errlen);
 
 /* Registers f under its key; -1 if MCP_MAX_INFLIGHT are running. */
 int session_begin(struct session *s, struct inflight *f);
+/* The same without the cap, for requests answered at once on the calling
+ * thread (they cannot pile up). */
+void session_begin_uncapped(struct session *s, struct inflight *f);
 /* Unregisters f; returns whether it was cancelled (then send nothing). */
 bool session_end(struct session *s, struct inflight *f);
 /* notifications/cancelled: marks and kills the call with key, if any. */

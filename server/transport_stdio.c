@@ -66,6 +66,7 @@ struct pool {
 	pthread_cond_t done;	/* a job finished or a thread exited */
 	struct job *head, *tail;
 	size_t pending;		/* queued + running */
+	size_t queued;		/* waiting for a worker */
 	size_t threads, idle;
 	bool stop;
 	const struct server *srv;
@@ -118,14 +119,15 @@ out_send(void *arg, const char *msg, size_t len)
 {
 	struct out *o = arg;
 
-	if (o->batching && pthread_equal(pthread_self(), o->reader)) {
+	/* batch and batching belong to the reader: workers never read them */
+	if (pthread_equal(pthread_self(), o->reader) && o->batching) {
 		if (o->blen + len + 1 > STDIO_BATCH_MAX)
 			out_flush(o);
 		if (len + 1 <= STDIO_BATCH_MAX) {
 			memcpy(o->batch + o->blen, msg, len);
 			o->batch[o->blen + len] = '\n';
 			o->blen += len + 1;
-			return o->broken ? -1 : 0;
+			return 0;	/* a broken stdout shows at the flush */
 		}
 	}
 	return out_write(o, msg, len, "\n", 1);
@@ -147,6 +149,7 @@ worker_main(void *arg)
 		p->head = j->next;
 		if (p->head == NULL)
 			p->tail = NULL;
+		p->queued--;
 		p->idle--;
 		(void)pthread_mutex_unlock(&p->lock);
 
@@ -195,7 +198,9 @@ pool_submit(struct pool *p, struct rpc_msg *msg)
 		p->head = j;
 	p->tail = j;
 	p->pending++;
-	if (p->idle == 0) {
+	p->queued++;
+	/* one idle worker per queued job, or a slow call holds up the next */
+	if (p->idle < p->queued) {
 		(void)pthread_attr_init(&attr);
 		(void)pthread_attr_setdetachstate(&attr,
 		    PTHREAD_CREATE_DETACHED);
@@ -212,6 +217,7 @@ pool_submit(struct pool *p, struct rpc_msg *msg)
 	if (rc != 0) {
 		p->head = p->tail = NULL;
 		p->pending--;
+		p->queued--;
 		(void)session_end(p->sess, &j->fl);
 		free(j);
 	} else

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "tool.h"
+#include "utf8.h"
 
 static struct json_object *
 result_new(struct json_object *structured, const char *text, bool is_error)
@@ -65,5 +66,6 @@ tool_result_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	(void)vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	utf8_trim(msg);
 	return result_new(NULL, msg, true);
 }

@@ -39,6 +39,9 @@ STDIO_ONLY = {
                         "(test_http.py Stop covers SIGTERM over HTTP)",
     "009-concurrency.case": "a slow call in flight while other lines are "
                             "sent (test_http.py covers cancel and DELETE)",
+    "011-review-findings.case": "two calls in one write and 128 calls in "
+                                "flight are stdio's worker pool (HTTP has "
+                                "its own per-session cap, test_http.py)",
 }
 
 
