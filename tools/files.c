@@ -19,6 +19,7 @@
 #include "policy.h"
 #include "render.h"
 #include "sandboxed.h"
+#include "toolargs.h"
 
 #define FILES_OPENAT2_RETRIES	8	/* EAGAIN: a rename raced the walk */
 #define FILES_MAX_WRITE		(8 << 20)	/* schema bound of content */
@@ -142,9 +143,34 @@ files_path_error(const struct tool_call *call, const char *path, int err)
 		r = tool_result_error("File tools need openat2 (Linux 5.6 or "
 		    "later); this kernel lacks it, so '%s' was not opened.", p);
 		break;
+	case EAGAIN:
+		render_refused(call->audit, "changed while opened");
+		r = tool_result_error("'%s' changed while it was being opened; "
+		    "nothing was done. Try again.", p);
+		break;
+	case EROFS:
+		render_refused(call->audit, "read-only file system");
+		r = tool_result_error("'%s' is on a read-only file system.", p);
+		break;
+	case EFBIG:
+		render_refused(call->audit, "file too large");
+		r = tool_result_error("'%s' is too large for this operation.",
+		    p);
+		break;
+	case EMFILE:
+	case ENFILE:
+	case ENOMEM:
+		render_refused(call->audit, "server short of resources");
+		r = tool_result_error("The server is short of resources, so "
+		    "'%s' was not opened; try again later.", p);
+		break;
 	default:
-		render_refused(call->audit, "open failed");
-		r = tool_result_error("'%s': %s.", p, strerror(err));
+		/* the errno goes to the audit log, not to the client */
+		(void)snprintf(call->audit->reason, sizeof(call->audit->reason),
+		    "open failed: errno %d", err);
+		call->audit->refused = true;
+		r = tool_result_error("'%s' could not be opened or written (an "
+		    "error on the server's side).", p);
 		break;
 	}
 	json_object_put(e);
@@ -168,6 +194,9 @@ files_type_error(const struct tool_call *call, const char *path, mode_t mode,
 }
 
 /* ---- read_file ---- */
+
+/* Arguments that become C strings (write_file's content is data). */
+static const char *const nul_free[] = { "path", NULL };
 
 static const char *
 str_arg(const struct json_object *args, const char *key, const char *def)
@@ -275,6 +304,10 @@ tool_read_file(const struct tool_call *call,
 
 	if (max > p->limits.read_bytes)
 		max = p->limits.read_bytes;
+	if (render_nul_key(args, nul_free) != NULL) {
+		r = render_nul_refusal(call->audit, "path");
+		goto done;
+	}
 	if ((root = files_root(call)) < 0) {
 		r = files_path_error(call, ".", -root);
 		goto done;
@@ -307,7 +340,7 @@ tool_read_file(const struct tool_call *call,
 		goto done;
 	}
 	if ((buf = malloc((size_t)max + 1)) == NULL)
-		return MCP_ERR_NOMEM;
+		goto nomem;
 	while (len < (size_t)max) {
 		n = pread(fd, buf + len, (size_t)max - len,
 		    offset + (off_t)len);
@@ -476,12 +509,19 @@ tool_write_file(const struct tool_call *call,
 	const char *base = NULL, *data;
 	char *copy = NULL;
 	void *decoded = NULL;
-	size_t len, done = 0;
+	size_t len, clen, done = 0;
 	bool existed = false;
 	int root = -1, parent = -1, pfd = -1, fd = -1, flags;
 
+	if (render_nul_key(args, nul_free) != NULL) {
+		r = render_nul_refusal(call->audit, "path");
+		goto done;
+	}
+	/* content may hold U+0000: its whole length is written */
+	clen = (size_t)json_object_get_string_len(toolargs_get(args,
+	    "content"));
 	if (strcmp(enc, "base64") == 0) {
-		decoded = render_base64_decode(content, strlen(content), &len);
+		decoded = render_base64_decode(content, clen, &len);
 		if (decoded == NULL) {
 			if (errno == ENOMEM)
 				return MCP_ERR_NOMEM;
@@ -493,7 +533,7 @@ tool_write_file(const struct tool_call *call,
 		data = decoded;
 	} else {
 		data = content;
-		len = strlen(content);
+		len = clen;
 	}
 	if ((root = files_root(call)) < 0) {
 		r = files_path_error(call, ".", -root);
@@ -504,7 +544,7 @@ tool_write_file(const struct tool_call *call,
 		goto done;
 	}
 	if ((copy = strdup(path)) == NULL)
-		return MCP_ERR_NOMEM;
+		goto done;	/* r is NULL: out of memory */
 	parent = open_parent(root, &root_st, copy, create_dirs, &base);
 	if (parent < 0) {
 		r = files_path_error(call, path, -parent);
@@ -589,7 +629,7 @@ tool_write_file(const struct tool_call *call,
 	}
 	call->audit->ran = true;
 	if ((st = json_object_new_object()) == NULL)
-		return MCP_ERR_NOMEM;
+		goto done;	/* r is NULL: out of memory */
 	json_object_object_add(st, "path", json_object_new_string(path));
 	json_object_object_add(st, "bytes_written",
 	    json_object_new_int64((int64_t)done));

@@ -26,6 +26,9 @@
 #define WALK_MAX_BYTES		(64u << 20)	/* bytes a search reads */
 #define WALK_MAX_LINE_TEXT	200	/* bytes of a matching line shown */
 
+/* Arguments that become C strings; files holding U+0000 are not searched. */
+static const char *const nul_free[] = { "path", "name", "content", NULL };
+
 struct walk {
 	const struct tool_call *call;
 	bool search;
@@ -283,8 +286,13 @@ walk_tool(const struct tool_call *call, const struct json_object *args,
 	struct json_object *st = NULL, *r = NULL;
 	struct stat dst;
 	char *rel = NULL;
-	int root, dfd = -1;
+	const char *bad;
+	int root, dfd = -1, rc;
 
+	if ((bad = render_nul_key(args, nul_free)) != NULL) {
+		*ret_result = render_nul_refusal(call->audit, bad);
+		return *ret_result != NULL ? MCP_OK : MCP_ERR_NOMEM;
+	}
 	if ((w->items = json_object_new_array()) == NULL)
 		return MCP_ERR_NOMEM;
 	if ((root = files_root(call)) < 0) {
@@ -308,9 +316,10 @@ walk_tool(const struct tool_call *call, const struct json_object *args,
 	}
 	if ((rel = base_rel(path)) == NULL)
 		goto nomem;
-	if (walk_dir(w, dfd, rel, 0) != 0)
+	rc = walk_dir(w, dfd, rel, 0);
+	dfd = -1;	/* walk_dir closed it, failing or not */
+	if (rc != 0)
 		goto nomem;
-	dfd = -1;
 	call->audit->ran = true;
 	call->audit->truncated = w->truncated;
 	if ((st = json_object_new_object()) == NULL)

@@ -381,3 +381,53 @@ render_refused(struct tool_audit *audit, const char *reason)
 	audit->refused = true;
 	(void)snprintf(audit->reason, sizeof(audit->reason), "%s", reason);
 }
+
+/* true if o is a string holding U+0000 (or an array or object with one). */
+static bool
+holds_nul(struct json_object *o)
+{
+	size_t i, n;
+
+	switch (json_object_get_type(o)) {
+	case json_type_string:
+		return strlen(json_object_get_string(o)) !=
+		    (size_t)json_object_get_string_len(o);
+	case json_type_array:
+		n = json_object_array_length(o);
+		for (i = 0; i < n; i++)
+			if (holds_nul(json_object_array_get_idx(o, i)))
+				return true;
+		return false;
+	case json_type_object: {
+		json_object_object_foreach(o, k, v) {
+			(void)k;
+			if (holds_nul(v))
+				return true;
+		}
+		return false;
+	}
+	default:
+		return false;
+	}
+}
+
+const char *
+render_nul_key(const struct json_object *args, const char *const *keys)
+{
+	struct json_object *v;	/* borrowed */
+
+	for (; *keys != NULL; keys++)
+		if (json_object_object_get_ex(args, *keys, &v) &&
+		    holds_nul(v))
+			return *keys;
+	return NULL;
+}
+
+struct json_object *
+render_nul_refusal(struct tool_audit *audit, const char *key)
+{
+	render_refused(audit, "NUL character");
+	return tool_result_error("%s contains a NUL character (U+0000); "
+	    "paths, names, arguments, environment values and code cannot "
+	    "hold one, so nothing was done.", key);
+}

@@ -70,6 +70,19 @@ struct json_object *render_sandbox_failure(const struct sb_result *res,
  * the text block. Owned result, or NULL. */
 struct json_object *render_ok_json(struct json_object *structured);
 
+/*
+ * The first of keys (NULL-terminated) whose value in args holds a U+0000:
+ * a string, or a string item or member value of an array or object. NULL
+ * if none. C strings end there, so such a value would be cut silently.
+ */
+const char *render_nul_key(const struct json_object *args,
+    const char *const *keys);
+
+/* isError result refusing the argument key for its U+0000 (owned, or
+ * NULL); records the refusal in the audit facts. */
+struct json_object *render_nul_refusal(struct tool_audit *audit,
+    const char *key);
+
 /* Records a refusal in the audit facts (reason is short, no arguments). */
 void render_refused(struct tool_audit *audit, const char *reason);
 

@@ -20,6 +20,9 @@
 /* execve refuses one argument longer than MAX_ARG_STRLEN (32 pages). */
 #define CODE_MAX_BYTES		(128 * 1024 - 1)
 
+/* Arguments that become C strings (stdin is data, passed whole). */
+static const char *const nul_free[] = { "language", "code", "args", NULL };
+
 /*
  * The C driver: $1 compiler, $2 source; the rest are the program's args.
  * The binary goes to the sandbox's private /tmp (exec allowed there).
@@ -40,6 +43,7 @@ tool_run_code(const struct tool_call *call,
 	const char *code = toolargs_str(args, "code", "");
 	const char *in = toolargs_str(args, "stdin", NULL);
 	const struct policy_language *lang;
+	const char *bad;
 	struct json_object *r = NULL;
 	struct sbcall c;
 	struct sb_result res;
@@ -50,6 +54,10 @@ tool_run_code(const struct tool_call *call,
 
 	memset(&res, 0, sizeof(res));
 	memset(&c, 0, sizeof(c));
+	if ((bad = render_nul_key(args, nul_free)) != NULL) {
+		r = render_nul_refusal(call->audit, bad);
+		goto out;
+	}
 	l = policy_lang_from_name(lang_name);
 	if (l < 0 || !(lang = &p->languages[l])->available) {
 		render_refused(call->audit, "language not available");
@@ -102,7 +110,8 @@ tool_run_code(const struct tool_call *call,
 		return MCP_ERR_NOMEM;
 	c.argv = argv;
 	c.stdin_data = in;
-	c.stdin_len = in != NULL ? strlen(in) : 0;
+	c.stdin_len = in != NULL ? (size_t)json_object_get_string_len(
+	    toolargs_get(args, "stdin")) : 0;
 	c.timeout_ms = sbcall_timeout(call, toolargs_int(args, "timeout_ms",
 	    0));
 	c.workspace_writable = true;

@@ -17,6 +17,9 @@
 
 #define RUN_LIST_NAMES	2048	/* bytes of allowed names in a refusal */
 
+/* Arguments that become C strings (stdin is data, passed whole). */
+static const char *const nul_free[] = { "command", "args", "env", NULL };
+
 /* "cat, grep, ..." of the allowed commands, bounded; owned. */
 static char *
 allowed_names(const struct policy *p)
@@ -48,6 +51,7 @@ tool_run_command(const struct tool_call *call,
 	const char *name = toolargs_str(args, "command", "");
 	const char *in = toolargs_str(args, "stdin", NULL);
 	const struct policy_command *cmd;
+	const char *bad;
 	struct json_object *r = NULL;
 	struct sbcall c;
 	struct sb_result res;
@@ -55,6 +59,10 @@ tool_run_command(const struct tool_call *call,
 	enum mcp_err st;
 
 	memset(&res, 0, sizeof(res));
+	if ((bad = render_nul_key(args, nul_free)) != NULL) {
+		r = render_nul_refusal(call->audit, bad);
+		goto out;
+	}
 	if ((cmd = policy_find_command(p, name)) == NULL) {
 		char *names = allowed_names(p);
 		render_refused(call->audit, "command not allowed");
@@ -73,7 +81,8 @@ tool_run_command(const struct tool_call *call,
 	c.argv = argv;
 	c.env = toolargs_get(args, "env");
 	c.stdin_data = in;
-	c.stdin_len = in != NULL ? strlen(in) : 0;
+	c.stdin_len = in != NULL ? (size_t)json_object_get_string_len(
+	    toolargs_get(args, "stdin")) : 0;
 	c.timeout_ms = sbcall_timeout(call, toolargs_int(args, "timeout_ms",
 	    0));
 	c.workspace_writable = true;

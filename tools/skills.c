@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,9 @@
 #define SKILL_JSON_DEPTH	64	/* nesting of a script's JSON output */
 #define SKILL_DESC_MAX		(16 * 1024)	/* the tools/list description */
 #define SKILL_MOUNT		"/skill"	/* the copy, seen inside */
+
+/* Arguments that become C strings (stdin is data, passed whole). */
+static const char *const nul_free[] = { "skill", "script", "args", NULL };
 
 struct copy_budget {
 	size_t bytes;
@@ -148,19 +152,18 @@ copy_tree(int sfd, int dfd, int depth, struct copy_budget *b)
 
 /* A fresh copy of the skill folder under $TMPDIR; *ret owned. */
 static int
-skill_copy(const struct tool_call *call, const struct policy_skill *sk,
-    char **ret)
+skill_copy(const struct policy_skill *sk, char **ret)
 {
 	struct copy_budget b = { 0, 0, (uid_t)-1, (gid_t)-1 };
 	struct workspace *tmp = NULL;
-	struct stat wst;
 	char err[256];	/* workspace_open's message, unused beyond rc */
 	int sfd = -1, dfd = -1, rc;
 
-	if (geteuid() == 0 && stat(call->workspace, &wst) == 0 &&
-	    wst.st_uid != 0) {
-		b.uid = wst.st_uid;	/* the uid sandboxes run as */
-		b.gid = wst.st_gid;
+	if (geteuid() == 0) {
+		/* a root server's sandboxes run as this uid, whoever owns
+		 * the workspace (a root-owned --workspace DIR included) */
+		b.uid = SB_DEFAULT_UID;
+		b.gid = SB_DEFAULT_GID;
 	}
 	if (workspace_open(NULL, b.uid, &tmp, err, sizeof(err)) != 0)
 		return -EIO;
@@ -218,7 +221,39 @@ not_listed(const struct tool_call *call, const struct policy_skill *sk,
 	    sk->nscripts > 0 ? list : "none");
 }
 
-/* stdout as a JSON object (owned), or NULL if it is not exactly one. */
+/* true if no number in o is NaN or infinite (JSON has neither). */
+static bool
+all_finite(struct json_object *o)
+{
+	size_t i, n;
+
+	switch (json_object_get_type(o)) {
+	case json_type_double:
+		return isfinite(json_object_get_double(o));
+	case json_type_array:
+		n = json_object_array_length(o);
+		for (i = 0; i < n; i++)
+			if (!all_finite(json_object_array_get_idx(o, i)))
+				return false;
+		return true;
+	case json_type_object: {
+		json_object_object_foreach(o, k, v) {
+			(void)k;
+			if (!all_finite(v))
+				return false;
+		}
+		return true;
+	}
+	default:
+		return true;
+	}
+}
+
+/*
+ * stdout as a JSON object (owned), or NULL if it is not exactly one
+ * (strictly parsed; NaN and Infinity, which json-c accepts even then and
+ * would write back bare, make it plain text).
+ */
 static struct json_object *
 stdout_json(const struct sb_result *res)
 {
@@ -231,10 +266,11 @@ stdout_json(const struct sb_result *res)
 		return NULL;
 	if ((tok = json_tokener_new_ex(SKILL_JSON_DEPTH)) == NULL)
 		return NULL;
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
 	o = json_tokener_parse_ex(tok, res->out.data, (int)res->out.len);
 	end = json_tokener_get_parse_end(tok);
 	if (json_tokener_get_error(tok) != json_tokener_success ||
-	    !json_object_is_type(o, json_type_object)) {
+	    !json_object_is_type(o, json_type_object) || !all_finite(o)) {
 		json_object_put(o);
 		o = NULL;
 	}
@@ -289,6 +325,7 @@ tool_run_skill_script(const struct tool_call *call,
 	const struct policy_skill *sk;
 	const struct policy_script *sc;
 	const struct policy_language *lang;
+	const char *bad;
 	struct json_object *r = NULL;
 	struct sb_result res;
 	struct sbcall c;
@@ -300,6 +337,10 @@ tool_run_skill_script(const struct tool_call *call,
 
 	memset(&res, 0, sizeof(res));
 	memset(&c, 0, sizeof(c));
+	if ((bad = render_nul_key(args, nul_free)) != NULL) {
+		r = render_nul_refusal(call->audit, bad);
+		goto out;
+	}
 	if ((sk = policy_find_skill(p, skill)) == NULL) {
 		render_refused(call->audit, "unknown skill");
 		r = tool_result_error("There is no skill called '%s'; the "
@@ -320,17 +361,21 @@ tool_run_skill_script(const struct tool_call *call,
 	if ((argv = sbcall_argv(head, nhead, toolargs_get(args, "args"))) ==
 	    NULL)
 		return MCP_ERR_NOMEM;
-	if ((rc = skill_copy(call, sk, &copy)) != 0) {
+	if ((rc = skill_copy(sk, &copy)) != 0) {
 		render_refused(call->audit, "skill copy failed");
 		r = tool_result_error("The script was not run: its skill "
-		    "folder could not be copied (%s).", strerror(-rc));
+		    "folder could not be copied (%s).", rc == -EFBIG ?
+		    "it is larger than the copy limits" : rc == -ELOOP ?
+		    "it is nested too deeply" : "a file or folder in it could "
+		    "not be read or written");
 		goto out;
 	}
 	c.program = lang->path;
 	c.argv = argv;
 	c.empty_env = true;
 	c.stdin_data = in;
-	c.stdin_len = in != NULL ? strlen(in) : 0;
+	c.stdin_len = in != NULL ? (size_t)json_object_get_string_len(
+	    toolargs_get(args, "stdin")) : 0;
 	c.timeout_ms = sbcall_timeout(call, toolargs_int(args, "timeout_ms",
 	    0));
 	c.workspace_host = copy;

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include "files.h"
 #include "tools_harness.h"
 
 static struct th T;
@@ -452,6 +453,71 @@ START_TEST(search_files_does_not_follow_symlinks_out)
 }
 END_TEST
 
+START_TEST(write_file_writes_content_with_nul_whole)
+{
+	struct json_object *r = th_call(&T, "write_file",
+	    "{\"path\":\"n.bin\",\"content\":\"data\\u0000more\"}");
+	char buf[32];
+	FILE *f;
+
+	ck_assert_msg(!th_is_error(r), "%s", th_text(r));
+	ck_assert_int_eq(json_object_get_int(th_sc(r, "bytes_written")), 9);
+	ck_assert_int_eq(json_object_get_int(th_sc(r, "size")), 9);
+	json_object_put(r);
+	f = fopen(th_ws(&T, "n.bin"), "rbe");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fread(buf, 1, sizeof(buf), f), 9);
+	fclose(f);
+	ck_assert_mem_eq(buf, "data\0more", 9);
+	/* base64 with a NUL is invalid, not decoded up to it */
+	expect_error("write_file", "{\"path\":\"b.bin\",\"content\":"
+	    "\"AP8=\\u0000AAAA\",\"encoding\":\"base64\"}",
+	    "content is not valid base64 (RFC 4648 alphabet, no whitespace).");
+}
+END_TEST
+
+#define NUL_PATH_TEXT	"path contains a NUL character (U+0000); paths, " \
+	"names, arguments, environment values and code cannot hold one, so " \
+	"nothing was done."
+
+START_TEST(paths_and_names_with_nul_are_refused)
+{
+	struct stat st;
+
+	th_write(&T, "a.txt", "secret\n", 7);
+	expect_error("read_file", "{\"path\":\"a.txt\\u0000zzz\"}",
+	    NUL_PATH_TEXT);
+	expect_error("write_file", "{\"path\":\"w.txt\\u0000zzz\","
+	    "\"content\":\"x\"}", NUL_PATH_TEXT);
+	ck_assert_int_eq(stat(th_ws(&T, "w.txt"), &st), -1);
+	expect_error("list_directory", "{\"path\":\".\\u0000zzz\"}",
+	    NUL_PATH_TEXT);
+	expect_error("search_files", "{\"name\":\"a.txt\\u0000*\"}",
+	    "name contains a NUL character (U+0000); paths, names, "
+	    "arguments, environment values and code cannot hold one, so "
+	    "nothing was done.");
+}
+END_TEST
+
+START_TEST(path_errors_are_fixed_sentences_without_strerror)
+{
+	struct json_object *r;
+
+	r = files_path_error(&T.call, "x.txt", EIO);
+	ck_assert_str_eq(th_text(r), "'x.txt' could not be opened or written "
+	    "(an error on the server's side).");
+	ck_assert_str_eq(T.audit.reason, "open failed: errno 5");
+	json_object_put(r);
+	r = files_path_error(&T.call, "x.txt", EAGAIN);
+	ck_assert_str_eq(th_text(r), "'x.txt' changed while it was being "
+	    "opened; nothing was done. Try again.");
+	json_object_put(r);
+	r = files_path_error(&T.call, "x.txt", EROFS);
+	ck_assert_str_eq(th_text(r), "'x.txt' is on a read-only file system.");
+	json_object_put(r);
+}
+END_TEST
+
 static Suite *
 files_suite(void)
 {
@@ -482,6 +548,9 @@ files_suite(void)
 	tcase_add_test(tc, list_directory_lists_sorted_with_types_and_never_follows);
 	tcase_add_test(tc, search_files_finds_names_and_lines);
 	tcase_add_test(tc, search_files_does_not_follow_symlinks_out);
+	tcase_add_test(tc, write_file_writes_content_with_nul_whole);
+	tcase_add_test(tc, paths_and_names_with_nul_are_refused);
+	tcase_add_test(tc, path_errors_are_fixed_sentences_without_strerror);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -16,6 +16,7 @@
 #include "tools_harness.h"
 
 #define CONCURRENT_CALLS	16	/* threads in the isolation test */
+#define SKILL_COPY_ENTRIES	10000	/* tools/skills.c's copy limit */
 
 static struct th T;
 static struct sb_ctx *SB;
@@ -49,7 +50,7 @@ static void
 make_skills(void)
 {
 	char d[PATH_MAX];
-	int dfd;
+	int dfd, i;
 
 	(void)snprintf(SKILLS, sizeof(SKILLS), "/tmp/tools-run-skills-XXXXXX");
 	must(mkdtemp(SKILLS) != NULL, "mkdtemp");
@@ -67,6 +68,9 @@ make_skills(void)
 	    "print(json.dumps({'greeting': 'hello ' + sys.argv[1]}))\n",
 	    0644);
 	put(d, "plain.sh", "echo plain $1; pwd; env | wc -l\n", 0644);
+	/* what Python's json.dumps(float('nan')) prints, and an overflow */
+	put(d, "nan.sh", "case \"$1\" in inf) echo '{\"v\": 1e999}';; "
+	    "*) echo '{\"v\": NaN}';; esac\n", 0644);
 	put(d, "vandal.sh", "echo changed > ../SKILL.md; rm -f greet.py; "
 	    "echo new > extra; ls /skill/scripts | wc -l\n", 0644);
 	put(d, "notes.txt", "not a script\n", 0644);
@@ -74,6 +78,20 @@ make_skills(void)
 	must(dfd >= 0 && symlinkat("/etc/passwd", dfd, "link.sh") == 0,
 	    "symlink");
 	close(dfd);
+	/* a skill with more entries than one copy may hold */
+	(void)snprintf(d, sizeof(d), "%s/bulky", SKILLS);
+	must(mkdir(d, 0755) == 0, d);
+	put(d, "SKILL.md", "---\nname: bulky\ndescription: Big.\n---\n", 0644);
+	(void)snprintf(d, sizeof(d), "%s/bulky/scripts", SKILLS);
+	must(mkdir(d, 0755) == 0, d);
+	put(d, "run.sh", "echo ran\n", 0644);
+	(void)snprintf(d, sizeof(d), "%s/bulky/data", SKILLS);
+	must(mkdir(d, 0755) == 0, d);
+	for (i = 0; i <= SKILL_COPY_ENTRIES; i++) {
+		char name[32];	/* f<number> */
+		(void)snprintf(name, sizeof(name), "f%d", i);
+		put(d, name, "", 0644);
+	}
 }
 
 static void
@@ -436,10 +454,11 @@ START_TEST(skills_are_scanned_from_front_matter_and_scripts)
 
 	ck_assert_ptr_nonnull(sk);
 	ck_assert_str_eq(sk->summary, "Greets people by name.");
-	ck_assert_uint_eq(sk->nscripts, 3);	/* not notes.txt, not link.sh */
+	ck_assert_uint_eq(sk->nscripts, 4);	/* not notes.txt, not link.sh */
 	ck_assert_str_eq(sk->scripts[0].name, "greet.py");
-	ck_assert_str_eq(sk->scripts[1].name, "plain.sh");
-	ck_assert_str_eq(sk->scripts[2].name, "vandal.sh");
+	ck_assert_str_eq(sk->scripts[1].name, "nan.sh");
+	ck_assert_str_eq(sk->scripts[2].name, "plain.sh");
+	ck_assert_str_eq(sk->scripts[3].name, "vandal.sh");
 }
 END_TEST
 
@@ -500,7 +519,7 @@ START_TEST(skill_script_never_modifies_the_original_folder)
 	    "\"script\":\"vandal.sh\"}");
 	ck_assert_msg(!th_is_error(r), "%s", th_text(r));
 	/* inside, the copy was changed: greet.py gone, extra added */
-	ck_assert_str_eq(json_object_get_string(th_sc(r, "stdout")), "4\n");
+	ck_assert_str_eq(json_object_get_string(th_sc(r, "stdout")), "5\n");
 	json_object_put(r);
 	(void)snprintf(path, sizeof(path), "%s/greeter/SKILL.md", SKILLS);
 	f = fopen(path, "re");
@@ -534,7 +553,7 @@ START_TEST(skill_script_must_be_a_listed_script)
 		(void)snprintf(want, sizeof(want), "'%s' is not a script of "
 		    "the skill 'greeter', so nothing was run. Its scripts "
 		    "(files directly under scripts/ with an extension .py, "
-		    ".sh, .js or .mjs) are: greet.py, plain.sh, vandal.sh.",
+		    ".sh, .js or .mjs) are: greet.py, nan.sh, plain.sh, vandal.sh.",
 		    refused[i]);
 		ck_assert_str_eq(th_text(r), want);
 		ck_assert(T.audit.refused);
@@ -550,6 +569,109 @@ START_TEST(skill_script_must_be_a_listed_script)
 	    "\"script\":\"greet.py\"}");
 	ck_assert_str_eq(th_text(r), "There is no skill called 'nope'; the "
 	    "tool's description lists the skills offered.");
+	json_object_put(r);
+}
+END_TEST
+
+START_TEST(skill_script_json_with_nan_or_infinity_stays_plain_text)
+{
+	static const char *const arg[] = { "nan", "inf" };
+	static const char *const out[] = { "{\"v\": NaN}\n",
+	    "{\"v\": 1e999}\n" };
+	struct json_object *r, *back;
+	char args[128], want[128];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		(void)snprintf(args, sizeof(args), "{\"skill\":\"greeter\","
+		    "\"script\":\"nan.sh\",\"args\":[\"%s\"]}", arg[i]);
+		r = call("run_skill_script", args);
+		ck_assert_msg(!th_is_error(r), "%s", th_text(r));
+		ck_assert_ptr_null(th_sc(r, "v"));
+		ck_assert_str_eq(json_object_get_string(th_sc(r, "stdout")),
+		    out[i]);
+		(void)snprintf(want, sizeof(want), "The script exited with "
+		    "status 0.\n--- stdout ---\n%s", out[i]);
+		ck_assert_str_eq(th_text(r), want);
+		/* the whole result is still JSON a strict reader accepts */
+		back = json_tokener_parse(json_object_to_json_string(r));
+		ck_assert_ptr_nonnull(back);
+		json_object_put(back);
+		json_object_put(r);
+	}
+}
+END_TEST
+
+START_TEST(skill_script_runs_with_a_root_owned_workspace)
+{
+	struct json_object *r;
+
+	if (geteuid() != 0)
+		return;	/* only a root server gives the copy away */
+	/* a user's --workspace DIR owned by root, as main.c leaves it */
+	ck_assert_int_eq(chown(T.ws->path, 0, 0), 0);
+	ck_assert_int_eq(chmod(T.ws->path, 0700), 0);
+	r = call("run_skill_script", "{\"skill\":\"greeter\","
+	    "\"script\":\"plain.sh\",\"args\":[\"x\"]}");
+	ck_assert_msg(!th_is_error(r), "%s", th_text(r));
+	ck_assert_str_eq(json_object_get_string(th_sc(r, "stdout")),
+	    "plain x\n/skill\n1\n");
+	json_object_put(r);
+}
+END_TEST
+
+START_TEST(skill_copy_failure_is_a_fixed_sentence)
+{
+	struct json_object *r = call("run_skill_script",
+	    "{\"skill\":\"bulky\",\"script\":\"run.sh\"}");
+
+	ck_assert(th_is_error(r));
+	ck_assert_str_eq(th_text(r), "The script was not run: its skill "
+	    "folder could not be copied (it is larger than the copy limits).");
+	ck_assert(T.audit.refused && !T.audit.ran);
+	json_object_put(r);
+}
+END_TEST
+
+#define NUL_TEXT(key)	key " contains a NUL character (U+0000); paths, " \
+	"names, arguments, environment values and code cannot hold one, so " \
+	"nothing was done."
+
+static void
+expect_nul(const char *name, const char *args, const char *text)
+{
+	struct json_object *r = call(name, args);
+
+	ck_assert_msg(th_is_error(r), "%s: not an error: %s", args,
+	    th_text(r));
+	ck_assert_str_eq(th_text(r), text);
+	ck_assert(T.audit.refused && !T.audit.ran);
+	json_object_put(r);
+}
+
+START_TEST(arguments_with_nul_are_refused_and_stdin_is_whole)
+{
+	struct json_object *r;
+
+	expect_nul("run_command", "{\"command\":\"echo\",\"args\":"
+	    "[\"a\", \"b\\u0000c\"]}", NUL_TEXT("args"));
+	expect_nul("run_command", "{\"command\":\"printenv\",\"env\":"
+	    "{\"FOO\":\"x\\u0000y\"}}", NUL_TEXT("env"));
+	expect_nul("run_code", "{\"language\":\"sh\",\"code\":"
+	    "\"echo hi\\u0000rm -rf x\"}", NUL_TEXT("code"));
+	expect_nul("run_skill_script", "{\"skill\":\"greeter\","
+	    "\"script\":\"plain.sh\",\"args\":[\"x\\u0000\"]}",
+	    NUL_TEXT("args"));
+	/* stdin is data: every byte reaches the program */
+	r = call("run_code", "{\"language\":\"sh\",\"code\":\"wc -c\","
+	    "\"stdin\":\"ab\\u0000cd\"}");
+	ck_assert_msg(!th_is_error(r), "%s", th_text(r));
+	ck_assert_str_eq(json_object_get_string(th_sc(r, "stdout")), "5\n");
+	json_object_put(r);
+	r = call("run_command", "{\"command\":\"wc\",\"args\":[\"-c\"],"
+	    "\"stdin\":\"ab\\u0000cd\"}");
+	ck_assert_msg(!th_is_error(r), "%s", th_text(r));
+	ck_assert_str_eq(json_object_get_string(th_sc(r, "stdout")), "5\n");
 	json_object_put(r);
 }
 END_TEST
@@ -582,6 +704,10 @@ run_suite(void)
 	tcase_add_test(tc, skill_script_runs_with_an_empty_environment_in_a_copy);
 	tcase_add_test(tc, skill_script_never_modifies_the_original_folder);
 	tcase_add_test(tc, skill_script_must_be_a_listed_script);
+	tcase_add_test(tc, skill_script_json_with_nan_or_infinity_stays_plain_text);
+	tcase_add_test(tc, skill_script_runs_with_a_root_owned_workspace);
+	tcase_add_test(tc, skill_copy_failure_is_a_fixed_sentence);
+	tcase_add_test(tc, arguments_with_nul_are_refused_and_stdin_is_whole);
 	suite_add_tcase(s, tc);
 	return s;
 }
