@@ -4,8 +4,10 @@
  * read-only engine are its protection). The connection is opened
  * SQLITE_OPEN_READONLY in defensive mode with extensions off and no attach
  * slots; an authorizer allows reads only (no writes, ATTACH, transactions,
- * PRAGMA changes or file-touching functions); a progress handler enforces
- * the deadline and cancellation; rows and bytes are capped with a flag.
+ * PRAGMA changes or file-touching functions); a progress handler and a
+ * busy handler (for a locked file) enforce the deadline and cancellation;
+ * rows and bytes are capped with a flag, a row's size counted before any of
+ * its values is converted.
  * The SQL text and parameters are never logged.
  */
 #include <math.h>
@@ -214,7 +216,8 @@ column_size(sqlite3_stmt *stmt, int i)
 
 	switch (sqlite3_column_type(stmt, i)) {
 	case SQLITE_TEXT:
-		return SQL_VALUE_OVERHEAD + (size_t)sqlite3_column_bytes(stmt, i);
+		n = (size_t)sqlite3_column_bytes(stmt, i);
+		return SQL_VALUE_OVERHEAD + n;
 	case SQLITE_BLOB:
 		n = (size_t)sqlite3_column_bytes(stmt, i);
 		return SQL_VALUE_OVERHEAD + (n + 2) / 3 * 4;

@@ -553,7 +553,8 @@ START_TEST(skill_script_must_be_a_listed_script)
 		(void)snprintf(want, sizeof(want), "'%s' is not a script of "
 		    "the skill 'greeter', so nothing was run. Its scripts "
 		    "(files directly under scripts/ with an extension .py, "
-		    ".sh, .js or .mjs) are: greet.py, nan.sh, plain.sh, vandal.sh.",
+		    ".sh, .js or .mjs) are: greet.py, nan.sh, plain.sh, "
+		    "vandal.sh.",
 		    refused[i]);
 		ck_assert_str_eq(th_text(r), want);
 		ck_assert(T.audit.refused);
@@ -573,7 +574,7 @@ START_TEST(skill_script_must_be_a_listed_script)
 }
 END_TEST
 
-START_TEST(skill_script_json_with_nan_or_infinity_stays_plain_text)
+START_TEST(skill_json_with_nan_or_infinity_stays_plain_text)
 {
 	static const char *const arg[] = { "nan", "inf" };
 	static const char *const out[] = { "{\"v\": NaN}\n",
@@ -704,7 +705,7 @@ run_suite(void)
 	tcase_add_test(tc, skill_script_runs_with_an_empty_environment_in_a_copy);
 	tcase_add_test(tc, skill_script_never_modifies_the_original_folder);
 	tcase_add_test(tc, skill_script_must_be_a_listed_script);
-	tcase_add_test(tc, skill_script_json_with_nan_or_infinity_stays_plain_text);
+	tcase_add_test(tc, skill_json_with_nan_or_infinity_stays_plain_text);
 	tcase_add_test(tc, skill_script_runs_with_a_root_owned_workspace);
 	tcase_add_test(tc, skill_copy_failure_is_a_fixed_sentence);
 	tcase_add_test(tc, arguments_with_nul_are_refused_and_stdin_is_whole);
