@@ -12,6 +12,7 @@
  */
 #include <math.h>
 #include <stdarg.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,13 @@
 #define SQL_MAX_COLUMNS		500	/* result columns */
 #define SQL_VALUE_OVERHEAD	8	/* bytes counted per value, plus data */
 #define SQL_BUSY_SLEEP_NS	10000000L	/* 10 ms between lock retries */
+/*
+ * SQLite's own heap, for every query of the process together. SQLite builds
+ * a row's values (a zeroblob(16e6) is 16 MB of real memory) before our byte
+ * cap can look at them; past this it fails the query with SQLITE_NOMEM
+ * instead of growing the server. Process-wide, set once.
+ */
+#define SQL_HEAP_LIMIT		(64LL << 20)
 
 /* Pragmas that only read the schema, with a table or index argument. */
 static const char *const read_pragmas[] = {
@@ -290,6 +298,15 @@ sql_error(const struct tool_call *call, const char *reason, const char *fmt,
 	return tool_result_error("%s", msg);
 }
 
+/* The one process-wide setting of this module (see SQL_HEAP_LIMIT). */
+static pthread_once_t heap_limit_once = PTHREAD_ONCE_INIT;
+
+static void
+set_heap_limit(void)
+{
+	(void)sqlite3_hard_heap_limit64(SQL_HEAP_LIMIT);
+}
+
 enum mcp_err
 tool_query_sqlite(const struct tool_call *call,
     const struct json_object *args,
@@ -336,6 +353,7 @@ tool_query_sqlite(const struct tool_call *call,
 		run.deadline.tv_nsec -= 1000000000L;
 	}
 
+	(void)pthread_once(&heap_limit_once, set_heap_limit);
 	rc = sqlite3_open_v2(pdb->path, &db, SQLITE_OPEN_READONLY |
 	    SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE, NULL);
 	if (rc != SQLITE_OK) {
@@ -460,6 +478,11 @@ tool_query_sqlite(const struct tool_call *call,
 			r = sql_error(call, "not read-only", "Refused: "
 			    "query_sqlite only reads; not allowed: %s.",
 			    run.denied ? run.denied : "writes");
+		else if (rc == SQLITE_NOMEM)
+			r = sql_error(call, "memory limit", "The query needed "
+			    "more than the %lld MiB SQLite may use; select "
+			    "fewer or smaller values (a row's values are built "
+			    "whole).", (long long)(SQL_HEAP_LIMIT >> 20));
 		else
 			r = sql_error(call, "sql error", "SQL error: %s.",
 			    sqlite3_errmsg(db));
