@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_finite.h"
 #include "jsonrpc.h"
 
 int
@@ -208,41 +209,6 @@ only_space(const char *p, size_t n)
 	return 1;
 }
 
-/*
- * json-c 0.16 takes NaN and Infinity even in strict mode; JSON has neither.
- * The walk is bounded by the depth the tokener already enforced.
- */
-static bool
-all_finite(struct json_object *o)
-{
-	size_t i, n;
-
-	switch (json_object_get_type(o)) {
-	case json_type_double:
-		return isfinite(json_object_get_double(o));
-	case json_type_array:
-		n = json_object_array_length(o);
-		for (i = 0; i < n; i++)
-			if (!all_finite(json_object_array_get_idx(o, i)))
-				return false;
-		return true;
-	case json_type_object: {
-		json_object_object_foreach(o, k, v) {
-			(void)k;
-			if (!all_finite(v))
-				return false;
-		}
-		return true;
-	}
-	case json_type_null:
-	case json_type_boolean:
-	case json_type_int:
-	case json_type_string:
-	default:
-		return true;
-	}
-}
-
 struct json_tokener *
 jsonrpc_tokener_new(void)
 {
@@ -290,7 +256,7 @@ parse_tree(struct json_tokener *reuse, const char *buf, size_t len,
 		st = MCP_ERR_PARSE;
 	else if (used < len && !only_space(buf + used, len - used))
 		st = MCP_ERR_PARSE;
-	else if (!all_finite(obj))
+	else if (!json_all_finite(obj))
 		st = MCP_ERR_PARSE;
 	else {
 		*ret = obj;

@@ -198,35 +198,8 @@ files_type_error(const struct tool_call *call, const char *path, mode_t mode,
 /* Arguments that become C strings (write_file's content is data). */
 static const char *const nul_free[] = { "path", NULL };
 
-static const char *
-str_arg(const struct json_object *args, const char *key, const char *def)
-{
-	struct json_object *v;	/* borrowed */
 
-	if (!json_object_object_get_ex(args, key, &v))
-		return def;
-	return json_object_get_string(v);
-}
 
-static int64_t
-int_arg(const struct json_object *args, const char *key, int64_t def)
-{
-	struct json_object *v;	/* borrowed */
-
-	if (!json_object_object_get_ex(args, key, &v))
-		return def;
-	return json_object_get_int64(v);
-}
-
-static bool
-bool_arg(const struct json_object *args, const char *key, bool def)
-{
-	struct json_object *v;	/* borrowed */
-
-	if (!json_object_object_get_ex(args, key, &v))
-		return def;
-	return json_object_get_boolean(v);
-}
 
 /* "file:///workspace/" + path, percent-encoding all but unreserved + '/'. */
 static char *
@@ -290,10 +263,10 @@ tool_read_file(const struct tool_call *call,
     struct json_object **ret_result)
 {
 	const struct policy *p = call->env->policy;
-	const char *path = str_arg(args, "path", "");
-	const char *enc = str_arg(args, "encoding", "auto");
-	int64_t offset = int_arg(args, "offset", 0);
-	int64_t max = int_arg(args, "max_bytes", p->limits.read_bytes);
+	const char *path = toolargs_str(args, "path", "");
+	const char *enc = toolargs_str(args, "encoding", "auto");
+	int64_t offset = toolargs_int(args, "offset", 0);
+	int64_t max = toolargs_int(args, "max_bytes", p->limits.read_bytes);
 	struct json_object *st = NULL, *r = NULL;
 	struct stat pst, fst;
 	char *buf = NULL, *b64 = NULL;
@@ -498,11 +471,11 @@ tool_write_file(const struct tool_call *call,
     struct json_object **ret_result)
 {
 	const struct policy *p = call->env->policy;
-	const char *path = str_arg(args, "path", "");
-	const char *content = str_arg(args, "content", "");
-	const char *enc = str_arg(args, "encoding", "utf8");
-	const char *mode = str_arg(args, "mode", "overwrite");
-	bool create_dirs = bool_arg(args, "create_dirs", false);
+	const char *path = toolargs_str(args, "path", "");
+	const char *content = toolargs_str(args, "content", "");
+	const char *enc = toolargs_str(args, "encoding", "utf8");
+	const char *mode = toolargs_str(args, "mode", "overwrite");
+	bool create_dirs = toolargs_bool(args, "create_dirs", false);
 	uint64_t cap = (uint64_t)p->limits.file_size_mb << 20;
 	struct json_object *st = NULL, *r = NULL;
 	struct stat root_st, pst, fst;

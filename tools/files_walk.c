@@ -16,6 +16,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "toolargs.h"
 #include "files.h"
 #include "policy.h"
 #include "render.h"
@@ -240,25 +241,7 @@ walk_dir(struct walk *w, int dfd, const char *rel, int depth)
 	return rc;
 }
 
-static const char *
-str_arg(const struct json_object *args, const char *key, const char *def)
-{
-	struct json_object *v;	/* borrowed */
 
-	if (!json_object_object_get_ex(args, key, &v))
-		return def;
-	return json_object_get_string(v);
-}
-
-static int64_t
-int_arg(const struct json_object *args, const char *key, int64_t def)
-{
-	struct json_object *v;	/* borrowed */
-
-	if (!json_object_object_get_ex(args, key, &v))
-		return def;
-	return json_object_get_int64(v);
-}
 
 /* The walk's base for relative paths: path without "./", trailing '/'. */
 static char *
@@ -282,7 +265,7 @@ static enum mcp_err
 walk_tool(const struct tool_call *call, const struct json_object *args,
     struct walk *w, struct json_object **ret_result)
 {
-	const char *path = str_arg(args, "path", ".");
+	const char *path = toolargs_str(args, "path", ".");
 	struct json_object *st = NULL, *r = NULL;
 	struct stat dst;
 	char *rel = NULL;
@@ -364,8 +347,8 @@ tool_list_directory(const struct tool_call *call,
 
 	memset(&w, 0, sizeof(w));
 	w.call = call;
-	w.max_items = (size_t)int_arg(args, "max_entries", 500);
-	w.max_depth = (int)int_arg(args, "depth", 1);
+	w.max_items = (size_t)toolargs_int(args, "max_entries", 500);
+	w.max_depth = (int)toolargs_int(args, "depth", 1);
 	w.hidden = !json_object_object_get_ex(args, "include_hidden", &v) ||
 	    json_object_get_boolean(v);
 	return walk_tool(call, args, &w, ret_result);
@@ -385,10 +368,10 @@ tool_search_files(const struct tool_call *call,
 	w.call = call;
 	w.search = true;
 	w.hidden = true;
-	w.max_items = (size_t)int_arg(args, "max_results", 100);
-	w.max_depth = (int)int_arg(args, "max_depth", 16);
-	w.glob = str_arg(args, "name", NULL);
-	w.needle = str_arg(args, "content", NULL);
+	w.max_items = (size_t)toolargs_int(args, "max_results", 100);
+	w.max_depth = (int)toolargs_int(args, "max_depth", 16);
+	w.glob = toolargs_str(args, "name", NULL);
+	w.needle = toolargs_str(args, "content", NULL);
 	w.needle_len = w.needle != NULL ? strlen(w.needle) : 0;
 	w.icase = json_object_object_get_ex(args, "case_sensitive", &v) &&
 	    !json_object_get_boolean(v);

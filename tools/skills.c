@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "json_finite.h"
 #include "policy.h"
 #include "render.h"
 #include "sandboxed.h"
@@ -221,34 +222,6 @@ not_listed(const struct tool_call *call, const struct policy_skill *sk,
 	    sk->nscripts > 0 ? list : "none");
 }
 
-/* true if no number in o is NaN or infinite (JSON has neither). */
-static bool
-all_finite(struct json_object *o)
-{
-	size_t i, n;
-
-	switch (json_object_get_type(o)) {
-	case json_type_double:
-		return isfinite(json_object_get_double(o));
-	case json_type_array:
-		n = json_object_array_length(o);
-		for (i = 0; i < n; i++)
-			if (!all_finite(json_object_array_get_idx(o, i)))
-				return false;
-		return true;
-	case json_type_object: {
-		json_object_object_foreach(o, k, v) {
-			(void)k;
-			if (!all_finite(v))
-				return false;
-		}
-		return true;
-	}
-	default:
-		return true;
-	}
-}
-
 /*
  * stdout as a JSON object (owned), or NULL if it is not exactly one
  * (strictly parsed; NaN and Infinity, which json-c accepts even then and
@@ -270,7 +243,7 @@ stdout_json(const struct sb_result *res)
 	o = json_tokener_parse_ex(tok, res->out.data, (int)res->out.len);
 	end = json_tokener_get_parse_end(tok);
 	if (json_tokener_get_error(tok) != json_tokener_success ||
-	    !json_object_is_type(o, json_type_object) || !all_finite(o)) {
+	    !json_object_is_type(o, json_type_object) || !json_all_finite(o)) {
 		json_object_put(o);
 		o = NULL;
 	}
