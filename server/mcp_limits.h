@@ -29,7 +29,8 @@
 /* Bytes of a JSON-RPC id we keep for matching notifications/cancelled. */
 #define MCP_MAX_ID_LEN		256
 
-/* Longest method name we look up; every real one is under 40 bytes. */
+/* Longest method name quoted back in an error; every real one is under
+ * 40 bytes. */
 #define MCP_MAX_METHOD_LEN	64
 
 /*
@@ -44,8 +45,12 @@
  */
 #define MCP_IDLE_WORKERS	8
 
-/* Seconds between notifications/progress is the tool's business; dispatch
- * drops progress that does not grow, as the spec requires. */
+/*
+ * Stack of a worker thread. Handlers are shallow; the deepest recursion is
+ * the validator's (schema and instance depth 64), well under 128 KiB even
+ * with AddressSanitizer's larger frames. 256 KiB keeps 128 threads cheap.
+ */
+#define MCP_WORKER_STACK	(256u * 1024)
 
 /* ttlMs we give clients for tools/list and server/discover: our tool list
  * is fixed for the life of the process, so an hour is safe. */

@@ -204,9 +204,7 @@ pool_submit(struct pool *p, struct rpc_msg *msg)
 		(void)pthread_attr_init(&attr);
 		(void)pthread_attr_setdetachstate(&attr,
 		    PTHREAD_CREATE_DETACHED);
-		/* handlers are shallow; 256 KiB is plenty and keeps 128
-		 * threads cheap */
-		(void)pthread_attr_setstacksize(&attr, 256 * 1024);
+		(void)pthread_attr_setstacksize(&attr, MCP_WORKER_STACK);
 		if (pthread_create(&tid, &attr, worker_main, p) == 0) {
 			p->threads++;
 			p->idle++;
