@@ -271,6 +271,42 @@ m_tools_list(struct req *r, struct json_object **ret)
 	return MCP_OK;
 }
 
+/*
+ * subscriptions/listen (2026-07-28): our tool list never changes and we
+ * offer no resources, so no notification type is honoured. The stream is
+ * acknowledged with the empty filter and then ended by the server with its
+ * completion result, as the subscriptions pattern allows.
+ */
+static enum mcp_err
+m_listen(struct req *r, struct json_object **ret)
+{
+	struct json_object *v, *p, *meta;
+	char *text;
+	size_t len;
+
+	if (r->msg->params == NULL ||
+	    !json_object_object_get_ex(r->msg->params, "notifications", &v) ||
+	    !json_object_is_type(v, json_type_object))
+		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
+		    "\"notifications\" (an object) is required");
+	p = json_object_new_object();
+	meta = json_object_new_object();
+	json_object_object_add(p, "notifications", json_object_new_object());
+	json_object_object_add(meta, "io.modelcontextprotocol/subscriptionId",
+	    json_object_get(r->msg->id));
+	json_object_object_add(p, "_meta", meta);
+	if ((text = jsonrpc_notification(
+	    "notifications/subscriptions/acknowledged", p, &len)) == NULL)
+		return fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
+	(void)pthread_mutex_lock(&r->sess->lock);
+	if (!r->fl->cancelled)
+		(void)r->sink->send(r->sink->arg, text, len);
+	(void)pthread_mutex_unlock(&r->sess->lock);
+	free(text);
+	*ret = json_object_new_object();
+	return MCP_OK;
+}
+
 /* ---- tools/call ---- */
 
 /* Per-call state that the tool's callbacks reach through cb_arg. */
@@ -542,6 +578,7 @@ static const struct method methods[] = {
 	{ "server/discover", m_discover, M_MODERN },
 	{ "tools/list", m_tools_list, M_LEGACY | M_MODERN },
 	{ "tools/call", m_tools_call, M_LEGACY | M_MODERN },
+	{ "subscriptions/listen", m_listen, M_MODERN },
 };
 
 static const struct method *
@@ -665,10 +702,18 @@ handle_notification(const struct server *srv, struct session *sess,
 	session_cancel(sess, key);
 }
 
+static bool
+is_listen(const struct rpc_msg *msg)
+{
+	return msg->kind == RPC_REQUEST &&
+	    strcmp(msg->method, "subscriptions/listen") == 0;
+}
+
 bool
 dispatch_runs_long(const struct rpc_msg *msg)
 {
-	return msg->kind == RPC_REQUEST && strcmp(msg->method, "tools/call") == 0;
+	return msg->kind == RPC_REQUEST && (strcmp(msg->method,
+	    "tools/call") == 0 || is_listen(msg));
 }
 
 bool
@@ -677,8 +722,8 @@ dispatch_is_quick(const struct server *srv, const struct rpc_msg *msg)
 	const struct tool_entry *tool;
 	struct json_object *name;
 
-	if (!dispatch_runs_long(msg))
-		return true;
+	if (!dispatch_runs_long(msg) || is_listen(msg))
+		return true;	/* listen answers at once, after its ack */
 	if (msg->params == NULL ||
 	    !json_object_object_get_ex(msg->params, "name", &name) ||
 	    !json_object_is_type(name, json_type_string))
@@ -695,7 +740,7 @@ dispatch_may_notify(const struct session *sess, const struct rpc_msg *msg)
 
 	if (!dispatch_runs_long(msg))
 		return false;
-	if (progress_token(msg) != NULL)
+	if (is_listen(msg) || progress_token(msg) != NULL)
 		return true;
 	if (msg->params != NULL &&
 	    json_object_object_get_ex(msg->params, "_meta", &meta) &&
