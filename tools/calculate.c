@@ -830,7 +830,8 @@ tool_calculate(const struct tool_call *call, const struct json_object *args,
 	char *text = NULL;
 	enum mcp_err st = MCP_ERR_NOMEM;
 
-	(void)call;
+	if (call != NULL && call->audit != NULL)
+		call->audit->ran = true;	/* the in-process engine runs */
 	if (args == NULL ||
 	    !json_object_object_get_ex(args, "expression", &jexpr) ||
 	    !json_object_is_type(jexpr, json_type_string)) {

@@ -191,6 +191,15 @@ def run_case(path, binary, data_dir):
                     got = open(os.path.join(work, p), encoding="utf-8", errors="surrogateescape").read()
                     if got != want:
                         raise CaseError("file %s holds %r, want %r" % (p, got, want))
+                elif head in ("!filematch", "!filenot"):
+                    p, _, rx = rest.partition(" ")
+                    fp = p if os.path.isabs(p) else os.path.join(work, p)
+                    text = open(fp, encoding="utf-8").read()
+                    found = re.fullmatch(rx, text, re.S) if head == "!filematch" else re.search(rx, text)
+                    if head == "!filematch" and not found:
+                        raise CaseError("file %s does not match /%s/:\n%s" % (p, rx, text))
+                    if head == "!filenot" and found:
+                        raise CaseError("file %s contains /%s/" % (p, rx))
                 elif head == "!nofile":
                     if os.path.lexists(os.path.join(work, rest)):
                         raise CaseError("file %s exists" % rest)
