@@ -39,6 +39,8 @@ STDIO_ONLY = {
                         "(test_http.py Stop covers SIGTERM over HTTP)",
     "009-concurrency.case": "a slow call in flight while other lines are "
                             "sent (test_http.py covers cancel and DELETE)",
+    "013-cli-help.case": "the CLI's own output on stdout, not MCP",
+    "014-cli-version.case": "the CLI's own output on stdout, not MCP",
     "011-review-findings.case": "two calls in one write and 128 calls in "
                                 "flight are stdio's worker pool (HTTP has "
                                 "its own per-session cap, test_http.py)",
