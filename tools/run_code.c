@@ -138,15 +138,15 @@ tool_run_code_tailor(const struct tool_env *env,
     struct json_object *tool)
 {
 	const struct policy *p = env->policy;
-	struct json_object *lang, *to;	/* borrowed */
+	struct json_object *lang;	/* borrowed */
 	struct json_object *en;		/* owned until added */
+	enum mcp_err st;
 	int l;
 
-	if ((lang = sbcall_schema_prop(tool, "language")) == NULL ||
-	    (to = sbcall_schema_prop(tool, "timeout_ms")) == NULL)
+	if ((lang = sbcall_schema_prop(tool, "language")) == NULL)
 		return MCP_ERR_INTERNAL;
-	json_object_object_add(to, "maximum",
-	    json_object_new_int64(p->limits.max_timeout_ms));
+	if ((st = sbcall_tailor_timeout(tool, p)) != MCP_OK)
+		return st;
 	if ((en = json_object_new_array()) == NULL)
 		return MCP_ERR_NOMEM;
 	for (l = 0; l < POLICY_LANG_COUNT; l++)

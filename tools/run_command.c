@@ -56,7 +56,7 @@ tool_run_command(const struct tool_call *call,
 	struct sbcall c;
 	struct sb_result res;
 	const char **argv = NULL, *head[1];
-	enum mcp_err st;
+	enum mcp_err st = MCP_OK;
 
 	memset(&res, 0, sizeof(res));
 	if ((bad = render_nul_key(args, nul_free)) != NULL) {
@@ -89,21 +89,19 @@ tool_run_command(const struct tool_call *call,
 	c.binds[0] = cmd->bind;
 	c.what = "the command";
 	if ((st = sbcall_run(call, &c, &res, &r)) != MCP_OK)
-		goto fail;
+		goto out;
 	if (r == NULL)
 		r = render_run_result(&res, "the command", c.timeout_ms,
 		    call->audit);
  out:
 	free(argv);
 	sb_result_fini(&res);
+	if (st != MCP_OK)
+		return st;
 	if (r == NULL)
 		return MCP_ERR_NOMEM;
 	*ret_result = r;
 	return MCP_OK;
- fail:
-	free(argv);
-	sb_result_fini(&res);
-	return st;
 }
 
 /* The allowed names become the enum of "command"; timeout_ms's maximum
@@ -113,15 +111,15 @@ tool_run_command_tailor(const struct tool_env *env,
     struct json_object *tool)
 {
 	const struct policy *p = env->policy;
-	struct json_object *cmd, *to;	/* borrowed */
+	struct json_object *cmd;	/* borrowed */
 	struct json_object *en;		/* owned until added */
+	enum mcp_err st;
 	size_t i;
 
-	if ((cmd = sbcall_schema_prop(tool, "command")) == NULL ||
-	    (to = sbcall_schema_prop(tool, "timeout_ms")) == NULL)
+	if ((cmd = sbcall_schema_prop(tool, "command")) == NULL)
 		return MCP_ERR_INTERNAL;
-	json_object_object_add(to, "maximum",
-	    json_object_new_int64(p->limits.max_timeout_ms));
+	if ((st = sbcall_tailor_timeout(tool, p)) != MCP_OK)
+		return st;
 	if (p->ncommands == 0)
 		return MCP_OK;
 	if ((en = json_object_new_array()) == NULL)

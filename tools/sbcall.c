@@ -267,6 +267,22 @@ sbcall_schema_prop(struct json_object *tool, const char *prop)
 }
 
 enum mcp_err
+sbcall_tailor_timeout(struct json_object *tool, const struct policy *p)
+{
+	struct json_object *to, *max;	/* borrowed; owned until added */
+
+	if ((to = sbcall_schema_prop(tool, "timeout_ms")) == NULL)
+		return MCP_ERR_INTERNAL;
+	if ((max = json_object_new_int64(p->limits.max_timeout_ms)) == NULL)
+		return MCP_ERR_NOMEM;
+	if (json_object_object_add(to, "maximum", max) != 0) {
+		json_object_put(max);
+		return MCP_ERR_NOMEM;
+	}
+	return MCP_OK;
+}
+
+enum mcp_err
 sbcall_set_description(struct json_object *obj, const char *text)
 {
 	struct json_object *s = json_object_new_string(text);	/* owned */

@@ -17,6 +17,8 @@
 #include "sandbox.h"
 #include "tool.h"
 
+struct policy;
+
 #define SBCALL_MAX_ENV		32	/* request overrides per call */
 #define SBCALL_MAX_BINDS	4	/* toolchain prefixes per call */
 
@@ -62,6 +64,9 @@ struct json_object *sbcall_schema_prop(struct json_object *tool,
     const char *prop);
 enum mcp_err sbcall_set_description(struct json_object *obj,
     const char *text);
+/* Sets the maximum of tool's "timeout_ms" to the policy's longest deadline. */
+enum mcp_err sbcall_tailor_timeout(struct json_object *tool,
+    const struct policy *p);
 
 /* The deadline a call gets: requested (0: default), clamped to the policy. */
 uint32_t sbcall_timeout(const struct tool_call *call, int64_t requested_ms);

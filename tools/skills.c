@@ -381,7 +381,7 @@ tool_run_skill_script_tailor(const struct tool_env *env,
     struct json_object *tool)
 {
 	const struct policy *p = env->policy;
-	struct json_object *skill, *to, *cur;	/* borrowed */
+	struct json_object *skill, *cur;	/* borrowed */
 	struct json_object *en;			/* owned until added */
 	char *desc = NULL;
 	size_t i, j, len = 0;
@@ -389,11 +389,10 @@ tool_run_skill_script_tailor(const struct tool_env *env,
 	FILE *f;
 
 	if ((skill = sbcall_schema_prop(tool, "skill")) == NULL ||
-	    (to = sbcall_schema_prop(tool, "timeout_ms")) == NULL ||
 	    !json_object_object_get_ex(tool, "description", &cur))
 		return MCP_ERR_INTERNAL;
-	json_object_object_add(to, "maximum",
-	    json_object_new_int64(p->limits.max_timeout_ms));
+	if ((st = sbcall_tailor_timeout(tool, p)) != MCP_OK)
+		return st;
 	if ((en = json_object_new_array()) == NULL)
 		return MCP_ERR_NOMEM;
 	if ((f = open_memstream(&desc, &len)) == NULL) {
