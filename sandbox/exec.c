@@ -480,7 +480,7 @@ sb_run(struct sb_ctx *ctx, const struct sb_request *req,
 	    .stat = { -1, -1 }, .sync = { -1, -1 }, .in = -1 };
 	int slot = -1, rc;
 	struct sb_plan *p;
-	uint64_t t0;
+	uint64_t t0 = mono_us();	/* the run's cost starts with its plan */
 
 	memset(res, 0, sizeof(*res));
 	if ((p = malloc(sizeof(*p))) == NULL) {
@@ -500,14 +500,12 @@ sb_run(struct sb_ctx *ctx, const struct sb_request *req,
 	}
 	if ((rc = chans_open(&c, ctx, req, res)) < 0)
 		goto out;
-	t0 = mono_us();
 	if ((rc = launch(ctx, p, &c, &slot, &r, res)) < 0)
 		goto out_kill;
 	if ((rc = supervise(&r, req, p, cancel, res, t0)) < 0) {
 		sb_fail(res, SB_STAGE_WAIT, -rc, "supervising the run");
 		goto out_kill;
 	}
-	res->duration_us = mono_us() - t0;
 	if (r.got_fail) {
 		rc = child_failure(&r, p, res);
 	} else if (!r.forked && !r.killed) {
@@ -536,5 +534,6 @@ sb_run(struct sb_ctx *ctx, const struct sb_request *req,
 	chans_close(&c);
 	sb_plan_fini(p);
 	free(p);
+	res->duration_us = mono_us() - t0;
 	return rc;
 }

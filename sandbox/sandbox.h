@@ -148,7 +148,7 @@ struct sb_result {
 	bool cancelled;			/* killed by sb_cancel_fire() */
 	struct sb_output out;
 	struct sb_output err_out;
-	uint64_t duration_us;
+	uint64_t duration_us;		/* all of sb_run(): plan, launch, run, reap */
 	uint64_t peak_rss_bytes;	/* 0 if not measurable; see sb_run() */
 	uint64_t cpu_us;		/* user + system time of the whole tree */
 };

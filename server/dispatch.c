@@ -64,6 +64,15 @@ struct req {
 	char *raw;			/* owned: a result already serialised
 					 * (the cached tools/list), or NULL */
 	size_t raw_len;
+	/*
+	 * A tools/call's audit line, written once the response is out: the
+	 * client does not wait for the log. Owned references.
+	 */
+	bool audit_pending;
+	const char *audit_tool;		/* static, from the registry */
+	struct json_object *audit_args;
+	struct json_object *audit_result;	/* NULL: a protocol error */
+	struct tool_audit audit;
 };
 
 typedef enum mcp_err (*method_fn)(struct req *r, struct json_object **ret);
@@ -558,9 +567,13 @@ m_tools_call(struct req *r, struct json_object **ret)
 	if (audit.duration_us == 0)
 		audit.duration_us = (uint64_t)(t1.tv_sec - t0.tv_sec) *
 		    1000000 + (uint64_t)(t1.tv_nsec - t0.tv_nsec) / 1000;
-	if (r->srv->audit != NULL)
-		audit_call(r->srv->audit, r->sess, tool->def->name, args,
-		    result, &audit);
+	if (r->srv->audit != NULL) {
+		r->audit_pending = true;
+		r->audit_tool = tool->def->name;
+		r->audit_args = json_object_get(args);
+		r->audit_result = json_object_get(result);
+		r->audit = audit;
+	}
 	if (r->srv->on_call != NULL)
 		r->srv->on_call(r->srv->on_call_arg, tool->def->name, st,
 		    result != NULL && json_object_object_get_ex(result,
@@ -672,6 +685,19 @@ decorate_modern(struct json_object *res)
 		json_object_object_add(res, "_meta", meta);
 	}
 	json_object_object_add(meta, META_SERVERINFO, server_info());
+}
+
+/* Writes the audit line a tools/call left, if any. */
+static void
+audit_flush(struct req *r)
+{
+	if (!r->audit_pending)
+		return;
+	audit_call(r->srv->audit, r->sess, r->audit_tool, r->audit_args,
+	    r->audit_result, &r->audit);
+	json_object_put(r->audit_args);
+	json_object_put(r->audit_result);
+	r->audit_pending = false;
 }
 
 static void
@@ -854,6 +880,7 @@ dispatch_message_queued(const struct server *srv, struct session *sess,
 		json_object_put(result);
 		json_object_put(r.err_data);
 		free(r.raw);
+		audit_flush(&r);
 		return MCP_OK;	/* a cancelled request gets no response */
 	}
 	if (st == MCP_OK && r.raw != NULL) {
@@ -868,5 +895,6 @@ dispatch_message_queued(const struct server *srv, struct session *sess,
 		    r.err_msg : "Internal error", r.err_data, &len);
 	}
 	send_text(sink, text, len);
+	audit_flush(&r);
 	return st;
 }
