@@ -408,23 +408,8 @@ program(const struct sb_plan *p, bool have_stdin)
 	child_fail(st, SB_STAGE_EXEC, errno);
 }
 
-/* Fold one reaped child into the report. */
-static void
-account(struct sb_status *st, const struct rusage *ru)
-{
-	if ((uint64_t)ru->ru_maxrss > st->maxrss_kib)
-		st->maxrss_kib = (uint64_t)ru->ru_maxrss;
-	st->cpu_us += (uint64_t)ru->ru_utime.tv_sec * 1000000 +
-	    (uint64_t)ru->ru_utime.tv_usec +
-	    (uint64_t)ru->ru_stime.tv_sec * 1000000 +
-	    (uint64_t)ru->ru_stime.tv_usec;
-}
-
 /*
- * Reap everything until the program exits; then kill and reap whatever it
- * left (daemons, orphans), so that when the report arrives no process of
- * the tool is alive: only we are, and we exit at once. The parent may then
- * answer without waiting for the kernel to tear the namespaces down. The
+ * Reap everything until the program exits; report its status; exit. The
  * program's high-water RSS includes the pages it shared with us before
  * execve (we are a copy of the server), so our own is sent as a baseline.
  */
@@ -433,7 +418,7 @@ reap(pid_t prog, uint64_t base_kib)
 {
 	struct sb_status st = { .kind = SB_STATUS_EXIT, .base_kib = base_kib };
 	struct rusage ru;
-	int ws, ws_prog = 0;
+	int ws;
 	pid_t r;
 
 	for (;;) {
@@ -443,30 +428,12 @@ reap(pid_t prog, uint64_t base_kib)
 				continue;
 			child_fail(SB_FD_STATUS, SB_STAGE_INIT, errno);
 		}
-		account(&st, &ru);
-		if (r == prog) {
-			ws_prog = ws;
+		if ((uint64_t)ru.ru_maxrss > st.maxrss_kib)
+			st.maxrss_kib = (uint64_t)ru.ru_maxrss;
+		if (r == prog)
 			break;
-		}
 	}
-	/*
-	 * kill(-1) reaches every process of the namespace but us (one uid,
-	 * no capabilities, nothing setuid), and every one of them is our
-	 * descendant: an orphan is our child before its parent is reapable.
-	 * So no child left means no process left. A fork racing the kill
-	 * fails (a fatal signal is pending); each round signals again.
-	 */
-	for (;;) {
-		(void)kill(-1, SIGKILL);
-		r = wait4(-1, &ws, 0, &ru);
-		if (r > 0)
-			account(&st, &ru);
-		else if (errno == ECHILD)
-			break;
-		else if (errno != EINTR)
-			child_fail(SB_FD_STATUS, SB_STAGE_INIT, errno);
-	}
-	st.wstatus = ws_prog;
+	st.wstatus = ws;
 	(void)!write(SB_FD_STATUS, &st, sizeof(st));
 	_exit(0);
 }

@@ -236,12 +236,6 @@ sb_ctx_new(const struct sb_config *cfg, struct sb_ctx **ret,
 	    "root:x:0:\nsandbox:x:%u:\nnogroup:x:65534:\n", SB_INSIDE_GID);
 	ctx->last_cap = read_last_cap();
 	ctx->landlock_abi = sb_landlock_abi();
-	if (pthread_mutex_init(&ctx->exiting_lock, NULL) != 0) {
-		rc = -ENOMEM;
-		sb_fail(res, SB_STAGE_RESOURCES, ENOMEM, "lock");
-		goto fail;
-	}
-	ctx->lock_on = true;
 	if (cfg->netns_pool > 0 && ctx->host_root &&
 	    sb_netns_pool_init(&ctx->pool, cfg->netns_pool) == 0)
 		ctx->pool_on = true;
@@ -257,10 +251,6 @@ sb_ctx_free(struct sb_ctx *ctx)
 {
 	if (ctx == NULL)
 		return;
-	if (ctx->lock_on) {
-		sb_exiting_reap(ctx, true);
-		pthread_mutex_destroy(&ctx->exiting_lock);
-	}
 	if (ctx->pool_on)
 		sb_netns_pool_fini(&ctx->pool);
 	free(ctx);

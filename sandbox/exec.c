@@ -192,10 +192,7 @@ poll_timeout(uint64_t now, uint64_t until)
 	return ms > 60000 ? 60000 : (int)ms;
 }
 
-/*
- * Poll until the init has reported and the streams are at EOF, or it is
- * reaped (killed, or died) and the streams are at EOF or drained.
- */
+/* Poll until the init is reaped and the streams are at EOF. */
 static int
 supervise(struct run *r, const struct sb_request *req,
     const struct sb_plan *p, struct sb_cancel *cancel, struct sb_result *res,
@@ -218,14 +215,6 @@ supervise(struct run *r, const struct sb_request *req,
 			res->timed_out = true;
 		}
 		if (r->reaped && now >= drain_until)
-			break;
-		/*
-		 * The report says every process of the tool is dead and
-		 * reaped, and both streams are at EOF: the run is over. The
-		 * init's own exit (the kernel tearing the namespaces down)
-		 * is left to sb_exiting_reap().
-		 */
-		if (r->got_exit && !r->killed && r->out < 0 && r->err < 0)
 			break;
 		until = UINT64_MAX;
 		if (!r->killed && !r->reaped)
@@ -285,8 +274,6 @@ fill_result(struct run *r, struct sb_result *res)
 	    (uint64_t)r->ru.ru_stime.tv_sec * 1000000 +
 	    (uint64_t)r->ru.ru_stime.tv_usec;
 	if (r->got_exit) {
-		/* init counted the tree; it may not be reaped yet */
-		res->cpu_us = r->exit_rec.cpu_us;
 		/* The program ended before any kill: that is its result. */
 		res->timed_out = res->cancelled = false;
 		ws = r->exit_rec.wstatus;
@@ -303,53 +290,6 @@ fill_result(struct run *r, struct sb_result *res)
 	}
 	/* Killed by us, or the init died: the whole tree went with it. */
 	res->signal = WIFSIGNALED(r->init_ws) ? WTERMSIG(r->init_ws) : SIGKILL;
-}
-
-/* Leaves an init that reported to finish exiting; false when full. */
-static bool
-exiting_add(struct sb_ctx *ctx, pid_t pid, int slot)
-{
-	bool added = false;
-
-	(void)pthread_mutex_lock(&ctx->exiting_lock);
-	if (ctx->nexiting < SB_MAX_EXITING) {
-		ctx->exiting[ctx->nexiting].pid = pid;
-		ctx->exiting[ctx->nexiting].slot = slot;
-		ctx->nexiting++;
-		added = true;
-	}
-	(void)pthread_mutex_unlock(&ctx->exiting_lock);
-	return added;
-}
-
-/*
- * Reap the inits that have exited (all of them, waiting, when block) and
- * give their netns back: only now is nothing of their run left in it.
- */
-void
-sb_exiting_reap(struct sb_ctx *ctx, bool block)
-{
-	struct sb_exiting *e;
-	size_t i = 0;
-	pid_t w;
-
-	(void)pthread_mutex_lock(&ctx->exiting_lock);
-	while (i < ctx->nexiting) {
-		e = &ctx->exiting[i];
-		do {
-			w = wait4(e->pid, NULL, (block ? 0 : WNOHANG) | __WALL,
-			    NULL);
-		} while (w < 0 && errno == EINTR);
-		if (w == 0) {
-			i++;
-			continue;
-		}
-		/* reaped, or not ours to reap (ECHILD): gone either way */
-		if (e->slot >= 0)
-			sb_netns_pool_give(&ctx->pool, e->slot);
-		*e = ctx->exiting[--ctx->nexiting];
-	}
-	(void)pthread_mutex_unlock(&ctx->exiting_lock);
 }
 
 static pid_t
@@ -464,7 +404,6 @@ launch(struct sb_ctx *ctx, struct sb_plan *p, struct chans *c, int *slot,
 	p->fd_from[SB_FD_STDOUT - SB_FD_STATUS] = c->out[1];
 	p->fd_from[SB_FD_STDERR - SB_FD_STATUS] = c->err[1];
 	p->fd_from[SB_FD_STDIN - SB_FD_STATUS] = c->in;
-	sb_exiting_reap(ctx, false);
 	if (ctx->pool_on && (*slot = sb_netns_pool_take(&ctx->pool)) >= 0) {
 		if (setns(ctx->pool.fds[*slot], CLONE_NEWNET) < 0) {
 			rc = -errno;
@@ -586,10 +525,6 @@ sb_run(struct sb_ctx *ctx, const struct sb_request *req,
  out:
 	sb_output_finish(&res->out);
 	sb_output_finish(&res->err_out);
-	if (r.pid > 0 && !r.reaped && exiting_add(ctx, r.pid, slot))
-		slot = -1;	/* the init's, until it is reaped */
-	else if (r.pid > 0 && !r.reaped)
-		reap(&r, 0);
 	if (slot >= 0)
 		sb_netns_pool_give(&ctx->pool, slot);
 	close_fd(&r.out);

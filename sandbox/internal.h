@@ -50,9 +50,7 @@ enum sb_child_fd {
 /* Records on the status pipe, child -> parent; one write() each. */
 enum sb_status_kind {
 	SB_STATUS_FAIL = 1,	/* a setup step failed: stage + err */
-	SB_STATUS_EXIT,		/* init reaped the program and killed and
-				 * reaped every other process: wstatus,
-				 * maxrss, cpu; only init is left, exiting */
+	SB_STATUS_EXIT,		/* init reaped the program: wstatus + maxrss */
 	SB_STATUS_FORKED,	/* setup done, init forked the program */
 };
 
@@ -63,7 +61,6 @@ struct sb_status {
 	int32_t wstatus;	/* EXIT: wait status; FAIL: 1 + mop index */
 	uint64_t maxrss_kib;	/* high-water RSS of the program tree */
 	uint64_t base_kib;	/* init's own high-water RSS (a server copy) */
-	uint64_t cpu_us;	/* EXIT: user + system time of the tree */
 };
 
 enum sb_mop_kind {
@@ -169,19 +166,6 @@ struct sb_netns_pool {
 	int home_fd;			/* the server's own netns, owned */
 };
 
-/*
- * Runs whose init reported (the program and everything it started are
- * dead and reaped) but had not exited yet when sb_run() returned: the
- * kernel tears the namespaces down meanwhile. Reaped at the next launch
- * and by sb_ctx_free(); their netns goes back to the pool only then.
- */
-#define SB_MAX_EXITING		SB_MAX_NETNS_POOL
-
-struct sb_exiting {
-	pid_t pid;
-	int slot;		/* netns pool slot, or -1 */
-};
-
 struct sb_ctx {
 	uid_t uid, gid;			/* kernel ids of the sandboxed process */
 	bool host_root;			/* server runs with euid 0 */
@@ -195,13 +179,7 @@ struct sb_ctx {
 	int landlock_abi;
 	bool pool_on;
 	struct sb_netns_pool pool;
-	bool lock_on;			/* exiting_lock initialised */
-	pthread_mutex_t exiting_lock;
-	struct sb_exiting exiting[SB_MAX_EXITING];
-	size_t nexiting;
 };
-
-void sb_exiting_reap(struct sb_ctx *ctx, bool block);
 
 /* policy.c: the const tables. */
 enum sb_sys_action {

@@ -296,14 +296,9 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 	env.policy = pol;
 	env.fixtures = cli->fixtures;
 	memset(&sberr, 0, sizeof(sberr));
-	/*
-	 * Empty network namespaces made on demand and lent to one run at a
-	 * time: no per-call netns creation (~0.6 ms). Two per sandbox slot:
-	 * a run's netns comes back only when its init has exited, a moment
-	 * after the answer (sb_exiting_reap), and the next call should not
-	 * have to create one meanwhile. The library caps it at 64.
-	 */
-	sbcfg.netns_pool = 2 * pol->limits.max_sandboxes;
+	/* one empty network namespace per sandbox slot, made once and lent
+	 * to one run at a time: no per-call netns creation (~0.6 ms) */
+	sbcfg.netns_pool = pol->limits.max_sandboxes;
 	if (sb_ctx_new(&sbcfg, &env.sb, &sberr) != 0) {
 		/* fail closed: serve the pure tools, refuse sandboxed ones */
 		log_err("sandbox unavailable (%s): sandboxed tools will refuse "

@@ -167,64 +167,6 @@ START_TEST(deadline_kills_the_whole_tree)
 }
 END_TEST
 
-/* Host processes whose argv is exactly argv0 arg1 (zombies have none). */
-static int
-count_procs(const char *argv0, const char *arg1)
-{
-	char path[300], buf[256], want[128];
-	size_t wlen;
-	struct dirent *e;
-	ssize_t n;
-	DIR *d;
-	int fd, found = 0;
-
-	wlen = (size_t)snprintf(want, sizeof(want), "%s%c%s%c", argv0, 0,
-	    arg1, 0);
-	ck_assert_ptr_nonnull(d = opendir("/proc"));
-	while ((e = readdir(d)) != NULL) {
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		(void)snprintf(path, sizeof(path), "/proc/%s/cmdline",
-		    e->d_name);
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-			continue;
-		n = read(fd, buf, sizeof(buf));
-		(void)close(fd);
-		if (n == (ssize_t)wlen && memcmp(buf, want, wlen) == 0)
-			found++;
-	}
-	closedir(d);
-	return found;
-}
-
-/*
- * sb_run() answers once the init reports, before the kernel has torn the
- * namespaces down; the init kills and reaps what the program left first.
- * A daemon with its output elsewhere (so the pipes end with the program)
- * must be gone, not dying, when sb_run() returns.
- */
-START_TEST(what_the_program_left_is_gone_when_the_run_returns)
-{
-	static const char *const argv[] = { "/bin/sh", "-c",
-	    "setsid sleep 987123 </dev/null >/dev/null 2>&1 & "
-	    "sleep 987123 </dev/null >/dev/null 2>&1 & echo started", NULL };
-	struct sb_ctx *ctx = new_ctx(1);
-	struct sb_request req;
-	struct sb_result res;
-	int i;
-
-	request(&req, argv);
-	for (i = 0; i < 5; i++) {
-		ck_assert_int_eq(sb_run(ctx, &req, NULL, &res), 0);
-		ck_assert(res.exited && res.exit_code == 0 && !res.timed_out);
-		ck_assert_str_eq(res.out.data, "started\n");
-		ck_assert_int_eq(count_procs("sleep", "987123"), 0);
-		sb_result_fini(&res);
-	}
-	sb_ctx_free(ctx);
-}
-END_TEST
-
 struct canceller {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -543,7 +485,6 @@ lib_suite(void)
 	tcase_add_test(t, peak_memory_of_a_large_program_is_measured);
 	tcase_add_test(t, server_signal_mask_and_ignores_do_not_leak);
 	tcase_add_test(t, deadline_kills_the_whole_tree);
-	tcase_add_test(t, what_the_program_left_is_gone_when_the_run_returns);
 	tcase_add_test(t, cancel_from_another_thread_kills_at_once);
 	tcase_add_test(t, parallel_runs_with_fresh_netns);
 	tcase_add_test(t, parallel_runs_with_a_netns_pool_smaller_than_the_load);
