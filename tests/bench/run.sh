@@ -92,45 +92,6 @@ run_one()	# name, stdio_bench args...
 failed=0
 echo "mcp-sandbox stdio benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 echo "servers run with PATH=$server_path, node $("$node_bin" --version)" >&2
-# merge NAME: one file $out/NAME whose every figure is the median of the
-# rounds' $out/NAME.1, .2, ... (lines matched by their first word and their
-# label= and inflight= values).
-merge()
-{
-	awk '
-		{
-			id = $1
-			for (i = 2; i <= NF; i++)
-				if ($i ~ /^(label|inflight)=/) id = id " " $i
-			if (!(id in seen)) { seen[id] = 1; order[++nid] = id }
-			for (i = 2; i <= NF; i++) {
-				split($i, kv, "=")
-				if ($i ~ /^(label|inflight)=/) continue
-				k = id SUBSEP kv[1]
-				if (!(k in nv)) keys[id] = keys[id] " " kv[1]
-				vals[k, ++nv[k]] = kv[2]
-			}
-		}
-		END {
-			for (o = 1; o <= nid; o++) {
-				id = order[o]
-				line = id
-				nk = split(keys[id], ks, " ")
-				for (j = 1; j <= nk; j++) {
-					k = id SUBSEP ks[j]
-					n = nv[k]
-					for (a = 1; a <= n; a++) v[a] = vals[k, a] + 0
-					for (a = 2; a <= n; a++)
-						for (b = a; b > 1 && v[b - 1] > v[b]; b--) {
-							t = v[b]; v[b] = v[b - 1]; v[b - 1] = t
-						}
-					line = line " " ks[j] "=" v[int((n + 1) / 2)]
-				}
-				print line
-			}
-		}' "$out/$1".[0-9]* >"$out/$1"
-}
-
 for ((r = 1; r <= rounds; r++)); do
 	run_one "floor.$r" --cold "$fast_cold" --cold-seconds "$cold_secs" \
 		--calls "$fast_calls" --warmup "$warm" \

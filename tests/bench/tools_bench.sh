@@ -128,6 +128,10 @@ run_one()	# name, stdio_bench args...
 	sed 's/^/  /' "$out/$name" >&2
 }
 
+# Every figure is the median of ROUNDS rounds (BENCH_ROUNDS, default 3)
+# of the whole sequence below: a change of load on the machine during the
+# run then moves a round, not a verdict.
+rounds=${BENCH_ROUNDS:-3}
 failed=0
 echo "mcp-sandbox tools benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 # Interleaved, one program and level at a time (ours, the CLI, the peer),
@@ -138,6 +142,7 @@ echo "mcp-sandbox tools benchmark, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, 
 peer_echo='{"name":"run-code","arguments":{"languageId":"shellscript","code":"echo hello"}}'
 peer_python='{"name":"run-code","arguments":{"languageId":"python","code":"pass"}}'
 peer_node='{"name":"run-code","arguments":{"languageId":"javascript","code":"0"}}'
+for ((r = 1; r <= rounds; r++)); do
 for k in 1 4; do
 	for t in echo python node; do
 		case $t in
@@ -150,34 +155,41 @@ for k in 1 4; do
 		node)
 			n=$n_node expect=() ;;
 		esac
+		s=${t}_${k}_$r
 		if [ "$t" != node ]; then
-			run_one "ours_${t}_$k" --cold 0 --warmup "$warm" --calls "$n" \
-				--dump "$out/lat_${t}_$k" \
+			run_one "ours_$s" --cold 0 --warmup "$warm" --calls "$n" \
+				--dump "$out/lat_$s" \
 				--inflight "$k" --req "$t" --method tools/call \
 				--params "$params" "${expect[@]}" --reject "$tool_error" \
-				-- "$ours" --audit-log "$out/audit_${t}_$k.jsonl" || failed=2
-			grep '^rt ' "$out/ours_${t}_$k" >>"$out/ours"
-			echo "own inflight=$k $(audit_own "$out/audit_${t}_$k.jsonl" "$warm")" \
-				>>"$out/insb_$t"
-			[ "$k" = 1 ] && echo "layer inflight=1 $(layer "$out/lat_${t}_1" \
-				"$out/audit_${t}_1.jsonl" "$warm")" >>"$out/layer_$t"
-			run_one "exec_${t}_$k" --spawn-only --stderr --warmup 0 --calls "$n" \
+				-- "$ours" --audit-log "$out/audit_$s.jsonl" || failed=2
+			grep '^rt ' "$out/ours_$s" >>"$out/ours.$r"
+			echo "own inflight=$k $(audit_own "$out/audit_$s.jsonl" "$warm")" \
+				>>"$out/insb_$t.$r"
+			[ "$k" = 1 ] && echo "layer inflight=1 $(layer "$out/lat_$s" \
+				"$out/audit_$s.jsonl" "$warm")" >>"$out/layer_$t.$r"
+			run_one "exec_$s" --spawn-only --stderr --warmup 0 --calls "$n" \
 				--inflight "$k" -- "${exec_cmd[@]}" || failed=2
-			cat "$out/exec_${t}_$k" >>"$out/exec_$t"
-			echo "own inflight=$k $(exec_own "$out/exec_${t}_$k.err")" >>"$out/own_$t"
+			cat "$out/exec_$s" >>"$out/exec_$t.$r"
+			echo "own inflight=$k $(exec_own "$out/exec_$s.err")" >>"$out/own_$t.$r"
 		fi
 		pp=peer_$t
-		run_one "peer_${t}_$k" --cold 0 --warmup "$warm" --calls "$n" --inflight "$k" \
+		run_one "peer_$s" --cold 0 --warmup "$warm" --calls "$n" --inflight "$k" \
 			--req "$t" --method tools/call --params "${!pp}" "${expect[@]}" \
 			--reject "$tool_error" --wrong-ok \
 			-- "$node_bin" "$runner" || failed=2
-		grep '^rt ' "$out/peer_${t}_$k" >>"$out/peer"
+		grep '^rt ' "$out/peer_$s" >>"$out/peer.$r"
 	done
+done
 done
 if [ "$failed" -ne 0 ]; then
 	echo "tools_bench: a measurement failed (see above); no verdict" >&2
 	exit 2
 fi
+for f in ours peer insb_echo insb_python layer_echo layer_python exec_echo \
+	exec_python own_echo own_python; do
+	merge "$f"
+done
+echo "Medians of $rounds rounds; load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 printf '\n%-38s %11s %11s %11s %11s\n' "p50 / p99 in ms" "p50 @1" "p99 @1" "p50 @4" "p99 @4"
 row()	# label file prefix-without-inflight
