@@ -7,6 +7,12 @@
 #     /usr + usr-merged symlinks, ld.so.cache, fresh /proc, minimal /dev,
 #     tmpfs /tmp, new session, empty environment. (bwrap gets no seccomp
 #     filter, rlimits or Landlock: it does strictly less work than we do.)
+# Two more rows set the floor any launcher pays on this machine, whatever
+# it isolates (util-linux unshare, in the same run):
+#   - launcher-true: `unshare --fork /bin/true`, no namespace at all: one
+#     exec of a launcher, a fork, the exec of the program, a wait;
+#   - namespaces-true: the same with our namespaces (user, mount, pid, ipc,
+#     uts, cgroup, net) and nothing else: no mounts, no /proc, no seccomp.
 # Programs: /bin/true and /usr/bin/python3 -I -c pass (Debian's python, not
 # a pyenv shim). Prints median and p95 per row and the ratios; targets:
 # at most 0.4x bwrap and at most 3x bare (medians, /bin/true).
@@ -35,7 +41,7 @@ if [ -z "$ours" ]; then
 		"$root"/build*/adversarial/sandbox-cli 2>/dev/null |
 		grep -v -E '/build[^/]*(asan|-san)[^/]*/' | head -n 1)
 fi
-for tool in hyperfine bwrap /usr/bin/python3; do
+for tool in hyperfine bwrap unshare /usr/bin/python3; do
 	if ! command -v "$tool" >/dev/null; then
 		echo "sandbox_bench: $tool is missing (apt-get install hyperfine" \
 			"bubblewrap python3)" >&2
@@ -68,7 +74,10 @@ echo
 hyperfine -N --warmup 20 --runs "$runs" --export-json "$out/true.json" \
 	--command-name bare-true "/bin/true" \
 	--command-name mcp-sandbox-true "$ours exec -- /bin/true" \
-	--command-name bwrap-true "$bw /bin/true" >/dev/null || exit 2
+	--command-name bwrap-true "$bw /bin/true" \
+	--command-name launcher-true "unshare --fork /bin/true" \
+	--command-name namespaces-true "unshare --user --mount --pid --fork --ipc --uts --cgroup --net /bin/true" \
+	>/dev/null || exit 2
 hyperfine -N --warmup 5 --runs $((runs / 3)) --export-json "$out/python.json" \
 	--command-name bare-python "$py" \
 	--command-name mcp-sandbox-python "$ours exec -- $py" \
