@@ -41,7 +41,6 @@ tool_run_code(const struct tool_call *call,
 	const struct policy *p = call->env->policy;
 	const char *lang_name = toolargs_str(args, "language", "");
 	const char *code = toolargs_str(args, "code", "");
-	const char *in = toolargs_str(args, "stdin", NULL);
 	const struct policy_language *lang;
 	const char *bad;
 	struct json_object *r = NULL;
@@ -109,11 +108,7 @@ tool_run_code(const struct tool_call *call,
 	    NULL)
 		return MCP_ERR_NOMEM;
 	c.argv = argv;
-	c.stdin_data = in;
-	c.stdin_len = in != NULL ? (size_t)json_object_get_string_len(
-	    toolargs_get(args, "stdin")) : 0;
-	c.timeout_ms = sbcall_timeout(call, toolargs_int(args, "timeout_ms",
-	    0));
+	sbcall_common_args(call, args, &c);
 	c.workspace_writable = true;
 	c.what = "the code";
 	if ((st = sbcall_run(call, &c, &res, &r)) != MCP_OK)
@@ -124,12 +119,7 @@ tool_run_code(const struct tool_call *call,
  out:
 	free(argv);
 	sb_result_fini(&res);
-	if (st != MCP_OK)
-		return st;
-	if (r == NULL)
-		return MCP_ERR_NOMEM;
-	*ret_result = r;
-	return MCP_OK;
+	return sbcall_return(st, r, ret_result);
 }
 
 /* The enum of language lists only the toolchains found at start. */

@@ -49,7 +49,6 @@ tool_run_command(const struct tool_call *call,
 {
 	const struct policy *p = call->env->policy;
 	const char *name = toolargs_str(args, "command", "");
-	const char *in = toolargs_str(args, "stdin", NULL);
 	const struct policy_command *cmd;
 	const char *bad;
 	struct json_object *r = NULL;
@@ -80,11 +79,7 @@ tool_run_command(const struct tool_call *call,
 	c.program = cmd->path;
 	c.argv = argv;
 	c.env = toolargs_get(args, "env");
-	c.stdin_data = in;
-	c.stdin_len = in != NULL ? (size_t)json_object_get_string_len(
-	    toolargs_get(args, "stdin")) : 0;
-	c.timeout_ms = sbcall_timeout(call, toolargs_int(args, "timeout_ms",
-	    0));
+	sbcall_common_args(call, args, &c);
 	c.workspace_writable = true;
 	c.binds[0] = cmd->bind;
 	c.what = "the command";
@@ -96,12 +91,7 @@ tool_run_command(const struct tool_call *call,
  out:
 	free(argv);
 	sb_result_fini(&res);
-	if (st != MCP_OK)
-		return st;
-	if (r == NULL)
-		return MCP_ERR_NOMEM;
-	*ret_result = r;
-	return MCP_OK;
+	return sbcall_return(st, r, ret_result);
 }
 
 /* The allowed names become the enum of "command"; timeout_ms's maximum

@@ -13,6 +13,7 @@
 #include "render.h"
 #include "sbcall.h"
 #include "slots.h"
+#include "toolargs.h"
 
 #define SBCALL_PROGRESS_MS	1000	/* one progress notification a second */
 
@@ -50,6 +51,35 @@ sbcall_timeout(const struct tool_call *call, int64_t requested_ms)
 	if (requested_ms > l->max_timeout_ms)
 		return l->max_timeout_ms;
 	return (uint32_t)requested_ms;
+}
+
+void
+sbcall_common_args(const struct tool_call *call,
+    const struct json_object *args, struct sbcall *c)
+{
+	const struct json_object *in = toolargs_get(args, "stdin");
+
+	if (in != NULL && json_object_is_type(in, json_type_string)) {
+		c->stdin_data = json_object_get_string(
+		    (struct json_object *)in);
+		c->stdin_len = (size_t)json_object_get_string_len(in);
+	}
+	c->timeout_ms = sbcall_timeout(call, toolargs_int(args, "timeout_ms",
+	    0));
+}
+
+enum mcp_err
+sbcall_return(enum mcp_err st, struct json_object *r,
+    struct json_object **ret_result)
+{
+	if (st != MCP_OK) {
+		json_object_put(r);
+		return st;
+	}
+	if (r == NULL)
+		return MCP_ERR_NOMEM;
+	*ret_result = r;
+	return MCP_OK;
 }
 
 /* envp: policy base, then overrides (replacing same names). Owned array of

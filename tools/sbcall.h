@@ -71,4 +71,16 @@ enum mcp_err sbcall_tailor_timeout(struct json_object *tool,
 /* The deadline a call gets: requested (0: default), clamped to the policy. */
 uint32_t sbcall_timeout(const struct tool_call *call, int64_t requested_ms);
 
+/* The arguments every sandboxed tool takes the same way into c: "stdin"
+ * (bytes, borrowed from args) and "timeout_ms" (bounded by the policy). */
+void sbcall_common_args(const struct tool_call *call,
+    const struct json_object *args, struct sbcall *c);
+
+/*
+ * A handler's last step: st if it failed, else the result r (NULL means
+ * it could not be built: out of memory) into *ret_result.
+ */
+enum mcp_err sbcall_return(enum mcp_err st, struct json_object *r,
+    struct json_object **ret_result);
+
 #endif

@@ -294,7 +294,6 @@ tool_run_skill_script(const struct tool_call *call,
 	const struct policy *p = call->env->policy;
 	const char *skill = toolargs_str(args, "skill", "");
 	const char *script = toolargs_str(args, "script", "");
-	const char *in = toolargs_str(args, "stdin", NULL);
 	const struct policy_skill *sk;
 	const struct policy_script *sc;
 	const struct policy_language *lang;
@@ -346,11 +345,7 @@ tool_run_skill_script(const struct tool_call *call,
 	c.program = lang->path;
 	c.argv = argv;
 	c.empty_env = true;
-	c.stdin_data = in;
-	c.stdin_len = in != NULL ? (size_t)json_object_get_string_len(
-	    toolargs_get(args, "stdin")) : 0;
-	c.timeout_ms = sbcall_timeout(call, toolargs_int(args, "timeout_ms",
-	    0));
+	sbcall_common_args(call, args, &c);
 	c.workspace_host = copy;
 	c.workspace_path = SKILL_MOUNT;
 	c.workspace_writable = true;	/* the copy is thrown away */
@@ -366,12 +361,7 @@ tool_run_skill_script(const struct tool_call *call,
 	free(copy);
 	free(argv);
 	sb_result_fini(&res);
-	if (st != MCP_OK)
-		return st;
-	if (r == NULL)
-		return MCP_ERR_NOMEM;
-	*ret_result = r;
-	return MCP_OK;
+	return sbcall_return(st, r, ret_result);
 }
 
 /* Lists each skill (name, summary, scripts) in the description and makes
