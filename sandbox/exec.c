@@ -35,7 +35,8 @@
 #define SB_NS_FLAGS (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | \
 	CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP)
 
-enum { PFD_OUT, PFD_ERR, PFD_STATUS, PFD_PID, PFD_CANCEL, PFD_COUNT };
+enum { PFD_OUT, PFD_ERR, PFD_STATUS, PFD_PID, PFD_CANCEL, PFD_IN,
+	PFD_COUNT };
 
 /* The parent's view of one run in flight. */
 struct run {
@@ -46,6 +47,10 @@ struct run {
 	struct sb_status exit_rec, fail_rec;
 	int init_ws;
 	struct rusage ru;
+	/* a started run's stdin: a pipe we write as it drains, then close */
+	int in_w;		/* non-blocking; -1 when none or done */
+	const char *in_data;
+	size_t in_len, in_off;
 };
 
 static uint64_t
@@ -181,6 +186,57 @@ reap(struct run *r, int flags)
 		r->reaped = true;
 }
 
+/*
+ * write() that cannot kill the process with SIGPIPE when the program has
+ * closed its stdin: the signal is blocked in this thread around the write
+ * and, if the write raised it, taken back.
+ */
+static ssize_t
+write_nosigpipe(int fd, const void *buf, size_t len)
+{
+	static const struct timespec zero = { 0, 0 };
+	sigset_t pipe_set, old, pending;
+	bool was_pending;
+	ssize_t n;
+	int err;
+
+	(void)sigemptyset(&pipe_set);
+	(void)sigaddset(&pipe_set, SIGPIPE);
+	(void)pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+	(void)sigpending(&pending);
+	was_pending = sigismember(&pending, SIGPIPE) == 1;
+	n = write(fd, buf, len);
+	err = errno;
+	if (n < 0 && err == EPIPE && !was_pending)
+		(void)sigtimedwait(&pipe_set, NULL, &zero);
+	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = err;
+	return n;
+}
+
+/* Feed the program's stdin what it can take now; at the end, EOF. */
+static void
+feed(struct run *r)
+{
+	ssize_t n;
+
+	while (r->in_w >= 0 && r->in_off < r->in_len) {
+		n = write_nosigpipe(r->in_w, r->in_data + r->in_off,
+		    r->in_len - r->in_off < SB_READ_CHUNK ?
+		    r->in_len - r->in_off : SB_READ_CHUNK);
+		if (n > 0) {
+			r->in_off += (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		break;		/* EPIPE: the program will not read more */
+	}
+	close_fd(&r->in_w);
+}
+
 static int
 poll_timeout(uint64_t now, uint64_t until)
 {
@@ -231,6 +287,8 @@ supervise(struct run *r, const struct sb_request *req,
 		    .events = POLLIN };
 		pfd[PFD_CANCEL] = (struct pollfd){ .fd = cancel != NULL &&
 		    !r->killed ? cancel->efd : -1, .events = POLLIN };
+		pfd[PFD_IN] = (struct pollfd){ .fd = r->in_w,
+		    .events = POLLOUT };
 		n = poll(pfd, PFD_COUNT, until == UINT64_MAX ? -1 :
 		    poll_timeout(now, until));
 		if (n < 0 && errno != EINTR) {
@@ -243,6 +301,8 @@ supervise(struct run *r, const struct sb_request *req,
 			drain(&r->err, &res->err_out, buf);
 		if (r->status >= 0 && pfd[PFD_STATUS].revents != 0)
 			read_status(r);
+		if (r->in_w >= 0 && pfd[PFD_IN].revents != 0)
+			feed(r);
 		if (pfd[PFD_PID].fd >= 0 && pfd[PFD_PID].revents != 0) {
 			reap(r, WNOHANG);
 			if (r->reaped)
@@ -470,70 +530,202 @@ child_failure(const struct run *r, const struct sb_plan *p,
 	return -err;
 }
 
-int
-sb_run(struct sb_ctx *ctx, const struct sb_request *req,
-    struct sb_cancel *cancel, struct sb_result *res)
-{
-	struct run r = { .pid = -1, .pidfd = -1, .out = -1, .err = -1,
-	    .status = -1 };
-	struct chans c = { .out = { -1, -1 }, .err = { -1, -1 },
-	    .stat = { -1, -1 }, .sync = { -1, -1 }, .in = -1 };
-	int slot = -1, rc;
+/* A run between its launch and its supervision (see sb_start()). */
+struct sb_started {
+	struct sb_ctx *ctx;
 	struct sb_plan *p;
-	uint64_t t0 = mono_us();	/* the run's cost starts with its plan */
+	struct chans c;
+	struct run r;
+	int slot;		/* netns pool slot, or -1 */
+};
 
-	memset(res, 0, sizeof(*res));
-	if ((p = malloc(sizeof(*p))) == NULL) {
+static void
+started_init(struct sb_started *s, struct sb_ctx *ctx)
+{
+	memset(s, 0, sizeof(*s));
+	s->ctx = ctx;
+	s->slot = -1;
+	s->r = (struct run){ .pid = -1, .pidfd = -1, .out = -1, .err = -1,
+	    .status = -1, .in_w = -1 };
+	s->c = (struct chans){ .out = { -1, -1 }, .err = { -1, -1 },
+	    .stat = { -1, -1 }, .sync = { -1, -1 }, .in = -1 };
+}
+
+/* Kills what runs, if anything, and releases everything s holds. */
+static void
+started_fini(struct sb_started *s)
+{
+	if (s->r.pid > 0 && !s->r.reaped) {
+		kill_init(&s->r);
+		reap(&s->r, 0);
+	}
+	if (s->slot >= 0)
+		sb_netns_pool_give(&s->ctx->pool, s->slot);
+	s->slot = -1;
+	close_fd(&s->r.out);
+	close_fd(&s->r.err);
+	close_fd(&s->r.status);
+	close_fd(&s->r.pidfd);
+	close_fd(&s->r.in_w);
+	chans_close(&s->c);
+	if (s->p != NULL) {
+		sb_plan_fini(s->p);
+		free(s->p);
+		s->p = NULL;
+	}
+}
+
+/*
+ * Plan, check and launch: on success the program runs (or is about to),
+ * its stdin the request's bytes (a memfd) or, with pipe_stdin, a pipe
+ * whose write end is s->r.in_w.
+ */
+static int
+start_run(struct sb_started *s, const struct sb_request *req,
+    bool pipe_stdin, struct sb_result *res)
+{
+	int in[2], rc;
+
+	if ((s->p = malloc(sizeof(*s->p))) == NULL) {
 		sb_fail(res, SB_STAGE_RESOURCES, ENOMEM, "plan");
 		return -ENOMEM;
 	}
-	if ((rc = sb_plan_build(ctx, req, p, res)) < 0) {
-		free(p);
+	if ((rc = sb_plan_build(s->ctx, req, s->p, res)) < 0) {
+		free(s->p);
+		s->p = NULL;
 		return rc;
 	}
-	if ((rc = sb_program_check(ctx, req, res)) < 0)
-		goto out;
-	if ((rc = sb_output_init(&res->out, p->limits.stdout_cap)) < 0 ||
-	    (rc = sb_output_init(&res->err_out, p->limits.stderr_cap)) < 0) {
+	if ((rc = sb_program_check(s->ctx, req, res)) < 0 ||
+	    (rc = chans_open(&s->c, s->ctx, req, res)) < 0)
+		return rc;
+	if (pipe_stdin) {
+		if (pipe2(in, O_CLOEXEC) < 0 ||
+		    fcntl(in[1], F_SETFL, O_NONBLOCK) < 0) {
+			rc = -errno;
+			sb_fail(res, SB_STAGE_RESOURCES, -rc, "stdin pipe");
+			return rc;
+		}
+		s->c.in = in[0];
+		s->r.in_w = in[1];
+	}
+	return launch(s->ctx, s->p, &s->c, &s->slot, &s->r, res);
+}
+
+/*
+ * Supervise a launched run to its end under req's deadline and progress,
+ * feeding its stdin pipe (if any) with req's bytes; fills res. Releases
+ * everything s holds.
+ */
+static int
+finish_run(struct sb_started *s, const struct sb_request *req,
+    struct sb_cancel *cancel, struct sb_result *res, uint64_t t0)
+{
+	struct run *r = &s->r;
+	int rc;
+
+	if ((rc = sb_output_init(&res->out, s->p->limits.stdout_cap)) < 0 ||
+	    (rc = sb_output_init(&res->err_out, s->p->limits.stderr_cap)) < 0) {
 		sb_fail(res, SB_STAGE_RESOURCES, -rc, "output buffers");
 		goto out;
 	}
-	if ((rc = chans_open(&c, ctx, req, res)) < 0)
-		goto out;
-	if ((rc = launch(ctx, p, &c, &slot, &r, res)) < 0)
-		goto out_kill;
-	if ((rc = supervise(&r, req, p, cancel, res, t0)) < 0) {
-		sb_fail(res, SB_STAGE_WAIT, -rc, "supervising the run");
-		goto out_kill;
+	if (r->in_w >= 0) {
+		r->in_data = req->stdin_data;
+		r->in_len = req->stdin_len;
+		feed(r);
 	}
-	if (r.got_fail) {
-		rc = child_failure(&r, p, res);
-	} else if (!r.forked && !r.killed) {
+	if ((rc = supervise(r, req, s->p, cancel, res, t0)) < 0) {
+		sb_fail(res, SB_STAGE_WAIT, -rc, "supervising the run");
+		goto out;
+	}
+	if (r->got_fail) {
+		rc = child_failure(r, s->p, res);
+	} else if (!r->forked && !r->killed) {
 		rc = -ECHILD;
 		sb_fail(res, SB_STAGE_INIT, ECHILD,
 		    "the sandbox init died during setup");
 	} else {
-		fill_result(&r, res);
+		fill_result(r, res);
 		rc = 0;
-	}
-	goto out;
- out_kill:
-	if (r.pid > 0) {
-		kill_init(&r);
-		reap(&r, 0);
 	}
  out:
 	sb_output_finish(&res->out);
 	sb_output_finish(&res->err_out);
-	if (slot >= 0)
-		sb_netns_pool_give(&ctx->pool, slot);
-	close_fd(&r.out);
-	close_fd(&r.err);
-	close_fd(&r.status);
-	close_fd(&r.pidfd);
-	chans_close(&c);
-	sb_plan_fini(p);
-	free(p);
+	started_fini(s);
+	return rc;
+}
+
+int
+sb_run(struct sb_ctx *ctx, const struct sb_request *req,
+    struct sb_cancel *cancel, struct sb_result *res)
+{
+	struct sb_started s;
+	uint64_t t0 = mono_us();	/* the run's cost starts with its plan */
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	started_init(&s, ctx);
+	if ((rc = start_run(&s, req, false, res)) < 0) {
+		started_fini(&s);
+		res->duration_us = mono_us() - t0;
+		return rc;
+	}
+	rc = finish_run(&s, req, cancel, res, t0);
 	res->duration_us = mono_us() - t0;
 	return rc;
+}
+
+int
+sb_start(struct sb_ctx *ctx, const struct sb_request *req,
+    struct sb_started **ret, struct sb_result *res)
+{
+	struct sb_started *s;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	if ((s = malloc(sizeof(*s))) == NULL) {
+		sb_fail(res, SB_STAGE_RESOURCES, ENOMEM, "run");
+		return -ENOMEM;
+	}
+	started_init(s, ctx);
+	if ((rc = start_run(s, req, true, res)) < 0) {
+		started_fini(s);
+		free(s);
+		return rc;
+	}
+	*ret = s;
+	return 0;
+}
+
+bool
+sb_started_alive(struct sb_started *s)
+{
+	struct pollfd pfd = { .fd = s->r.pidfd, .events = POLLIN };
+
+	/* its init exits with the program: a readable pidfd means gone */
+	return poll(&pfd, 1, 0) == 0;
+}
+
+int
+sb_finish(struct sb_started *s, const struct sb_request *req,
+    struct sb_cancel *cancel, struct sb_result *res)
+{
+	uint64_t t0 = mono_us();
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	if (req->limits.wall_ms != 0)
+		s->p->limits.wall_ms = req->limits.wall_ms;
+	rc = finish_run(s, req, cancel, res, t0);
+	res->duration_us = mono_us() - t0;
+	free(s);
+	return rc;
+}
+
+void
+sb_discard(struct sb_started *s)
+{
+	if (s == NULL)
+		return;
+	started_fini(s);
+	free(s);
 }

@@ -182,6 +182,28 @@ int sb_run(struct sb_ctx *ctx, const struct sb_request *req,
     __attribute__((warn_unused_result));
 void sb_result_fini(struct sb_result *res);
 
+/*
+ * sb_run() in two steps, for a program started ahead of the request that
+ * will feed it (a warm interpreter). sb_start() does everything sb_run()
+ * does up to the program running, its stdin an empty pipe; req's stdin is
+ * not used, its limits set the rlimits. sb_finish() writes the stdin bytes
+ * of its own req (then EOF) as the program reads them and supervises the
+ * run to its end under that req's wall_ms, progress and the cancel handle,
+ * as sb_run() does; duration_us counts from sb_finish(). Both fill res as
+ * sb_run() does; sb_finish() and sb_discard() (kill, reap, release) end a
+ * started run. sb_started_alive() says whether its program is still there.
+ * The program's output before sb_finish() stays in its pipes (64 KiB).
+ */
+struct sb_started;
+int sb_start(struct sb_ctx *ctx, const struct sb_request *req,
+    struct sb_started **ret, struct sb_result *res)
+    __attribute__((warn_unused_result));
+bool sb_started_alive(struct sb_started *s);
+int sb_finish(struct sb_started *s, const struct sb_request *req,
+    struct sb_cancel *cancel, struct sb_result *res)
+    __attribute__((warn_unused_result));
+void sb_discard(struct sb_started *s);
+
 const char *sb_stage_name(enum sb_stage stage);
 
 /*

@@ -167,6 +167,144 @@ START_TEST(deadline_kills_the_whole_tree)
 }
 END_TEST
 
+/* Host processes whose argv is exactly argv0 arg1 (zombies have none). */
+static int
+count_procs(const char *argv0, const char *arg1)
+{
+	char path[300], buf[256], want[128];
+	size_t wlen;
+	struct dirent *e;
+	ssize_t n;
+	DIR *d;
+	int fd, found = 0;
+
+	wlen = (size_t)snprintf(want, sizeof(want), "%s%c%s%c", argv0, 0,
+	    arg1, 0);
+	ck_assert_ptr_nonnull(d = opendir("/proc"));
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		(void)snprintf(path, sizeof(path), "/proc/%s/cmdline",
+		    e->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf));
+		(void)close(fd);
+		if (n == (ssize_t)wlen && memcmp(buf, want, wlen) == 0)
+			found++;
+	}
+	closedir(d);
+	return found;
+}
+
+/*
+ * sb_start() then sb_finish(): stdin larger than a pipe reaches the program
+ * as it reads, the output is counted past its cap, and nothing is left.
+ */
+START_TEST(started_run_takes_stdin_as_it_drains)
+{
+	static const char *const argv[] = { "/bin/cat", NULL };
+	const size_t big = 1u << 20;
+	int fds = count_fds();
+	struct sb_ctx *ctx = new_ctx(1);
+	struct sb_started *s = NULL;
+	struct sb_request req;
+	struct sb_result res;
+	char *data = malloc(big);
+
+	ck_assert_ptr_nonnull(data);
+	memset(data, 'x', big);
+	request(&req, argv);
+	ck_assert_int_eq(sb_start(ctx, &req, &s, &res), 0);
+	sb_result_fini(&res);
+	ck_assert(sb_started_alive(s));
+	req.stdin_data = data;
+	req.stdin_len = big;
+	ck_assert_int_eq(sb_finish(s, &req, NULL, &res), 0);
+	ck_assert(res.exited && res.exit_code == 0 && !res.timed_out);
+	ck_assert_uint_eq(res.out.total, big);
+	ck_assert(res.out.truncated);
+	sb_result_fini(&res);
+	sb_ctx_free(ctx);	/* its netns pool holds an fd until then */
+	ck_assert_int_eq(count_fds(), fds);
+	free(data);
+}
+END_TEST
+
+/* A program that never reads its stdin: the writer stops, no SIGPIPE. */
+START_TEST(started_run_survives_a_program_that_ignores_stdin)
+{
+	static const char *const argv[] = { "/bin/sh", "-c",
+	    "exec 0<&-; echo done", NULL };
+	const size_t big = 1u << 20;
+	struct sb_ctx *ctx = new_ctx(0);
+	struct sb_started *s = NULL;
+	struct sb_request req;
+	struct sb_result res;
+	char *data = calloc(1, big);
+
+	ck_assert_ptr_nonnull(data);
+	request(&req, argv);
+	ck_assert_int_eq(sb_start(ctx, &req, &s, &res), 0);
+	sb_result_fini(&res);
+	req.stdin_data = data;
+	req.stdin_len = big;
+	ck_assert_int_eq(sb_finish(s, &req, NULL, &res), 0);
+	ck_assert(res.exited && res.exit_code == 0);
+	ck_assert_str_eq(res.out.data, "done\n");
+	sb_result_fini(&res);
+	sb_ctx_free(ctx);
+	free(data);
+}
+END_TEST
+
+/* The deadline is sb_finish()'s: it kills a started run that hangs. */
+START_TEST(started_run_deadline_starts_at_finish)
+{
+	static const char *const argv[] = { "/bin/sh", "-c",
+	    "read x; echo \"got $x\"; sleep 987124", NULL };
+	struct sb_ctx *ctx = new_ctx(1);
+	struct sb_started *s = NULL;
+	struct sb_request req;
+	struct sb_result res;
+
+	request(&req, argv);
+	ck_assert_int_eq(sb_start(ctx, &req, &s, &res), 0);
+	sb_result_fini(&res);
+	req.stdin_data = "hi\n";
+	req.stdin_len = 3;
+	req.limits.wall_ms = 300;
+	ck_assert_int_eq(sb_finish(s, &req, NULL, &res), 0);
+	ck_assert(res.timed_out && !res.exited);
+	ck_assert_str_eq(res.out.data, "got hi\n");
+	ck_assert_uint_ge(res.duration_us, 300000);
+	sb_result_fini(&res);
+	ck_assert_int_eq(count_procs("sleep", "987124"), 0);
+	sb_ctx_free(ctx);
+}
+END_TEST
+
+/* A started run given up on is killed and reaped, its fds released. */
+START_TEST(started_run_discarded_leaves_nothing)
+{
+	static const char *const argv[] = { "/bin/sleep", "987125", NULL };
+	int fds = count_fds();
+	struct sb_ctx *ctx = new_ctx(1);
+	struct sb_started *s = NULL;
+	struct sb_request req;
+	struct sb_result res;
+
+	request(&req, argv);
+	ck_assert_int_eq(sb_start(ctx, &req, &s, &res), 0);
+	sb_result_fini(&res);
+	ck_assert(sb_started_alive(s));
+	sb_discard(s);
+	ck_assert_int_eq(count_procs("/bin/sleep", "987125"), 0);
+	sb_ctx_free(ctx);	/* its netns pool holds an fd until then */
+	ck_assert_int_eq(count_fds(), fds);
+}
+END_TEST
+
 struct canceller {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -485,6 +623,10 @@ lib_suite(void)
 	tcase_add_test(t, peak_memory_of_a_large_program_is_measured);
 	tcase_add_test(t, server_signal_mask_and_ignores_do_not_leak);
 	tcase_add_test(t, deadline_kills_the_whole_tree);
+	tcase_add_test(t, started_run_takes_stdin_as_it_drains);
+	tcase_add_test(t, started_run_survives_a_program_that_ignores_stdin);
+	tcase_add_test(t, started_run_deadline_starts_at_finish);
+	tcase_add_test(t, started_run_discarded_leaves_nothing);
 	tcase_add_test(t, cancel_from_another_thread_kills_at_once);
 	tcase_add_test(t, parallel_runs_with_fresh_netns);
 	tcase_add_test(t, parallel_runs_with_a_netns_pool_smaller_than_the_load);
