@@ -448,6 +448,11 @@ sb_child_init(const struct sb_plan *p)
 	pid_t prog;
 
 	shuffle_fds(p);
+	if (p->start_idle) {
+		struct sched_param sp = { 0 };
+
+		(void)sched_setscheduler(0, SCHED_IDLE, &sp);
+	}
 	/* Still the creator's kernel ids here, while the parent maps ours. */
 	open_sources(p);
 	/* The parent writes our uid/gid maps, then one byte; EOF: it died. */

@@ -705,6 +705,39 @@ sb_started_alive(struct sb_started *s)
 	return poll(&pfd, 1, 0) == 0;
 }
 
+/*
+ * A program started at idle priority (limits.start_low) gets the normal
+ * policy back as its call comes, even while still starting: the init's
+ * children, from /proc (we are root: see plan.c). Best effort: a failure
+ * leaves it SCHED_IDLE.
+ */
+static void
+renice_program(pid_t init)
+{
+	struct sched_param sp = { 0 };
+	char path[64], buf[256], *p, *end;
+	long pid;
+	ssize_t n;
+	int fd;
+
+	(void)snprintf(path, sizeof(path), "/proc/%d/task/%d/children",
+	    (int)init, (int)init);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	(void)close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	for (p = buf; *p != '\0'; p = end) {
+		errno = 0;
+		pid = strtol(p, &end, 10);
+		if (end == p || errno != 0 || pid <= 0)
+			break;
+		(void)sched_setscheduler((pid_t)pid, SCHED_OTHER, &sp);
+	}
+}
+
 int
 sb_finish(struct sb_started *s, const struct sb_request *req,
     struct sb_cancel *cancel, struct sb_result *res)
@@ -713,6 +746,8 @@ sb_finish(struct sb_started *s, const struct sb_request *req,
 	int rc;
 
 	memset(res, 0, sizeof(*res));
+	if (s->p->start_idle)
+		renice_program(s->r.pid);
 	if (req->limits.wall_ms != 0)
 		s->p->limits.wall_ms = req->limits.wall_ms;
 	rc = finish_run(s, req, cancel, res, t0);

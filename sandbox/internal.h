@@ -126,6 +126,7 @@ struct sb_plan {
 	size_t nrlimits;
 	int last_cap;			/* highest capability number */
 	int landlock_abi;		/* 0: not available */
+	bool start_idle;		/* SCHED_IDLE until sb_finish() */
 	struct sb_landlock_rule ll_rules[SB_MAX_LANDLOCK_RULES];
 	size_t nll_rules;
 	const struct sock_fprog *filter;	/* borrowed from the context */

@@ -503,6 +503,8 @@ sb_plan_build(struct sb_ctx *ctx, const struct sb_request *req,
 	p->hostname = sb_hostname;
 	p->last_cap = ctx->last_cap;
 	p->landlock_abi = ctx->landlock_abi;
+	/* only a root launcher can give the priority back (sb_finish) */
+	p->start_idle = req->limits.start_low && ctx->host_root;
 	p->filter = &ctx->filter;
 	p->program = req->program;
 	p->argv = (char *const *)req->argv;

@@ -83,6 +83,14 @@ struct sb_limits {
 	uint64_t tmp_bytes;	/* size of the /tmp tmpfs (64 MiB) */
 	size_t stdout_cap;	/* bytes kept of stdout (SB_DEFAULT_OUTPUT_CAP) */
 	size_t stderr_cap;	/* bytes kept of stderr (SB_DEFAULT_OUTPUT_CAP) */
+	/*
+	 * For sb_start(): the sandbox starts SCHED_IDLE, so that getting
+	 * ready yields at once to any other work, and sb_finish() gives the
+	 * program the normal policy back when its call comes. Only when the
+	 * launcher runs as root (leaving SCHED_IDLE needs CAP_SYS_NICE);
+	 * else ignored.
+	 */
+	bool start_low;
 };
 
 /* Network: none is the only mode; an empty netns of its own (no loopback up). */

@@ -19,6 +19,7 @@
 #include "utf8.h"
 #include "validator.h"
 #include "version.h"
+#include "warm.h"
 
 const char *const dispatch_legacy_versions[] = {
 	"2025-11-25", "2025-06-18", "2025-03-26", NULL
@@ -73,6 +74,7 @@ struct req {
 	struct json_object *audit_args;
 	struct json_object *audit_result;	/* NULL: a protocol error */
 	struct tool_audit audit;
+	bool sandboxed;			/* a sandboxed tool was called */
 };
 
 typedef enum mcp_err (*method_fn)(struct req *r, struct json_object **ret);
@@ -530,6 +532,7 @@ m_tools_call(struct req *r, struct json_object **ret)
 		(void)pthread_mutex_unlock(&r->sess->lock);
 	}
 
+	r->sandboxed = !tool->def->quick;
 	st = tool->def->handler(&call, args, &result);
 
 	if (!tool->def->quick) {
@@ -687,10 +690,16 @@ decorate_modern(struct json_object *res)
 	json_object_object_add(meta, META_SERVERINFO, server_info());
 }
 
-/* Writes the audit line a tools/call left, if any. */
+/*
+ * After the answer: the audit line a tools/call left, if any, and the warm
+ * pythons that call may have used, started again now that the client has
+ * what it waited for.
+ */
 static void
-audit_flush(struct req *r)
+after_answer(struct req *r)
 {
+	if (r->sandboxed)
+		warm_refill(r->srv->env->warm);
 	if (!r->audit_pending)
 		return;
 	audit_call(r->srv->audit, r->sess, r->audit_tool, r->audit_args,
@@ -880,7 +889,7 @@ dispatch_message_queued(const struct server *srv, struct session *sess,
 		json_object_put(result);
 		json_object_put(r.err_data);
 		free(r.raw);
-		audit_flush(&r);
+		after_answer(&r);
 		return MCP_OK;	/* a cancelled request gets no response */
 	}
 	if (st == MCP_OK && r.raw != NULL) {
@@ -895,6 +904,6 @@ dispatch_message_queued(const struct server *srv, struct session *sess,
 		    r.err_msg : "Internal error", r.err_data, &len);
 	}
 	send_text(sink, text, len);
-	audit_flush(&r);
+	after_answer(&r);
 	return st;
 }

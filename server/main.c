@@ -24,6 +24,7 @@
 #include "transport_http.h"
 #include "transport_stdio.h"
 #include "version.h"
+#include "warm.h"
 #include "workspace.h"
 
 #define EXIT_USAGE	2	/* bad flags or values, like most CLIs */
@@ -296,9 +297,10 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 	env.policy = pol;
 	env.fixtures = cli->fixtures;
 	memset(&sberr, 0, sizeof(sberr));
-	/* one empty network namespace per sandbox slot, made once and lent
-	 * to one run at a time: no per-call netns creation (~0.6 ms) */
-	sbcfg.netns_pool = pol->limits.max_sandboxes;
+	/* one empty network namespace per sandbox slot and per warm python,
+	 * made once and lent to one run at a time: no per-call netns creation
+	 * (~0.6 ms, and as much again torn down in a kernel worker) */
+	sbcfg.netns_pool = pol->limits.max_sandboxes + pol->limits.warm_python;
 	if (sb_ctx_new(&sbcfg, &env.sb, &sberr) != 0) {
 		/* fail closed: serve the pure tools, refuse sandboxed ones */
 		log_err("sandbox unavailable (%s): sandboxed tools will refuse "
@@ -306,6 +308,8 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 		env.sb = NULL;
 	}
 	sb_result_fini(&sberr);
+	/* run_code's pythons started ahead; made at the first python call */
+	env.warm = warm_new(env.sb, pol);
 	if ((env.slots = tool_slots_new(pol->limits.max_sandboxes,
 	    pol->limits.queue, pol->limits.queue_wait_ms)) == NULL) {
 		log_err("out of memory");
@@ -338,7 +342,7 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 	if (cli->http.enabled) {
 		rc = transport_http_run(&srv, &cli->http, pol->workspace,
 		    geteuid() == 0 ? SB_DEFAULT_UID : (uid_t)-1);
-		goto out;
+		goto out;	/* sessions, their workspaces are gone */
 	}
 	/* ---- end of HTTP transport ---- */
 	if (ws != NULL)
@@ -350,12 +354,16 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 	    toolset_count(tools), ws != NULL ? ws->path :
 	    "fresh at first use");
 	rc = transport_stdio_run(&srv, &sess);
+	/* the warm pythons bind the workspace: gone before it is */
+	warm_free(env.warm);
+	env.warm = NULL;
 	session_fini(&sess);
  out:
 	toolset_free(tools);
 	audit_close(srv.audit);
 	workspace_free(ws);
 	tool_slots_free(env.slots);
+	warm_free(env.warm);
 	sb_ctx_free(env.sb);
 	return rc;
 }

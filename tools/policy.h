@@ -96,6 +96,7 @@ struct policy_limits {
 	uint32_t sql_bytes;		/* result bytes of a query, at most */
 	uint32_t sql_timeout_ms;	/* deadline of one query */
 	uint32_t tmp_mb;		/* size of the sandbox's /tmp */
+	uint32_t warm_python;		/* run_code pythons started ahead */
 };
 
 struct policy {

@@ -15,6 +15,7 @@
 #include "render.h"
 #include "sandboxed.h"
 #include "sbcall.h"
+#include "warm.h"
 #include "toolargs.h"
 
 /* execve refuses one argument longer than MAX_ARG_STRLEN (32 pages). */
@@ -33,6 +34,16 @@ static const char c_driver[] =
     "{ echo 'mcp-sandbox: compilation failed' >&2; exit 1; }; "
     "exec /tmp/main \"$@\"";
 
+static size_t
+argv_count(const char *const *v)
+{
+	size_t n = 0;
+
+	while (v[n] != NULL)
+		n++;
+	return n;
+}
+
 enum mcp_err
 tool_run_code(const struct tool_call *call,
     const struct json_object *args,
@@ -47,6 +58,7 @@ tool_run_code(const struct tool_call *call,
 	struct sbcall c;
 	struct sb_result res;
 	const char **argv = NULL, *head[6];
+	char *warm_in = NULL;
 	size_t nhead = 0;
 	enum mcp_err st = MCP_OK;
 	int l;
@@ -111,12 +123,23 @@ tool_run_code(const struct tool_call *call,
 	sbcall_common_args(call, args, &c);
 	c.workspace_writable = true;
 	c.what = "the code";
+	/* the same call, for a python started ahead if one waits */
+	if (l == POLICY_LANG_PYTHON3 && call->env->warm != NULL) {
+		if ((warm_in = warm_stdin(code, argv + nhead, argv_count(
+		    argv + nhead), c.stdin_data, c.stdin_len,
+		    &c.warm_stdin_len)) == NULL) {
+			st = MCP_ERR_NOMEM;
+			goto out;
+		}
+		c.warm_stdin = warm_in;
+	}
 	if ((st = sbcall_run(call, &c, &res, &r)) != MCP_OK)
 		goto out;
 	if (r == NULL)
 		r = render_run_result(&res, "the code", c.timeout_ms,
 		    call->audit);
  out:
+	free(warm_in);
 	free(argv);
 	sb_result_fini(&res);
 	return sbcall_return(st, r, ret_result);

@@ -14,6 +14,7 @@
 #include "sbcall.h"
 #include "slots.h"
 #include "toolargs.h"
+#include "warm.h"
 
 #define SBCALL_PROGRESS_MS	1000	/* one progress notification a second */
 
@@ -144,6 +145,61 @@ env_free(char **envp)
 	free(envp);
 }
 
+void
+sbcall_request(const struct policy *p, const struct sbcall *c,
+    const char *workspace, const char *const *envp,
+    struct sb_bind binds[SBCALL_MAX_BINDS], struct sb_request *req)
+{
+	size_t i, nb = 0;
+
+	memset(req, 0, sizeof(*req));
+	for (i = 0; i < SBCALL_MAX_BINDS; i++) {
+		if (c->binds[i] == NULL)
+			continue;
+		binds[nb].host_path = c->binds[i];
+		binds[nb].sandbox_path = c->binds[i];
+		nb++;
+	}
+	req->program = c->program;
+	req->argv = c->argv;
+	req->envp = envp;
+	req->stdin_data = c->stdin_data;
+	req->stdin_len = c->stdin_len;
+	req->workspace_host = c->workspace_host != NULL ? c->workspace_host :
+	    workspace;
+	req->workspace_path = c->workspace_path != NULL ? c->workspace_path :
+	    SB_DEFAULT_WORKSPACE;
+	req->workspace_writable = c->workspace_writable;
+	req->binds = nb > 0 ? binds : NULL;
+	req->nbinds = nb;
+	sb_limits_default(&req->limits);
+	req->limits.wall_ms = c->timeout_ms != 0 ? c->timeout_ms :
+	    p->limits.timeout_ms;
+	/* CPU time per process: the whole deadline, rounded up */
+	req->limits.cpu_s = (req->limits.wall_ms + 999) / 1000;
+	req->limits.as_bytes = (uint64_t)p->limits.memory_mb << 20;
+	req->limits.fsize_bytes = (uint64_t)p->limits.file_size_mb << 20;
+	req->limits.nproc = p->limits.processes;
+	req->limits.tmp_bytes = (uint64_t)p->limits.tmp_mb << 20;
+	req->limits.stdout_cap = p->limits.output_bytes;
+	req->limits.stderr_cap = p->limits.output_bytes;
+	req->network = SB_NET_NONE;
+}
+
+char **
+sbcall_env(const struct policy *p)
+{
+	const char *bad;
+
+	return build_env(p, NULL, &bad);
+}
+
+void
+sbcall_env_free(char **envp)
+{
+	env_free(envp);
+}
+
 enum mcp_err
 sbcall_run(const struct tool_call *call, const struct sbcall *c,
     struct sb_result *res, struct json_object **ret_refusal)
@@ -157,8 +213,8 @@ sbcall_run(const struct tool_call *call, const struct sbcall *c,
 	const char *bad = NULL;
 	char **envp = NULL;
 	enum tool_slot_rc slot = TOOL_SLOT_BUSY;
+	struct sb_started *started;
 	bool have_slot = false;
-	size_t i, nb = 0;
 	int rc;
 
 	memset(res, 0, sizeof(*res));
@@ -184,37 +240,8 @@ sbcall_run(const struct tool_call *call, const struct sbcall *c,
 		    "are refused). Remove it and call again.", c->what, bad);
 		goto out;
 	}
-	for (i = 0; i < SBCALL_MAX_BINDS; i++) {
-		if (c->binds[i] == NULL)
-			continue;
-		binds[nb].host_path = c->binds[i];
-		binds[nb].sandbox_path = c->binds[i];
-		nb++;
-	}
-	req.program = c->program;
-	req.argv = c->argv;
-	req.envp = (const char *const *)envp;
-	req.stdin_data = c->stdin_data;
-	req.stdin_len = c->stdin_len;
-	req.workspace_host = c->workspace_host != NULL ? c->workspace_host :
-	    call->workspace;
-	req.workspace_path = c->workspace_path != NULL ? c->workspace_path :
-	    SB_DEFAULT_WORKSPACE;
-	req.workspace_writable = c->workspace_writable;
-	req.binds = nb > 0 ? binds : NULL;
-	req.nbinds = nb;
-	sb_limits_default(&req.limits);
-	req.limits.wall_ms = c->timeout_ms != 0 ? c->timeout_ms :
-	    p->limits.timeout_ms;
-	/* CPU time per process: the whole deadline, rounded up */
-	req.limits.cpu_s = (req.limits.wall_ms + 999) / 1000;
-	req.limits.as_bytes = (uint64_t)p->limits.memory_mb << 20;
-	req.limits.fsize_bytes = (uint64_t)p->limits.file_size_mb << 20;
-	req.limits.nproc = p->limits.processes;
-	req.limits.tmp_bytes = (uint64_t)p->limits.tmp_mb << 20;
-	req.limits.stdout_cap = p->limits.output_bytes;
-	req.limits.stderr_cap = p->limits.output_bytes;
-	req.network = SB_NET_NONE;
+	sbcall_request(p, c, call->workspace, (const char *const *)envp,
+	    binds, &req);
 	bridge.timeout_ms = req.limits.wall_ms;
 	req.progress = progress_cb;
 	req.progress_arg = &bridge;
@@ -254,7 +281,14 @@ sbcall_run(const struct tool_call *call, const struct sbcall *c,
 		    "cancelled.", c->what);
 		goto out;
 	}
-	rc = sb_run(env->sb, &req, call->cancel, res);
+	if (c->warm_stdin != NULL && env->warm != NULL &&
+	    (started = warm_take(env->warm, req.workspace_host)) != NULL) {
+		/* a python started ahead: the call is its stdin */
+		req.stdin_data = c->warm_stdin;
+		req.stdin_len = c->warm_stdin_len;
+		rc = sb_finish(started, &req, call->cancel, res);
+	} else
+		rc = sb_run(env->sb, &req, call->cancel, res);
 	if (rc < 0)
 		refusal = render_sandbox_failure(res, c->what, call->audit);
  out:

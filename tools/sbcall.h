@@ -36,6 +36,13 @@ struct sbcall {
 	/* host dirs bound read-only at the same path inside; NULLs skipped */
 	const char *binds[SBCALL_MAX_BINDS];
 	const char *what;		/* "the command", for messages */
+	/*
+	 * Set only by run_code for python3: the same call as stdin for a
+	 * python started ahead (warm.h), when one is waiting; else the run
+	 * is the cold one described above.
+	 */
+	const void *warm_stdin;
+	size_t warm_stdin_len;
 };
 
 /*
@@ -47,6 +54,18 @@ struct sbcall {
 enum mcp_err sbcall_run(const struct tool_call *call, const struct sbcall *c,
     struct sb_result *res, struct json_object **ret_refusal)
     __attribute__((warn_unused_result));
+
+/*
+ * The sandbox request c describes (limits from the policy; workspace: the
+ * call's, unless c names one), its binds in binds; everything borrowed.
+ */
+void sbcall_request(const struct policy *p, const struct sbcall *c,
+    const char *workspace, const char *const *envp,
+    struct sb_bind binds[SBCALL_MAX_BINDS], struct sb_request *req);
+
+/* The policy's environment as an owned envp (NULL: no memory). */
+char **sbcall_env(const struct policy *p);
+void sbcall_env_free(char **envp);
 
 /*
  * A NULL-terminated argv: the nhead strings of head, then the strings of

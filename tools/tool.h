@@ -26,6 +26,7 @@ struct tool_env {
 	const struct policy *policy;	/* borrowed, never NULL once built */
 	struct sb_ctx *sb;		/* borrowed; NULL if no sandboxed tool */
 	struct tool_slots *slots;	/* borrowed; shared, internally locked */
+	struct warm *warm;		/* borrowed; NULL: no warm python */
 	bool fixtures;			/* conformance fixture tools offered */
 };
 

@@ -194,6 +194,8 @@ START_TEST(every_flag_in_the_table_is_understood)
 		    strcmp(policy_flags[i].name, "read-cap") == 0 ||
 		    strcmp(policy_flags[i].name, "sql-bytes") == 0)
 			v = "4096";
+		else if (strcmp(policy_flags[i].name, "warm-python") == 0)
+			v = "3";
 		ck_assert_msg(policy_set_flag(p, policy_flags[i].name, v, err,
 		    sizeof(err)) == 0, "--%s: %s", policy_flags[i].name, err);
 		ck_assert_ptr_nonnull(policy_flags[i].help);

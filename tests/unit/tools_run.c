@@ -14,6 +14,7 @@
 #include "sandbox.h"
 #include "slots.h"
 #include "tools_harness.h"
+#include "warm.h"
 
 #define CONCURRENT_CALLS	16	/* threads in the isolation test */
 #define SKILL_COPY_ENTRIES	10000	/* tools/skills.c's copy limit */
@@ -265,6 +266,65 @@ START_TEST(run_code_python_is_isolated_and_reads_stdin)
 	    "\"stdin\":\"fed\"}");
 	ck_assert_str_eq(json_object_get_string(th_sc(r, "stdout")), "1 fed\n");
 	json_object_put(r);
+}
+END_TEST
+
+/*
+ * A python started ahead (warm.c) gives each call what `python3 -I -c`
+ * started for it gives: the same stdout, stderr (tracebacks without the
+ * wrapper's frame, a SyntaxError without a traceback) and exit status,
+ * with args and stdin. Each warm call is checked to have taken one.
+ */
+START_TEST(run_code_warm_python_answers_as_a_cold_one)
+{
+	static const char *const snippets[] = {
+		"{\"language\":\"python3\",\"code\":\"import sys; print("
+		    "sys.argv, sys.orig_argv[1:], sys.stdin.read())\","
+		    "\"args\":[\"a b\",\"\\u00e7\"],\"stdin\":\"fed\\nx\"}",
+		"{\"language\":\"python3\",\"code\":\"print(sorted(dir()),"
+		    " __name__, __spec__)\"}",
+		"{\"language\":\"python3\",\"code\":\"import sys\\n"
+		    "raise ValueError(len(sys.argv))\",\"args\":[\"x\"]}",
+		"{\"language\":\"python3\",\"code\":\"def f(:\\n pass\"}",
+		"{\"language\":\"python3\",\"code\":\"try:\\n 1/0\\n"
+		    "except Exception as e:\\n raise KeyError(1) from e\"}",
+		"{\"language\":\"python3\",\"code\":\"import atexit, sys; "
+		    "atexit.register(print, 'bye'); sys.exit(3)\"}",
+		"{\"language\":\"python3\",\"code\":\"print(input(), "
+		    "input())\",\"stdin\":\"l1\\nl2\\n\"}",
+	};
+	static const char *const keys[] = { "exit_code", "stdout", "stderr" };
+	struct json_object *cold, *warm;
+	struct warm *w;
+	unsigned cap;
+	size_t i, k;
+
+	if (!T.p->languages[POLICY_LANG_PYTHON3].available)
+		return;
+	ck_assert_ptr_nonnull(w = warm_new(SB, T.p));
+	cap = T.p->limits.warm_python;
+	ck_assert_uint_ge(cap, 1);
+	ck_assert_ptr_null(warm_take(w, T.ws->path));	/* none yet */
+	for (i = 0; i < sizeof(snippets) / sizeof(snippets[0]); i++) {
+		T.env.warm = NULL;
+		cold = call("run_code", snippets[i]);
+		T.env.warm = w;
+		warm_refill(w);
+		ck_assert_uint_eq(warm_ready(w, T.ws->path, cap, 20000), cap);
+		warm = call("run_code", snippets[i]);
+		/* it took one (nothing refills here: dispatch does that) */
+		ck_assert_uint_eq(warm_ready(w, T.ws->path, cap, 0), cap - 1);
+		for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			ck_assert_msg(json_object_equal(th_sc(cold, keys[k]),
+			    th_sc(warm, keys[k])), "%s: %s: cold %s, warm %s",
+			    snippets[i], keys[k], json_object_to_json_string(
+			    th_sc(cold, keys[k])), json_object_to_json_string(
+			    th_sc(warm, keys[k])));
+		json_object_put(cold);
+		json_object_put(warm);
+	}
+	T.env.warm = NULL;
+	warm_free(w);
 }
 END_TEST
 
@@ -692,6 +752,7 @@ run_suite(void)
 	tcase_add_test(tc, run_command_sets_checked_environment);
 	tcase_add_test(tc, run_code_runs_each_available_language);
 	tcase_add_test(tc, run_code_python_is_isolated_and_reads_stdin);
+	tcase_add_test(tc, run_code_warm_python_answers_as_a_cold_one);
 	tcase_add_test(tc, run_code_c_compile_error_is_reported);
 	tcase_add_test(tc, run_code_is_killed_at_the_deadline);
 	tcase_add_test(tc, run_code_output_is_capped_and_made_valid_utf8);
