@@ -308,13 +308,13 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 		env.sb = NULL;
 	}
 	sb_result_fini(&sberr);
-	/* run_code's pythons started ahead; made at the first python call */
-	env.warm = warm_new(env.sb, pol);
 	if ((env.slots = tool_slots_new(pol->limits.max_sandboxes,
 	    pol->limits.queue, pol->limits.queue_wait_ms)) == NULL) {
 		log_err("out of memory");
 		goto out;
 	}
+	/* run_code's pythons started ahead; made at the first python call */
+	env.warm = warm_new(env.sb, pol, env.slots);
 	/*
 	 * HTTP makes a workspace per session (transport_http_run). On stdio a
 	 * user's directory is checked now; a fresh one is made at the first
@@ -362,8 +362,8 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 	toolset_free(tools);
 	audit_close(srv.audit);
 	workspace_free(ws);
-	tool_slots_free(env.slots);
 	warm_free(env.warm);
+	tool_slots_free(env.slots);
 	sb_ctx_free(env.sb);
 	return rc;
 }

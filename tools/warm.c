@@ -23,6 +23,7 @@
 
 #include "policy.h"
 #include "sbcall.h"
+#include "slots.h"
 #include "warm.h"
 
 /* Warm pythons kept at most, whatever the policy asks (the policy's own
@@ -76,6 +77,7 @@ struct warm_one {
 struct warm {
 	struct sb_ctx *sb;		/* borrowed */
 	const struct policy *policy;	/* borrowed */
+	struct tool_slots *slots;	/* borrowed; NULL: no other work */
 	unsigned cap;
 	pthread_mutex_t lock;
 	pthread_cond_t wake;		/* asked to refill, or stop */
@@ -142,6 +144,21 @@ start_one(struct warm *w, const char *ws)
 	return s;
 }
 
+/*
+ * Calls are using every sandbox slot, or waiting for one: starting a
+ * python now would take CPU from them (the next answer asks again).
+ */
+static bool
+busy(const struct warm *w)
+{
+	uint32_t running, queued;
+
+	if (w->slots == NULL)
+		return false;
+	tool_slots_stats(w->slots, &running, &queued);
+	return running + queued >= w->policy->limits.max_sandboxes;
+}
+
 static void *
 warm_main(void *arg)
 {
@@ -152,7 +169,8 @@ warm_main(void *arg)
 
 	(void)pthread_mutex_lock(&w->lock);
 	while (!w->stop) {
-		if (w->want == NULL || count_for(w, w->want) >= w->cap) {
+		if (w->want == NULL || count_for(w, w->want) >= w->cap ||
+		    busy(w)) {
 			(void)pthread_cond_wait(&w->wake, &w->lock);
 			continue;
 		}
@@ -192,7 +210,7 @@ warm_main(void *arg)
 }
 
 struct warm *
-warm_new(struct sb_ctx *sb, const struct policy *p)
+warm_new(struct sb_ctx *sb, const struct policy *p, struct tool_slots *slots)
 {
 	struct warm *w;
 
@@ -203,6 +221,7 @@ warm_new(struct sb_ctx *sb, const struct policy *p)
 		return NULL;
 	w->sb = sb;
 	w->policy = p;
+	w->slots = slots;
 	w->cap = p->limits.warm_python < WARM_MAX ? p->limits.warm_python :
 	    WARM_MAX;
 	(void)pthread_mutex_init(&w->lock, NULL);

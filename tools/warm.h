@@ -17,9 +17,15 @@
 struct policy;
 struct warm;
 
-/* NULL when the policy asks for none, python3 is unavailable, or no
- * memory; the tools then run python cold. */
-struct warm *warm_new(struct sb_ctx *sb, const struct policy *p);
+/*
+ * NULL when the policy asks for none, python3 is unavailable, or no
+ * memory; the tools then run python cold. While calls hold every slot of
+ * slots (or wait for one), none is started: under load they would only take
+ * CPU from those calls. slots may be NULL.
+ */
+struct tool_slots;
+struct warm *warm_new(struct sb_ctx *sb, const struct policy *p,
+    struct tool_slots *slots);
 /* Stops the thread, kills and reaps every waiting python. */
 void warm_free(struct warm *w);
 

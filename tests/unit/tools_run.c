@@ -301,7 +301,7 @@ START_TEST(run_code_warm_python_answers_as_a_cold_one)
 
 	if (!T.p->languages[POLICY_LANG_PYTHON3].available)
 		return;
-	ck_assert_ptr_nonnull(w = warm_new(SB, T.p));
+	ck_assert_ptr_nonnull(w = warm_new(SB, T.p, SLOTS));
 	cap = T.p->limits.warm_python;
 	ck_assert_uint_ge(cap, 1);
 	ck_assert_ptr_null(warm_take(w, T.ws->path));	/* none yet */
