@@ -29,6 +29,8 @@
 /* Warm pythons kept at most, whatever the policy asks (the policy's own
  * bound is lower): each is an idle interpreter in its own sandbox. */
 #define WARM_MAX	8
+/* The most decimal digits a size_t has (2^64 - 1). */
+#define SIZE_DIGITS	20
 
 
 static const char warm_wrapper[] =
@@ -328,25 +330,21 @@ char *
 warm_stdin(const char *code, const char *const *args, size_t nargs,
     const void *in, size_t in_len, size_t *ret_len)
 {
-	size_t i, head = 0, len, off;
-	char *buf, num[24];
+	size_t clen = strlen(code), len, off, i;
+	char *buf;
 
-	len = strlen(code);
-	head = (size_t)snprintf(num, sizeof(num), "%zu", len);
-	for (i = 0; i < nargs; i++) {
-		head += 1 + (size_t)snprintf(num, sizeof(num), "%zu",
-		    strlen(args[i]));
+	/* header: up to SIZE_DIGITS digits and a separator per length */
+	len = clen + in_len + (nargs + 1) * (SIZE_DIGITS + 1);
+	for (i = 0; i < nargs; i++)
 		len += strlen(args[i]);
-	}
-	len += head + 1 + in_len;
 	if ((buf = malloc(len + 1)) == NULL)
 		return NULL;
-	off = (size_t)sprintf(buf, "%zu", strlen(code));
+	off = (size_t)sprintf(buf, "%zu", clen);
 	for (i = 0; i < nargs; i++)
 		off += (size_t)sprintf(buf + off, " %zu", strlen(args[i]));
 	buf[off++] = '\n';
-	memcpy(buf + off, code, strlen(code));
-	off += strlen(code);
+	memcpy(buf + off, code, clen);
+	off += clen;
 	for (i = 0; i < nargs; i++) {
 		memcpy(buf + off, args[i], strlen(args[i]));
 		off += strlen(args[i]);
