@@ -367,7 +367,7 @@ reset_signals(void)
 	return 0;
 }
 
-/* The program's own process: session, stdio, limits, privileges, exec. */
+/* The program's own process: signals, stdio, limits, privileges, exec. */
 static void __attribute__((noreturn))
 program(const struct sb_plan *p, bool have_stdin)
 {
@@ -376,8 +376,7 @@ program(const struct sb_plan *p, bool have_stdin)
 	size_t i;
 	int fd, rc;
 
-	if (setsid() < 0)
-		child_fail(st, SB_STAGE_SESSION, errno);
+	/* the session is the init's (sb_child_init) */
 	if ((rc = reset_signals()) < 0)
 		child_fail(st, SB_STAGE_SESSION, -rc);
 	(void)umask(SB_UMASK);
@@ -448,9 +447,19 @@ sb_child_init(const struct sb_plan *p)
 	pid_t prog;
 
 	shuffle_fds(p);
+	/*
+	 * The sandbox's own session, made here so that the program shares
+	 * it: no controlling terminal, so no TIOCSTI into the server's; and,
+	 * where the kernel shares CPU time out by session (autogroup), one
+	 * group for the whole sandbox, the one start_idle lowers.
+	 */
+	if (setsid() < 0)
+		child_fail(SB_FD_STATUS, SB_STAGE_SESSION, errno);
 	if (p->start_idle) {
 		struct sched_param sp = { 0 };
 
+		/* the parent weighs our session's group down on this byte */
+		(void)!write(SB_FD_SYNC, "s", 1);
 		(void)sched_setscheduler(0, SCHED_IDLE, &sp);
 	}
 	/* Still the creator's kernel ids here, while the parent maps ours. */

@@ -452,6 +452,46 @@ chans_open(struct chans *c, const struct sb_ctx *ctx,
  * On success r->pid runs; on failure res says why and r->pid, if set, is
  * for the caller to kill and reap.
  */
+/*
+ * Sets the CPU weight of the session (autogroup) pid is in, as a nice
+ * value. Where the kernel shares CPU time out by session (autogroup, on
+ * in Debian's kernels), SCHED_IDLE only orders the tasks within the
+ * sandbox's session; the session itself competes as the equal of the
+ * server's. Best effort: without autogroup there is no such file.
+ */
+static void
+autogroup_nice(pid_t pid, int nice)
+{
+	char path[48], v[8];
+	int fd, n;
+
+	(void)snprintf(path, sizeof(path), "/proc/%d/autogroup", (int)pid);
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+		return;
+	n = snprintf(v, sizeof(v), "%d", nice);
+	(void)!write(fd, v, (size_t)n);
+	(void)close(fd);
+}
+
+/*
+ * A run started at idle priority: its session weighs the least there is
+ * (nice 19), once its init says the session is made. Never before: the
+ * init is in the server's session until then, and the write would weigh
+ * the server down. A child that died first simply gets nothing.
+ */
+static void
+start_low(struct chans *c, pid_t init)
+{
+	char b;
+	ssize_t n;
+
+	do
+		n = recv(c->sync[1], &b, 1, 0);
+	while (n < 0 && errno == EINTR);
+	if (n == 1 && b == 's')
+		autogroup_nice(init, SB_IDLE_NICE);
+}
+
 static int
 launch(struct sb_ctx *ctx, struct sb_plan *p, struct chans *c, int *slot,
     struct run *r, struct sb_result *res)
@@ -493,6 +533,8 @@ launch(struct sb_ctx *ctx, struct sb_plan *p, struct chans *c, int *slot,
 	close_fd(&c->stat[1]);
 	close_fd(&c->sync[0]);
 	close_fd(&c->in);
+	if (p->start_idle)
+		start_low(c, r->pid);
 	if ((rc = write_maps(ctx, r->pid)) < 0) {
 		sb_fail(res, SB_STAGE_USERNS_MAP, -rc, "writing the id maps");
 		return rc;
@@ -707,9 +749,9 @@ sb_started_alive(struct sb_started *s)
 
 /*
  * A program started at idle priority (limits.start_low) gets the normal
- * policy back as its call comes, even while still starting: the init's
- * children, from /proc (we are root: see plan.c). Best effort: a failure
- * leaves it SCHED_IDLE.
+ * policy and its session's weight back as its call comes, even while
+ * still starting: the init's children, from /proc (we are root: see
+ * plan.c). Best effort: a failure leaves it SCHED_IDLE.
  */
 static void
 renice_program(pid_t init)
@@ -722,6 +764,7 @@ renice_program(pid_t init)
 
 	(void)snprintf(path, sizeof(path), "/proc/%d/task/%d/children",
 	    (int)init, (int)init);
+	autogroup_nice(init, 0);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return;
 	n = read(fd, buf, sizeof(buf) - 1);

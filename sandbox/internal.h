@@ -31,6 +31,12 @@
  */
 #define SB_INSIDE_UID		1000
 #define SB_INSIDE_GID		1000
+/*
+ * The weight of a started-ahead run's session (limits.start_low) until
+ * its call comes: the lowest nice, so that it takes only CPU time that
+ * nothing else wants.
+ */
+#define SB_IDLE_NICE		19
 /* Bytes of one path the sandbox handles (the kernel's PATH_MAX). */
 #define SB_PATH_MAX		4096
 

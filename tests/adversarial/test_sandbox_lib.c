@@ -305,6 +305,74 @@ START_TEST(started_run_discarded_leaves_nothing)
 }
 END_TEST
 
+/* The first line of a /proc file, or "" when there is none. */
+static void
+proc_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	buf[0] = '\0';
+	if (f != NULL) {
+		if (fgets(buf, (int)len, f) == NULL)
+			buf[0] = '\0';
+		fclose(f);
+	}
+}
+
+/*
+ * A run started low (limits.start_low, a root launcher) has its session
+ * weighed as nice 19 where the kernel groups CPU time by session
+ * (autogroup) until sb_finish() gives it nice 0 back; the program shares
+ * the init's session (pid 1's, inside); the server's own group is never
+ * touched. Without root nothing is lowered.
+ */
+START_TEST(started_low_run_weighs_least_until_its_call)
+{
+	static const char *const argv[] = { "/bin/sh", "-c",
+	    "read x; cut -d' ' -f6 /proc/self/stat; "
+	    "sed 's/.* nice //' /proc/self/autogroup", NULL };
+	struct sb_ctx *ctx = new_ctx(1);
+	struct sb_started *s = NULL;
+	struct sb_request req;
+	struct sb_result res;
+	char own[64], own_after[64], path[64], kids[64], init_ag[64];
+
+	proc_line("/proc/self/autogroup", own, sizeof(own));
+	request(&req, argv);
+	req.limits.start_low = true;
+	ck_assert_int_eq(sb_start(ctx, &req, &s, &res), 0);
+	sb_result_fini(&res);
+	/* the init is our only child while it waits for its call */
+	(void)snprintf(path, sizeof(path), "/proc/self/task/%d/children",
+	    (int)gettid());
+	proc_line(path, kids, sizeof(kids));
+	ck_assert_msg(atoi(kids) > 0, "no child: \"%s\"", kids);
+	(void)snprintf(path, sizeof(path), "/proc/%d/autogroup", atoi(kids));
+	proc_line(path, init_ag, sizeof(init_ag));
+	req.stdin_data = "go\n";
+	req.stdin_len = 3;
+	ck_assert_int_eq(sb_finish(s, &req, NULL, &res), 0);
+	ck_assert(res.exited && res.exit_code == 0);
+	proc_line("/proc/self/autogroup", own_after, sizeof(own_after));
+	ck_assert_str_eq(own_after, own);
+	if (own[0] == '\0') {
+		fprintf(stderr, "started_low_run_weighs_least_until_its_call: "
+		    "no autogroup in this kernel: only the session checked\n");
+		ck_assert_str_eq(res.out.data, "1\n");
+	} else {
+		/* as root, sb_start() returns once the session is made */
+		if (geteuid() == 0) {
+			ck_assert_str_ne(init_ag, own);
+			ck_assert_ptr_nonnull(strstr(init_ag, " nice 19\n"));
+		} else
+			ck_assert_ptr_nonnull(strstr(init_ag, " nice 0\n"));
+		ck_assert_str_eq(res.out.data, "1\n0\n");
+	}
+	sb_result_fini(&res);
+	sb_ctx_free(ctx);
+}
+END_TEST
+
 struct canceller {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -627,6 +695,7 @@ lib_suite(void)
 	tcase_add_test(t, started_run_survives_a_program_that_ignores_stdin);
 	tcase_add_test(t, started_run_deadline_starts_at_finish);
 	tcase_add_test(t, started_run_discarded_leaves_nothing);
+	tcase_add_test(t, started_low_run_weighs_least_until_its_call);
 	tcase_add_test(t, cancel_from_another_thread_kills_at_once);
 	tcase_add_test(t, parallel_runs_with_fresh_netns);
 	tcase_add_test(t, parallel_runs_with_a_netns_pool_smaller_than_the_load);
