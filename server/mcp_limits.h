@@ -40,15 +40,17 @@
 #define MCP_STDIO_READ_CHUNK	(64u * 1024)
 
 /*
- * Idle worker threads kept for tools/call. Threads beyond it exit when
- * idle, so a burst does not pin memory for the life of the server.
+ * Threads the stdio transport keeps waiting to take the reading role (each
+ * runs the tools/call it reads). Threads beyond it exit when idle, so a
+ * burst does not pin memory for the life of the server.
  */
 #define MCP_IDLE_WORKERS	8
 
 /*
- * Stack of a worker thread. Handlers are shallow; the deepest recursion is
- * the validator's (schema and instance depth 64), well under 128 KiB even
- * with AddressSanitizer's larger frames. 256 KiB keeps 128 threads cheap.
+ * Stack of a thread the stdio transport starts (it reads, then runs a
+ * call). Handlers are shallow; the deepest recursion is the validator's
+ * (schema and instance depth 64), well under 128 KiB even with
+ * AddressSanitizer's larger frames. 256 KiB keeps 128 threads cheap.
  */
 #define MCP_WORKER_STACK	(256u * 1024)
 

@@ -42,8 +42,10 @@ STDIO_ONLY = {
     "013-cli-help.case": "the CLI's own output on stdout, not MCP",
     "014-cli-version.case": "the CLI's own output on stdout, not MCP",
     "011-review-findings.case": "two calls in one write and 128 calls in "
-                                "flight are stdio's worker pool (HTTP has "
+                                "flight are stdio's threads (HTTP has "
                                 "its own per-session cap, test_http.py)",
+    "017-reading-role.case": "lines in one write, a slow call in flight, "
+                             "and stdin ending are stdio's reading role",
 }
 
 
