@@ -84,11 +84,12 @@ struct sb_limits {
 	size_t stdout_cap;	/* bytes kept of stdout (SB_DEFAULT_OUTPUT_CAP) */
 	size_t stderr_cap;	/* bytes kept of stderr (SB_DEFAULT_OUTPUT_CAP) */
 	/*
-	 * For sb_start(): the sandbox starts SCHED_IDLE, so that getting
+	 * For sb_start(): the sandbox starts SCHED_IDLE, its session (the
+	 * kernel's autogroup, where there is one) at nice 19, so that getting
 	 * ready yields at once to any other work, and sb_finish() gives the
-	 * program the normal policy back when its call comes. Only when the
-	 * launcher runs as root (leaving SCHED_IDLE needs CAP_SYS_NICE);
-	 * else ignored.
+	 * program the normal policy and weight back when its call comes. Only
+	 * when the launcher runs as root (leaving SCHED_IDLE needs
+	 * CAP_SYS_NICE); else ignored.
 	 */
 	bool start_low;
 };
