@@ -69,7 +69,14 @@ struct reader {
 	size_t start;		/* first byte not yet framed into a line */
 	size_t scan;		/* bytes from start known to hold no newline */
 	bool discarding;	/* inside an oversized line */
-	struct pollfd pfd[2];	/* stdin, the signal fd */
+	bool ended;		/* stdin ended: never read again (a tty would
+				 * block rather than say EOF twice) */
+	/*
+	 * stdin, and the signal fd. It shows the signals sent to the process
+	 * (kill(1), a terminal, a service manager); one sent to a single
+	 * thread (tgkill) shows once that thread reads again.
+	 */
+	struct pollfd pfd[2];
 	struct json_tokener *tok;	/* owned */
 };
 
@@ -188,8 +195,9 @@ set_waiting(bool waiting)
 
 /*
  * Registers a call and gives the reading role up (lock held): to an idle
- * thread, or to one started now. -1 when the call cannot run: the in-flight
- * cap, or no thread to read while it runs (then nothing was registered).
+ * thread, or to one started now. When the call cannot run, nothing was
+ * registered: -1 at the in-flight cap, -2 when no thread could be started
+ * to read while it runs.
  */
 static int
 give_up_reading(struct pool *p, const struct rpc_msg *msg,
@@ -208,8 +216,10 @@ give_up_reading(struct pool *p, const struct rpc_msg *msg,
 		(void)pthread_attr_setstacksize(&attr, MCP_WORKER_STACK);
 		rc = pthread_create(&tid, &attr, follower_main, p);
 		(void)pthread_attr_destroy(&attr);
-		if (rc != 0)
-			return -1;
+		if (rc != 0) {
+			log_err("cannot start a thread: %s", strerror(rc));
+			return -2;
+		}
 		p->threads++;	/* it waits for the role once it runs */
 	}
 	if (dispatch_enqueue(p->sess, msg, fl) != 0)
@@ -256,8 +266,10 @@ handle_line(struct pool *p, char *line, size_t len, struct inflight *fl)
 		(void)pthread_mutex_unlock(&p->lock);
 		if (rc == 0)
 			return msg;
-		reply = jsonrpc_error(msg->id, MCP_ERR_INTERNAL,
-		    "Server busy: too many requests in flight", NULL, NULL);
+		reply = jsonrpc_error(msg->id, MCP_ERR_INTERNAL, rc == -1 ?
+		    "Server busy: too many requests in flight" :
+		    "Server busy: out of threads to run the request; try "
+		    "again in a moment", NULL, NULL);
 		rpc_msg_free(msg);
 		out_batching = batching;
 		send_owned(p->out, reply);
@@ -322,6 +334,8 @@ read_lines(struct pool *p, struct rpc_msg **ret, struct inflight *fl)
 			rd->have = rd->scan = 0;
 		}
 
+		if (rd->ended)
+			return READ_EOF;
 		if (poll(rd->pfd, 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -340,16 +354,18 @@ read_lines(struct pool *p, struct rpc_msg **ret, struct inflight *fl)
 			if (errno == EINTR || errno == EAGAIN)
 				continue;
 			log_err("read stdin: %s", strerror(errno));
+			rd->ended = true;
 			return READ_EOF;
 		}
 		if (n == 0) {
+			rd->ended = true;
 			/* a last line without its newline */
 			len = rd->discarding ? 0 : rd->have;
 			rd->have = rd->scan = 0;
 			if (len > 0 &&
 			    (msg = handle_line(p, rd->buf, len, fl)) != NULL) {
 				*ret = msg;
-				return READ_CALL;	/* EOF again next */
+				return READ_CALL;	/* the next holder ends */
 			}
 			return READ_EOF;
 		}
@@ -511,6 +527,7 @@ transport_stdio_run(const struct server *srv, struct session *sess)
 	p.rd.pfd[1].events = POLLIN;
 	p.role_free = true;
 	serve(&p, true);
+	set_waiting(false);
 	/* the threads still waiting for the role see stop and leave */
 	(void)pthread_mutex_lock(&p.lock);
 	while (p.threads > 0)
