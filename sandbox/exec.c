@@ -447,12 +447,6 @@ chans_open(struct chans *c, const struct sb_ctx *ctx,
 }
 
 /*
- * Clone the sandbox's init, in a pooled netns when one is free (joined by
- * this thread only around the clone), write its id maps and release it.
- * On success r->pid runs; on failure res says why and r->pid, if set, is
- * for the caller to kill and reap.
- */
-/*
  * Sets the CPU weight of the session (autogroup) pid is in, as a nice
  * value. Where the kernel shares CPU time out by session (autogroup, on
  * in Debian's kernels), SCHED_IDLE only orders the tasks within the
@@ -492,6 +486,12 @@ start_low(struct chans *c, pid_t init)
 		autogroup_nice(init, SB_IDLE_NICE);
 }
 
+/*
+ * Clone the sandbox's init, in a pooled netns when one is free (joined by
+ * this thread only around the clone), write its id maps and release it.
+ * On success r->pid runs; on failure res says why and r->pid, if set, is
+ * for the caller to kill and reap.
+ */
 static int
 launch(struct sb_ctx *ctx, struct sb_plan *p, struct chans *c, int *slot,
     struct run *r, struct sb_result *res)
