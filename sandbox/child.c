@@ -437,6 +437,31 @@ reap(pid_t prog, uint64_t base_kib)
 	_exit(0);
 }
 
+/*
+ * SCHED_IDLE, with the shortest time slice the kernel grants (6.12 and
+ * later; before, the attribute is ignored or refused and the policy alone
+ * is set). Our session's group then keeps a CPU from a waking thread of
+ * the server or its client for at most that slice, not for the default
+ * one (a few ms, rounded up to a tick). The program inherits both;
+ * sb_finish() gives it the normal policy and slice back.
+ */
+static void
+start_idle(void)
+{
+	struct sb_sched_attr a = { .size = sizeof(a),
+	    .runtime = SB_IDLE_SLICE_NS };
+	struct sched_param sp = { 0 };
+
+	/* from SCHED_OTHER, or the kernel keeps its default slice for IDLE */
+	a.policy = SCHED_OTHER;
+	if (syscall(SYS_sched_setattr, 0, &a, 0U) == 0) {
+		a.policy = SCHED_IDLE;
+		if (syscall(SYS_sched_setattr, 0, &a, 0U) == 0)
+			return;
+	}
+	(void)sched_setscheduler(0, SCHED_IDLE, &sp);
+}
+
 void
 sb_child_init(const struct sb_plan *p)
 {
@@ -456,11 +481,9 @@ sb_child_init(const struct sb_plan *p)
 	if (setsid() < 0)
 		child_fail(SB_FD_STATUS, SB_STAGE_SESSION, errno);
 	if (p->start_idle) {
-		struct sched_param sp = { 0 };
-
 		/* the parent weighs our session's group down on this byte */
 		(void)!write(SB_FD_SYNC, "s", 1);
-		(void)sched_setscheduler(0, SCHED_IDLE, &sp);
+		start_idle();
 	}
 	/* Still the creator's kernel ids here, while the parent maps ours. */
 	open_sources(p);

@@ -756,6 +756,7 @@ sb_started_alive(struct sb_started *s)
 static void
 renice_program(pid_t init)
 {
+	struct sb_sched_attr a = { .size = sizeof(a), .policy = SCHED_OTHER };
 	struct sched_param sp = { 0 };
 	char path[64], buf[256], *p, *end;
 	long pid;
@@ -777,7 +778,10 @@ renice_program(pid_t init)
 		pid = strtol(p, &end, 10);
 		if (end == p || errno != 0 || pid <= 0)
 			break;
-		(void)sched_setscheduler((pid_t)pid, SCHED_OTHER, &sp);
+		/* the default slice too (runtime 0): sched_setscheduler()
+		 * would keep the short one */
+		if (syscall(SYS_sched_setattr, (pid_t)pid, &a, 0U) != 0)
+			(void)sched_setscheduler((pid_t)pid, SCHED_OTHER, &sp);
 	}
 }
 

@@ -37,6 +37,23 @@
  * nothing else wants.
  */
 #define SB_IDLE_NICE		19
+/*
+ * Its time slice meanwhile: the kernel's shortest (0.1 ms). With the
+ * default one a starting python held a CPU against the server's and the
+ * client's wake-ups for up to a tick (p90 of the MCP layer 2-3 ms).
+ */
+#define SB_IDLE_SLICE_NS	100000
+/* The kernel's struct sched_attr, first version (glibc 2.36 has none). */
+struct sb_sched_attr {
+	uint32_t size, policy;
+	uint64_t flags;
+	int32_t nice;
+	uint32_t priority;
+	uint64_t runtime;	/* fair policies: the time slice, 0 = default */
+	uint64_t deadline, period;
+};
+_Static_assert(sizeof(struct sb_sched_attr) == 48, "SCHED_ATTR_SIZE_VER0");
+
 /* Bytes of one path the sandbox handles (the kernel's PATH_MAX). */
 #define SB_PATH_MAX		4096
 

@@ -13,7 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "sandbox.h"
@@ -320,6 +323,36 @@ proc_line(const char *path, char *buf, size_t len)
 }
 
 /*
+ * As root, the init of a run started low is SCHED_IDLE with the kernel's
+ * shortest slice, 0.1 ms (custom slices came in Linux 6.12; before, only
+ * the policy is checked).
+ */
+static void
+check_start_slice(pid_t init)
+{
+	struct {
+		uint32_t size, policy;
+		uint64_t flags;
+		int32_t nice;
+		uint32_t priority;
+		uint64_t runtime, deadline, period;
+	} a;
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	if (geteuid() != 0)
+		return;
+	memset(&a, 0, sizeof(a));
+	ck_assert_int_eq(syscall(SYS_sched_getattr, init, &a,
+	    (unsigned)sizeof(a), 0U), 0);
+	ck_assert_uint_eq(a.policy, SCHED_IDLE);
+	ck_assert_int_eq(uname(&u), 0);
+	(void)sscanf(u.release, "%d.%d", &major, &minor);
+	if (major > 6 || (major == 6 && minor >= 12))
+		ck_assert_uint_eq(a.runtime, 100000);
+}
+
+/*
  * A run started low (limits.start_low, a root launcher) has its session
  * weighed as nice 19 where the kernel groups CPU time by session
  * (autogroup) until sb_finish() gives it nice 0 back; the program shares
@@ -349,6 +382,7 @@ START_TEST(started_low_run_weighs_least_until_its_call)
 	ck_assert_msg(atoi(kids) > 0, "no child: \"%s\"", kids);
 	(void)snprintf(path, sizeof(path), "/proc/%d/autogroup", atoi(kids));
 	proc_line(path, init_ag, sizeof(init_ag));
+	check_start_slice(atoi(kids));
 	req.stdin_data = "go\n";
 	req.stdin_len = 3;
 	ck_assert_int_eq(sb_finish(s, &req, NULL, &res), 0);
