@@ -481,9 +481,9 @@ sb_child_init(const struct sb_plan *p)
 	if (setsid() < 0)
 		child_fail(SB_FD_STATUS, SB_STAGE_SESSION, errno);
 	if (p->start_idle) {
+		start_idle();
 		/* the parent weighs our session's group down on this byte */
 		(void)!write(SB_FD_SYNC, "s", 1);
-		start_idle();
 	}
 	/* Still the creator's kernel ids here, while the parent maps ours. */
 	open_sources(p);
