@@ -43,6 +43,14 @@
  * client's wake-ups for up to a tick (p90 of the MCP layer 2-3 ms).
  */
 #define SB_IDLE_SLICE_NS	100000
+/*
+ * Bytes of /proc/self/maps the init reads to let go of the server's
+ * memory (child.c): some 100 bytes a mapping, two mappings a server
+ * thread; what does not fit is kept.
+ */
+#define SB_MAPS_BUF		(32u * 1024)
+/* glibc's malloc arenas start on this boundary (HEAP_MAX_SIZE, 64-bit). */
+#define SB_ARENA_ALIGN		(64ul * 1024 * 1024)
 /* The kernel's struct sched_attr, first version (glibc 2.36 has none). */
 struct sb_sched_attr {
 	uint32_t size, policy;
