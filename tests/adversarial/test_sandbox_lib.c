@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "internal.h"	/* struct sb_sched_attr */
 #include "sandbox.h"
 
 #define PY	"/usr/bin/python3"
@@ -331,13 +332,7 @@ proc_line(const char *path, char *buf, size_t len)
 static void
 check_start_slice(pid_t init)
 {
-	struct {
-		uint32_t size, policy;
-		uint64_t flags;
-		int32_t nice;
-		uint32_t priority;
-		uint64_t runtime, deadline, period;
-	} a;
+	struct sb_sched_attr a;
 	struct utsname u;
 	int major = 0, minor = 0;
 
