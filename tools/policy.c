@@ -48,8 +48,8 @@ static const struct limit_def limit_defs[] = {
 	{ "sql_bytes", "sql-bytes", LIM(sql_bytes), 1024, 64 << 20 },
 	{ "sql_timeout_ms", "sql-timeout-ms", LIM(sql_timeout_ms), 10, 600000 },
 	{ "tmp_mb", "tmp-mb", LIM(tmp_mb), 1, 4096 },
-	/* each one is an idle interpreter in its own sandbox (~10 MiB) */
-	{ "warm_python", "warm-python", LIM(warm_python), 0, 8 },
+	{ "warm_python", "warm-python", LIM(warm_python), 0,
+	    POLICY_MAX_WARM_PYTHON },
 };
 #undef LIM
 #define NLIMITS (sizeof(limit_defs) / sizeof(limit_defs[0]))

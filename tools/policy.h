@@ -24,6 +24,9 @@
 #define POLICY_MAX_ENV_VALUE	1024	/* one environment value */
 #define POLICY_MAX_CONFIG	(256 * 1024)	/* a page of JSON */
 #define POLICY_MAX_SUMMARY	400	/* a skill summary in a description */
+/* run_code pythons started ahead: each is an idle interpreter in its own
+ * sandbox (~10 MiB), and a few cover a client's calls one at a time */
+#define POLICY_MAX_WARM_PYTHON	8
 
 /* A program a model may run with run_command. */
 struct policy_command {

@@ -26,9 +26,6 @@
 #include "slots.h"
 #include "warm.h"
 
-/* Warm pythons kept at most, whatever the policy asks (the policy's own
- * bound is lower): each is an idle interpreter in its own sandbox. */
-#define WARM_MAX	8
 /* The most decimal digits a size_t has (2^64 - 1). */
 #define SIZE_DIGITS	20
 
@@ -84,7 +81,7 @@ struct warm {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;		/* asked to refill, or stop */
 	pthread_cond_t added;		/* one more is ready */
-	struct warm_one ready[WARM_MAX];
+	struct warm_one ready[POLICY_MAX_WARM_PYTHON];
 	unsigned n;
 	char *want;			/* owned: the workspace to keep warm */
 	bool thread_on, stop;
@@ -224,8 +221,9 @@ warm_new(struct sb_ctx *sb, const struct policy *p, struct tool_slots *slots)
 	w->sb = sb;
 	w->policy = p;
 	w->slots = slots;
-	w->cap = p->limits.warm_python < WARM_MAX ? p->limits.warm_python :
-	    WARM_MAX;
+	/* policy.c refuses more; the clamp keeps ready[] safe regardless */
+	w->cap = p->limits.warm_python < POLICY_MAX_WARM_PYTHON ?
+	    p->limits.warm_python : POLICY_MAX_WARM_PYTHON;
 	(void)pthread_mutex_init(&w->lock, NULL);
 	(void)pthread_cond_init(&w->wake, NULL);
 	(void)pthread_cond_init(&w->added, NULL);
@@ -259,7 +257,7 @@ warm_free(struct warm *w)
 struct sb_started *
 warm_take(struct warm *w, const char *workspace)
 {
-	struct sb_started *s = NULL, *dead[WARM_MAX];
+	struct sb_started *s = NULL, *dead[POLICY_MAX_WARM_PYTHON];
 	unsigned i = 0, ndead = 0;
 	char *ws;
 
