@@ -44,7 +44,7 @@ type_bit(struct cctx *c, const struct json_object *v, uint8_t *ret)
 static int
 kw_type(struct cctx *c, struct snode *n, const char *kw, const struct json_object *v)
 {
-	uint8_t b;
+	uint8_t b = 0;	/* type_bit() sets it when it returns 0; gcc -O3 cannot see that */
 	size_t i, len;
 
 	n->kw |= SK_TYPE;

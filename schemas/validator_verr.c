@@ -46,6 +46,9 @@ sv_path(const struct vctx *c, char *buf, size_t size)
 	}
 }
 
+static void fill_error(struct vctx *c, const char *kw, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+
 static void
 fill_error(struct vctx *c, const char *kw, const char *fmt, va_list ap)
 {

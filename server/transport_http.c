@@ -626,6 +626,11 @@ on_connection(void *cls, struct MHD_Connection *conn, void **socket_ctx,
 		atomic_fetch_sub(&ctx->metrics.connections, 1);
 }
 
+/* libmicrohttpd hands us its own printf formats: the one non-literal
+ * format we accept, so the check is told it is one. */
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+
 static void
 on_mhd_log(void *cls, const char *fmt, va_list ap)
 {

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Builds mcp-sandbox twice (release, and ASan+UBSan) and runs every test
-# suite in both builds: unit, integration (stdio and HTTP), adversarial
+# suite in both builds (and also builds it with gcc -O3 and with clang,
+# warnings as errors, without running the tests there): unit, integration (stdio and HTTP), adversarial
 # (sandbox escapes), SDK client and conformance. Exit 0 only if all pass.
 # Run tests/setup.sh --test first (the README's test command does).
 set -eu
@@ -20,6 +21,17 @@ echo "== release build"
 build "$root/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo
 echo "== sanitizer build (ASan + UBSan)"
 build "$root/build-asan" -DCMAKE_BUILD_TYPE=Debug -DMCP_SANITIZE=ON
+# Built, not tested: each compiler and optimisation level warns about
+# different things, and every build is -Werror (CMakeLists.txt says why).
+echo "== gcc Release build (-O3), warnings as errors"
+build "$root/build-gcc-release" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=gcc
+if command -v clang >/dev/null 2>&1; then
+	echo "== clang build, warnings as errors"
+	build "$root/build-clang" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang
+else
+	echo "run-all: clang is not installed (tests/setup.sh --test installs it)" >&2
+	exit 1
+fi
 
 status=0
 echo "== tests, release build"

@@ -34,7 +34,7 @@ pkgs="build-essential cmake pkg-config libjson-c-dev libmicrohttpd-dev
 libseccomp-dev libgmp-dev libpcre2-dev libsqlite3-dev check python3 gcc
 coreutils grep sed gawk findutils diffutils jq git sqlite3 ca-certificates"
 # Tests and benchmarks.
-test_pkgs="bubblewrap hyperfine wrk curl procps util-linux iproute2"
+test_pkgs="clang bubblewrap hyperfine wrk curl procps util-linux iproute2"
 
 missing=""
 for p in $pkgs $( [ $want_tests -eq 1 ] && echo $test_pkgs ); do

@@ -38,9 +38,10 @@ static void
 put(const char *dir, const char *name, const char *text, mode_t mode)
 {
 	char path[PATH_MAX];
-	int fd;
+	int fd, n;
 
-	(void)snprintf(path, sizeof(path), "%s/%s", dir, name);
+	n = snprintf(path, sizeof(path), "%s/%s", dir, name);
+	must(n >= 0 && (size_t)n < sizeof(path), name);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
 	must(fd >= 0, path);
 	must(write(fd, text, strlen(text)) == (ssize_t)strlen(text), path);
