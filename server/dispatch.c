@@ -19,7 +19,6 @@
 #include "utf8.h"
 #include "validator.h"
 #include "version.h"
-#include "warm.h"
 
 const char *const dispatch_legacy_versions[] = {
 	"2025-11-25", "2025-06-18", "2025-03-26", NULL
@@ -580,7 +579,7 @@ m_tools_call(struct req *r, struct json_object **ret)
 	if (r->srv->on_call != NULL)
 		r->srv->on_call(r->srv->on_call_arg, tool->def->name, st,
 		    result != NULL && json_object_object_get_ex(result,
-		    "isError", NULL), &audit);
+		    "isError", NULL), audit.ran, audit.duration_us);
 	json_object_put(args);
 	if (st == MCP_OK)
 		*ret = result;
@@ -698,8 +697,8 @@ decorate_modern(struct json_object *res)
 static void
 after_answer(struct req *r)
 {
-	if (r->sandboxed)
-		warm_refill(r->srv->env->warm);
+	if (r->sandboxed && r->srv->env->prestart.refill != NULL)
+		r->srv->env->prestart.refill(r->srv->env->prestart.arg);
 	if (!r->audit_pending)
 		return;
 	audit_call(r->srv->audit, r->sess, r->audit_tool, r->audit_args,
@@ -785,6 +784,38 @@ dispatch_may_notify(const struct session *sess, const struct rpc_msg *msg)
 	level = sess->log_level;
 	(void)pthread_mutex_unlock((pthread_mutex_t *)&sess->lock);
 	return level >= 0;
+}
+
+size_t
+dispatch_tool_count(const struct server *srv)
+{
+	return toolset_count(srv->tools);
+}
+
+const char *
+dispatch_tool_name(const struct server *srv, size_t i)
+{
+	struct json_object *t, *n;
+
+	t = json_object_array_get_idx(toolset_list(srv->tools), i);
+	if (t == NULL || !json_object_object_get_ex(t, "name", &n))
+		return NULL;
+	return json_object_get_string(n);
+}
+
+struct json_object *
+dispatch_tool_listing(const struct server *srv, const char *name)
+{
+	struct json_object *list = toolset_list(srv->tools), *t, *n;
+	size_t i, len = json_object_array_length(list);
+
+	for (i = 0; i < len; i++) {
+		t = json_object_array_get_idx(list, i);
+		if (json_object_object_get_ex(t, "name", &n) &&
+		    strcmp(json_object_get_string(n), name) == 0)
+			return t;
+	}
+	return NULL;
 }
 
 enum mcp_err

@@ -8,15 +8,16 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "jsonrpc.h"
 #include "mcp_err.h"
 #include "session.h"
 
+struct json_object;
 struct toolset;
 struct tool_env;
 struct audit;
-struct tool_audit;
 
 /* Server-wide and immutable while serving; shared by every thread. */
 struct server {
@@ -27,10 +28,11 @@ struct server {
 	/*
 	 * Optional observer of every finished tools/call (the HTTP
 	 * transport's metrics). Called on the calling thread, so it must be
-	 * thread-safe; tool is static, facts borrowed for the call only.
+	 * thread-safe; tool is static. ran: a sandbox or an engine ran, for
+	 * duration_us.
 	 */
 	void (*on_call)(void *arg, const char *tool, enum mcp_err st,
-	    bool is_error, const struct tool_audit *facts);
+	    bool is_error, bool ran, uint64_t duration_us);
 	void *on_call_arg;
 };
 
@@ -89,5 +91,16 @@ bool dispatch_may_notify(const struct session *sess, const struct rpc_msg *msg);
 
 /* The modern protocol version a message names in its _meta, or NULL. */
 const char *dispatch_modern_version(const struct rpc_msg *msg);
+
+/*
+ * The tools offered, for transports (metric labels, headers mirrored from
+ * arguments), which never include tools/: how many, the name of the i-th
+ * (i < count; static), and the tools/list entry of name (borrowed for the
+ * server's life, or NULL).
+ */
+size_t dispatch_tool_count(const struct server *srv);
+const char *dispatch_tool_name(const struct server *srv, size_t i);
+struct json_object *dispatch_tool_listing(const struct server *srv,
+    const char *name);
 
 #endif

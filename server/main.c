@@ -101,7 +101,7 @@ usage(FILE *out)
 		    policy_flags[i].metavar ? policy_flags[i].metavar : "");
 		fprintf(out, "      %-22s %s\n", left, policy_flags[i].help);
 	}
-	/* ---- HTTP transport flags (server/http_config.c) ---- */
+	/* ---- HTTP transport flags (transport/http_config.c) ---- */
 	fprintf(out, "\nStreamable HTTP (instead of stdio):\n");
 	for (i = 0; http_flags[i].name != NULL; i++) {
 		(void)snprintf(left, sizeof(left), "--%s%s%s",
@@ -283,6 +283,7 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 	struct server srv = { 0 };
 	struct sb_config sbcfg = { 0 };
 	struct sb_result sberr;
+	struct warm *warm = NULL;
 	struct toolset *tools = NULL;
 	struct workspace *ws = NULL;
 	struct session sess;
@@ -314,7 +315,8 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 		goto out;
 	}
 	/* run_code's pythons started ahead; made at the first python call */
-	env.warm = warm_new(env.sb, pol, env.slots);
+	warm = warm_new(env.sb, pol, env.slots);
+	warm_prestart(warm, &env.prestart);
 	/*
 	 * HTTP makes a workspace per session (transport_http_run). On stdio a
 	 * user's directory is checked now; a fresh one is made at the first
@@ -355,14 +357,15 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 	    "fresh at first use");
 	rc = transport_stdio_run(&srv, &sess);
 	/* the warm pythons bind the workspace: gone before it is */
-	warm_free(env.warm);
-	env.warm = NULL;
+	warm_prestart(NULL, &env.prestart);
+	warm_free(warm);
+	warm = NULL;
 	session_fini(&sess);
  out:
 	toolset_free(tools);
 	audit_close(srv.audit);
 	workspace_free(ws);
-	warm_free(env.warm);
+	warm_free(warm);
 	tool_slots_free(env.slots);
 	sb_ctx_free(env.sb);
 	return rc;

@@ -42,6 +42,25 @@ session_workspace(struct session *s, char *err, size_t errlen)
 	return path;
 }
 
+int
+session_ws_open(const char *dir, uid_t owner, struct workspace **ret,
+    char *err, size_t errlen)
+{
+	return workspace_open(dir, owner, ret, err, errlen);
+}
+
+const char *
+session_ws_path(const struct workspace *ws)
+{
+	return ws->path;
+}
+
+void
+session_ws_free(struct workspace *ws)
+{
+	workspace_free(ws);
+}
+
 void
 session_fini(struct session *s)
 {

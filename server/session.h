@@ -69,4 +69,16 @@ void session_cancel_all(struct session *s);
 void session_wait_idle(struct session *s);
 bool session_is_cancelled(struct session *s, const struct inflight *f);
 
+/*
+ * A workspace a transport owns for its sessions (tools/workspace.h's,
+ * reached through this layer so that transports never include tools/):
+ * a fresh private one when dir is NULL (owned by owner, or -1), else dir.
+ * 0, or -1 with err filled. The path is borrowed for the workspace's life;
+ * session_ws_free() removes a private one. NULL-safe.
+ */
+int session_ws_open(const char *dir, uid_t owner, struct workspace **ret,
+    char *err, size_t errlen) __attribute__((warn_unused_result));
+const char *session_ws_path(const struct workspace *ws);
+void session_ws_free(struct workspace *ws);
+
 #endif

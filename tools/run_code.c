@@ -124,7 +124,7 @@ tool_run_code(const struct tool_call *call,
 	c.workspace_writable = true;
 	c.what = "the code";
 	/* the same call, for a python started ahead if one waits */
-	if (l == POLICY_LANG_PYTHON3 && call->env->warm != NULL) {
+	if (l == POLICY_LANG_PYTHON3 && call->env->prestart.take != NULL) {
 		if ((warm_in = warm_stdin(code, argv + nhead, argv_count(
 		    argv + nhead), c.stdin_data, c.stdin_len,
 		    &c.warm_stdin_len)) == NULL) {

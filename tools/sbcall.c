@@ -14,7 +14,6 @@
 #include "sbcall.h"
 #include "slots.h"
 #include "toolargs.h"
-#include "warm.h"
 
 #define SBCALL_PROGRESS_MS	1000	/* one progress notification a second */
 
@@ -281,8 +280,9 @@ sbcall_run(const struct tool_call *call, const struct sbcall *c,
 		    "cancelled.", c->what);
 		goto out;
 	}
-	if (c->warm_stdin != NULL && env->warm != NULL &&
-	    (started = warm_take(env->warm, req.workspace_host)) != NULL) {
+	if (c->warm_stdin != NULL && env->prestart.take != NULL &&
+	    (started = env->prestart.take(env->prestart.arg,
+	    req.workspace_host)) != NULL) {
 		/* a python started ahead: the call is its stdin */
 		req.stdin_data = c->warm_stdin;
 		req.stdin_len = c->warm_stdin_len;

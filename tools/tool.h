@@ -16,17 +16,33 @@
 
 #include "mcp_err.h"
 
-struct policy;		/* tools/policy.h */
+struct policy;		/* policy/policy.h */
 struct sb_ctx;		/* sandbox/sandbox.h */
 struct sb_cancel;	/* sandbox/sandbox.h */
+struct sb_started;	/* sandbox/sandbox.h */
 struct tool_slots;	/* tools/slots.h: bounded concurrency of sandboxes */
+
+/*
+ * Sandboxes started ahead of their calls (warm.c's pythons are the one
+ * kind today), reached through these hooks: the sandboxed-call seam
+ * (sbcall.c) takes one, dispatch asks for a refill once an answer is out,
+ * and neither knows what provides them. take NULL: none are kept.
+ */
+struct tool_prestart {
+	/* one started for this workspace (feed it with sb_finish()), or NULL;
+	 * either way the workspace becomes the one to keep them for */
+	struct sb_started *(*take)(void *arg, const char *workspace);
+	/* starts the missing ones in the background; NULL-safe to skip */
+	void (*refill)(void *arg);
+	void *arg;
+};
 
 /* Server-wide, immutable once serving starts; shared by every thread. */
 struct tool_env {
 	const struct policy *policy;	/* borrowed, never NULL once built */
 	struct sb_ctx *sb;		/* borrowed; NULL if no sandboxed tool */
 	struct tool_slots *slots;	/* borrowed; shared, internally locked */
-	struct warm *warm;		/* borrowed; NULL: no warm python */
+	struct tool_prestart prestart;	/* all NULL: nothing started ahead */
 	bool fixtures;			/* conformance fixture tools offered */
 };
 

@@ -301,6 +301,29 @@ warm_refill(struct warm *w)
 	(void)pthread_mutex_unlock(&w->lock);
 }
 
+static struct sb_started *
+prestart_take(void *arg, const char *workspace)
+{
+	return warm_take(arg, workspace);
+}
+
+static void
+prestart_refill(void *arg)
+{
+	warm_refill(arg);
+}
+
+void
+warm_prestart(struct warm *w, struct tool_prestart *ps)
+{
+	memset(ps, 0, sizeof(*ps));
+	if (w == NULL)
+		return;
+	ps->take = prestart_take;
+	ps->refill = prestart_refill;
+	ps->arg = w;
+}
+
 unsigned
 warm_ready(struct warm *w, const char *workspace, unsigned n,
     unsigned timeout_ms)

@@ -29,6 +29,10 @@ struct warm *warm_new(struct sb_ctx *sb, const struct policy *p,
 /* Stops the thread, kills and reaps every waiting python. */
 void warm_free(struct warm *w);
 
+/* The tool_env hooks (tool.h) that reach w; all NULL when w is NULL. */
+struct tool_prestart;
+void warm_prestart(struct warm *w, struct tool_prestart *ps);
+
 /*
  * A waiting python for this workspace (the caller feeds it with
  * sb_finish()), or NULL: none is ready. Either way the workspace becomes

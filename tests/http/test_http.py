@@ -22,7 +22,7 @@ BIN = None
 POLL_ATTEMPTS = 400
 POLL_PAUSE_S = 0.025
 
-# The caps in server/http_limits.h and server/mcp_limits.h.
+# The caps in transport/http_limits.h and server/mcp_limits.h.
 MAX_MSG = 4 * 1024 * 1024
 MAX_HEADER_BYTES = 16 * 1024
 MAX_CONNECTIONS = 256

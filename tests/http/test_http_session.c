@@ -1,5 +1,5 @@
 /*
- * Unit tests of the HTTP session table (server/http_session.c): ids,
+ * Unit tests of the HTTP session table (transport/http_session.c): ids,
  * binding to the creating token, the per-session call cap, the session
  * cap, idle expiry (by ageing last_used, so no test waits 30 minutes),
  * DELETE, and the workspace of each session going with it.

@@ -307,9 +307,9 @@ START_TEST(run_code_warm_python_answers_as_a_cold_one)
 	ck_assert_uint_ge(cap, 1);
 	ck_assert_ptr_null(warm_take(w, T.ws->path));	/* none yet */
 	for (i = 0; i < sizeof(snippets) / sizeof(snippets[0]); i++) {
-		T.env.warm = NULL;
+		warm_prestart(NULL, &T.env.prestart);
 		cold = call("run_code", snippets[i]);
-		T.env.warm = w;
+		warm_prestart(w, &T.env.prestart);
 		warm_refill(w);
 		ck_assert_uint_eq(warm_ready(w, T.ws->path, cap, 20000), cap);
 		warm = call("run_code", snippets[i]);
@@ -324,7 +324,7 @@ START_TEST(run_code_warm_python_answers_as_a_cold_one)
 		json_object_put(cold);
 		json_object_put(warm);
 	}
-	T.env.warm = NULL;
+	warm_prestart(NULL, &T.env.prestart);
 	warm_free(w);
 }
 END_TEST

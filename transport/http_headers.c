@@ -12,7 +12,6 @@
 #include <microhttpd.h>
 
 #include "http_internal.h"
-#include "registry.h"
 
 #define H_VERSION	"MCP-Protocol-Version"
 #define H_METHOD	"Mcp-Method"
@@ -128,22 +127,6 @@ header_bytes(const struct hval *v, char *buf, size_t cap, size_t *len)
 	return v->p;
 }
 
-/* The tools/list entry of the tool called name (borrowed), or NULL. */
-static struct json_object *
-listed_tool(const struct http_ctx *ctx, const char *name)
-{
-	struct json_object *list = toolset_list(ctx->srv.tools), *t, *n;
-	size_t i, len = json_object_array_length(list);
-
-	for (i = 0; i < len; i++) {
-		t = json_object_array_get_idx(list, i);
-		if (json_object_object_get_ex(t, "name", &n) &&
-		    strcmp(json_object_get_string(n), name) == 0)
-			return t;
-	}
-	return NULL;
-}
-
 /* The text form of an argument mirrored into a header; NULL for types
  * that cannot be mirrored. */
 static const char *
@@ -175,7 +158,7 @@ param_mismatch(const struct http_ctx *ctx, struct MHD_Connection *conn,
 	size_t len;
 	bool present;
 
-	if ((t = listed_tool(ctx, tool)) == NULL ||
+	if ((t = dispatch_tool_listing(&ctx->srv, tool)) == NULL ||
 	    !json_object_object_get_ex(t, "inputSchema", &schema) ||
 	    !json_object_object_get_ex(schema, "properties", &props) ||
 	    !json_object_is_type(props, json_type_object))

@@ -10,8 +10,6 @@
 #include <string.h>
 
 #include "http_internal.h"
-#include "registry.h"
-#include "tool.h"
 
 /* Upper bounds of the duration buckets, in microseconds: from a quick
  * in-process tool to a sandbox run near its time limit. */
@@ -42,20 +40,16 @@ static const char *const reject_names[HTTP_REJ_N] = {
 int
 http_metrics_init(struct http_metrics *m, const struct server *srv)
 {
-	struct json_object *list, *t, *name;
+	const char *name;
 	size_t i, n;
 
 	memset(m, 0, sizeof(*m));
-	list = toolset_list(srv->tools);
-	n = json_object_array_length(list);
+	n = dispatch_tool_count(srv);
 	if (n > 0 && (m->tools = calloc(n, sizeof(*m->tools))) == NULL)
 		return -1;
-	for (i = 0; i < n; i++) {
-		t = json_object_array_get_idx(list, i);
-		if (json_object_object_get_ex(t, "name", &name))
-			m->tools[m->n_tools++].name =
-			    json_object_get_string(name);
-	}
+	for (i = 0; i < n; i++)
+		if ((name = dispatch_tool_name(srv, i)) != NULL)
+			m->tools[m->n_tools++].name = name;
 	return 0;
 }
 
@@ -86,7 +80,7 @@ http_metrics_reject(struct http_metrics *m, enum http_reject why)
 
 void
 http_metrics_on_call(void *arg, const char *tool, enum mcp_err st,
-    bool is_error, const struct tool_audit *facts)
+    bool is_error, bool ran, uint64_t duration_us)
 {
 	struct http_metrics *m = arg;
 	struct http_tool_metrics *tm = NULL;
@@ -103,12 +97,12 @@ http_metrics_on_call(void *arg, const char *tool, enum mcp_err st,
 		atomic_fetch_add(&tm->tool_error, 1);
 	else
 		atomic_fetch_add(&tm->ok, 1);
-	if (facts == NULL || !facts->ran)
+	if (!ran)
 		return;
 	atomic_fetch_add(&tm->runs, 1);
-	atomic_fetch_add(&tm->sum_us, facts->duration_us);
+	atomic_fetch_add(&tm->sum_us, duration_us);
 	for (i = 0; i < HTTP_METRIC_BUCKETS; i++)
-		if (facts->duration_us <= bucket_us[i])
+		if (duration_us <= bucket_us[i])
 			atomic_fetch_add(&tm->bucket[i], 1);
 }
 

@@ -21,7 +21,6 @@
 #include "sha256.h"
 #include "transport_http.h"
 
-struct tool_audit;
 struct workspace;
 
 /* ---- metrics (http_metrics.c): lock-free counters ---- */
@@ -74,7 +73,7 @@ void http_metrics_status(struct http_metrics *m, unsigned int code);
 void http_metrics_reject(struct http_metrics *m, enum http_reject why);
 /* struct server.on_call hook: one finished tools/call. */
 void http_metrics_on_call(void *arg, const char *tool, enum mcp_err st,
-    bool is_error, const struct tool_audit *facts);
+    bool is_error, bool ran, uint64_t duration_us);
 /* Prometheus text exposition, malloc'd; sessions_active from the table. */
 char *http_metrics_render(struct http_metrics *m, size_t sessions_active,
     size_t *ret_len);
@@ -168,9 +167,13 @@ struct http_ctx {
 	bool stopping;			/* set once, under live_lock */
 };
 
+/* ---- stateless sessions in use (http_live.c) ---- */
+
 void http_live_add(struct http_ctx *ctx, struct http_live *l,
     struct session *s);
 void http_live_remove(struct http_ctx *ctx, struct http_live *l);
+/* Stop: marks ctx stopping and cancels every listed session's calls. */
+void http_live_cancel_all(struct http_ctx *ctx);
 
 struct MHD_Connection;
 

@@ -133,7 +133,7 @@ struct policy_flag {
 /* Terminated by an entry whose name is NULL. */
 extern const struct policy_flag policy_flags[];
 
-/* The embedded default (tools/default-policy.json). NULL with err set on
+/* The embedded default (policy/default-policy.json). NULL with err set on
  * failure (allocation only; the default is checked by a unit test). */
 struct policy *policy_new_default(char *err, size_t errlen);
 

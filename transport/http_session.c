@@ -13,7 +13,6 @@
 
 #include "http_internal.h"
 #include "log.h"
-#include "workspace.h"
 
 /* Constant-time equality of two digests. */
 static bool
@@ -69,7 +68,7 @@ session_destroy(struct http_session *s)
 	session_cancel_all(&s->sess);
 	session_wait_idle(&s->sess);
 	session_fini(&s->sess);
-	workspace_free(s->ws);
+	session_ws_free(s->ws);
 	free(s);
 }
 
@@ -179,12 +178,12 @@ http_session_create(struct http_sessions *t,
 		goto fail;
 	}
 	/* the workspace first: no lock is held during file system work */
-	if (workspace_open(t->ws_dir, t->ws_owner, &s->ws, err,
+	if (session_ws_open(t->ws_dir, t->ws_owner, &s->ws, err,
 	    sizeof(err)) != 0) {
 		log_err("session workspace: %s", err);
 		goto fail;
 	}
-	session_init(&s->sess, s->ws->path);
+	session_init(&s->sess, session_ws_path(s->ws));
 	(void)snprintf(s->sess.id, sizeof(s->sess.id), "%s", s->id);
 	memcpy(s->principal, principal, SHA256_LEN);
 	(void)clock_gettime(CLOCK_MONOTONIC, &s->last_used);
@@ -206,11 +205,12 @@ http_session_create(struct http_sessions *t,
 	(void)pthread_mutex_unlock(&t->lock);
 	drop_list(t, gone);
 	atomic_fetch_add(&t->metrics->sessions_created, 1);
-	log_debug("http: session %.8s... workspace %s", s->id, s->ws->path);
+	log_debug("http: session %.8s... workspace %s", s->id,
+	    session_ws_path(s->ws));
 	*ret = s;
 	return HTTP_SESS_OK;
  fail:
-	workspace_free(s->ws);
+	session_ws_free(s->ws);
 	free(s);
 	return rc;
 }

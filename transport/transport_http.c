@@ -25,8 +25,6 @@
 #include "jsonrpc.h"
 #include "log.h"
 #include "mcp_limits.h"
-#include "registry.h"
-#include "workspace.h"
 
 #define H_SESSION	"Mcp-Session-Id"
 #define H_VERSION	"MCP-Protocol-Version"
@@ -693,42 +691,12 @@ static void
 cancel_everything(struct http_ctx *ctx)
 {
 	struct http_session *s;
-	struct http_live *l;
 
 	(void)pthread_mutex_lock(&ctx->sessions.lock);
 	for (s = ctx->sessions.head; s != NULL; s = s->next)
 		session_cancel_all(&s->sess);
 	(void)pthread_mutex_unlock(&ctx->sessions.lock);
-	(void)pthread_mutex_lock(&ctx->live_lock);
-	ctx->stopping = true;
-	for (l = ctx->live; l != NULL; l = l->next)
-		session_cancel_all(l->sess);
-	(void)pthread_mutex_unlock(&ctx->live_lock);
-}
-
-void
-http_live_add(struct http_ctx *ctx, struct http_live *l, struct session *s)
-{
-	l->sess = s;
-	(void)pthread_mutex_lock(&ctx->live_lock);
-	l->next = ctx->live;
-	ctx->live = l;
-	(void)pthread_mutex_unlock(&ctx->live_lock);
-}
-
-void
-http_live_remove(struct http_ctx *ctx, struct http_live *l)
-{
-	struct http_live **pp;
-
-	(void)pthread_mutex_lock(&ctx->live_lock);
-	for (pp = &ctx->live; *pp != NULL; pp = &(*pp)->next) {
-		if (*pp == l) {
-			*pp = l->next;
-			break;
-		}
-	}
-	(void)pthread_mutex_unlock(&ctx->live_lock);
+	http_live_cancel_all(ctx);
 }
 
 int
@@ -763,12 +731,12 @@ transport_http_run(const struct server *srv, const struct http_config *cfg,
 	if (cfg->token_file != NULL &&
 	    http_load_tokens(&ctx, cfg->token_file) != 0)
 		goto out;
-	if (workspace_open(workspace_dir, ws_owner, &ctx.stateless_ws, err,
+	if (session_ws_open(workspace_dir, ws_owner, &ctx.stateless_ws, err,
 	    sizeof(err)) != 0) {
 		log_err("workspace: %s", err);
 		goto out;
 	}
-	ctx.stateless_ws_path = ctx.stateless_ws->path;
+	ctx.stateless_ws_path = session_ws_path(ctx.stateless_ws);
 
 	flags = MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_THREAD_PER_CONNECTION |
 	    MHD_USE_ITC | MHD_USE_ERROR_LOG;
@@ -793,7 +761,7 @@ transport_http_run(const struct server *srv, const struct http_config *cfg,
 	}
 	di = ctx.mhd.get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
 	log_info("serving %zu tools on http://%s/mcp (port %u)%s",
-	    toolset_count(srv->tools), cfg->listen_text,
+	    dispatch_tool_count(srv), cfg->listen_text,
 	    di != NULL ? (unsigned int)di->port : 0,
 	    ctx.n_tokens > 0 ? ", bearer token required" : "");
 
@@ -809,7 +777,7 @@ transport_http_run(const struct server *srv, const struct http_config *cfg,
 	rc = 0;
  out:
 	http_sessions_fini(&ctx.sessions);
-	workspace_free(ctx.stateless_ws);
+	session_ws_free(ctx.stateless_ws);
 	explicit_bzero(ctx.tokens, sizeof(ctx.tokens));
  out_metrics:
 	http_metrics_fini(&ctx.metrics);
