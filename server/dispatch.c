@@ -15,7 +15,8 @@
 #include "dispatch.h"
 #include "log.h"
 #include "registry.h"
-#include "sandbox.h"
+#include "timespec.h"
+#include "tool.h"
 #include "utf8.h"
 #include "validator.h"
 #include "version.h"
@@ -25,10 +26,10 @@ const char *const dispatch_legacy_versions[] = {
 };
 const char *const dispatch_modern_versions[] = { "2026-07-28", NULL };
 
-#define META_VERSION	"io.modelcontextprotocol/protocolVersion"
-#define META_CAPS	"io.modelcontextprotocol/clientCapabilities"
-#define META_LOGLEVEL	"io.modelcontextprotocol/logLevel"
-#define META_SERVERINFO	"io.modelcontextprotocol/serverInfo"
+#define META_VERSION	MCP_META_VERSION
+#define META_CAPS	MCP_META_CAPS
+#define META_LOGLEVEL	MCP_META_LOGLEVEL
+#define META_SERVERINFO	MCP_META_SERVERINFO
 #ifdef MCP_VERIFY_ALL_OUTPUT
 static const bool verify_quick_output = true;
 #else
@@ -172,10 +173,7 @@ m_initialize(struct req *r, struct json_object **ret)
 		if (strcmp(want, dispatch_legacy_versions[i]) == 0)
 			got = dispatch_legacy_versions[i];
 
-	(void)pthread_mutex_lock(&r->sess->lock);
-	r->sess->initialized = true;
-	(void)snprintf(r->sess->version, sizeof(r->sess->version), "%s", got);
-	(void)pthread_mutex_unlock(&r->sess->lock);
+	session_set_version(r->sess, got);
 
 	res = json_object_new_object();
 	json_object_object_add(res, "protocolVersion",
@@ -209,9 +207,7 @@ m_set_level(struct req *r, struct json_object **ret)
 		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
 		    "\"level\" must be one of debug, info, notice, warning, "
 		    "error, critical, alert, emergency");
-	(void)pthread_mutex_lock(&r->sess->lock);
-	r->sess->log_level = level;
-	(void)pthread_mutex_unlock(&r->sess->lock);
+	session_set_log_level(r->sess, level);
 	*ret = json_object_new_object();
 	return MCP_OK;
 }
@@ -308,10 +304,8 @@ m_listen(struct req *r, struct json_object **ret)
 	if ((text = jsonrpc_notification(
 	    "notifications/subscriptions/acknowledged", p, &len)) == NULL)
 		return fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
-	(void)pthread_mutex_lock(&r->sess->lock);
-	if (!r->fl->cancelled)
-		(void)r->sink->send(r->sink->arg, text, len);
-	(void)pthread_mutex_unlock(&r->sess->lock);
+	(void)session_send(r->sess, r->fl, r->sink->send, r->sink->arg, text,
+	    len);
 	free(text);
 	*ret = json_object_new_object();
 	return MCP_OK;
@@ -336,12 +330,8 @@ call_send(struct call_ctx *cc, const char *method, struct json_object *params)
 
 	if ((text = jsonrpc_notification(method, params, &len)) == NULL)
 		return;
-	/* checked and sent under the session lock: a cancel handled in
-	 * between would otherwise let one message through after it */
-	(void)pthread_mutex_lock(&cc->r->sess->lock);
-	if (!cc->fl->cancelled)
-		(void)cc->r->sink->send(cc->r->sink->arg, text, len);
-	(void)pthread_mutex_unlock(&cc->r->sess->lock);
+	(void)session_send(cc->r->sess, cc->fl, cc->r->sink->send,
+	    cc->r->sink->arg, text, len);
 	free(text);
 }
 
@@ -374,14 +364,9 @@ call_progress(void *arg, double progress, double total, const char *message)
 static int
 effective_log_level(struct req *r)
 {
-	int level;
-
 	if (r->era == ERA_MODERN)
 		return r->log_level;
-	(void)pthread_mutex_lock(&r->sess->lock);
-	level = r->sess->log_level;
-	(void)pthread_mutex_unlock(&r->sess->lock);
-	return level;
+	return session_log_level(r->sess);
 }
 
 static void
@@ -404,182 +389,219 @@ call_log(void *arg, enum tool_log_level level, const char *logger,
 	call_send(cc, "notifications/message", p);
 }
 
-static struct json_object *
-progress_token(const struct rpc_msg *msg)
-{
-	struct json_object *meta, *tok;
-
-	if (msg->params == NULL ||
-	    !json_object_object_get_ex(msg->params, "_meta", &meta) ||
-	    !json_object_object_get_ex(meta, "progressToken", &tok))
-		return NULL;
-	if (!json_object_is_type(tok, json_type_string) &&
-	    !json_object_is_type(tok, json_type_int))
-		return NULL;
-	return tok;
-}
-
 /* Whether a modern request's _meta clientCapabilities has cap. */
 static bool
 client_declares(const struct rpc_msg *msg, const char *cap)
 {
-	struct json_object *meta, *caps;
+	struct json_object *caps;
 
-	return msg->params != NULL &&
-	    json_object_object_get_ex(msg->params, "_meta", &meta) &&
-	    json_object_object_get_ex(meta, META_CAPS, &caps) &&
+	return msg->meta != NULL &&
+	    json_object_object_get_ex(msg->meta, META_CAPS, &caps) &&
 	    json_object_is_type(caps, json_type_object) &&
 	    json_object_object_get_ex(caps, cap, NULL);
 }
 
 /*
- * tools/call: every stage of one call, in order. Lookup in the closed
- * table, validation against the input schema, the handler, and a check of
- * the structured result against the output schema.
+ * The stages of a tools/call, in the order m_tools_call() runs them. Each
+ * returns MCP_OK to go on, or the protocol error that answers; a stage
+ * that answers with a result instead (a refusal, isError) leaves it in
+ * *result, and the stages after it do not run.
  */
+
+/* 1. Lookup: the name is only a key into the closed table. *args is a new
+ * reference (an empty object when the call gave none). */
 static enum mcp_err
-m_tools_call(struct req *r, struct json_object **ret)
+call_lookup(struct req *r, const struct tool_entry **ret_tool,
+    struct json_object **ret_args)
 {
 	const struct tool_entry *tool;
-	struct json_object *name_obj, *args = NULL, *result = NULL, *sc, *caps;
-	struct schema_error verr;
-	struct tool_audit audit = { .exit_code = -1 };
-	struct tool_call call;
-	struct sb_cancel cancel;
-	struct call_ctx cc;
-	char wserr[256];
-	const char *name;
-	struct timespec t0, t1;
-	enum mcp_err st;
+	const char *name = r->msg->tool_name, *cap;
+	struct json_object *args = r->msg->arguments, *caps;
 
-	(void)clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (r->msg->params == NULL ||
-	    !json_object_object_get_ex(r->msg->params, "name", &name_obj) ||
-	    !json_object_is_type(name_obj, json_type_string))
+	if (name == NULL)
 		return fail(r, MCP_ERR_INVALID_PARAMS,
 		    "Invalid params: tools/call needs \"name\" (a string)");
-	name = json_object_get_string(name_obj);
-	if (json_object_object_get_ex(r->msg->params, "arguments", &args) &&
-	    !json_object_is_type(args, json_type_object))
+	if (args != NULL && !json_object_is_type(args, json_type_object))
 		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
 		    "\"arguments\" must be an object");
 	if ((tool = toolset_lookup(r->srv->tools, name)) == NULL)
 		return fail(r, MCP_ERR_INVALID_PARAMS, "Unknown tool: \"%.*s\"",
 		    (int)utf8_prefix(name, strlen(name), 64), name);
-	if (tool->def->client_capability != NULL && r->era == ERA_MODERN &&
-	    !client_declares(r->msg, tool->def->client_capability)) {
+	cap = tool->def->client_capability;
+	if (cap != NULL && r->era == ERA_MODERN &&
+	    !client_declares(r->msg, cap)) {
 		r->err_data = json_object_new_object();
 		caps = json_object_new_object();
-		json_object_object_add(caps, tool->def->client_capability,
-		    json_object_new_object());
+		json_object_object_add(caps, cap, json_object_new_object());
 		json_object_object_add(r->err_data, "requiredCapabilities", caps);
 		return fail(r, MCP_ERR_MISSING_CAPABILITY, "Missing required "
 		    "client capability: tool %s needs \"%s\"", tool->def->name,
-		    tool->def->client_capability);
+		    cap);
 	}
+	*ret_tool = tool;
+	*ret_args = args == NULL ? json_object_new_object() :
+	    json_object_get(args);
+	return MCP_OK;
+}
 
-	if (args == NULL)
-		args = json_object_new_object();	/* owned below */
-	else
-		json_object_get(args);
+/* A refusal before the handler: the audit says why, the client gets an
+ * isError result (MCP_ERR_NOMEM if even that cannot be built). */
+static enum mcp_err
+call_refuse(struct tool_audit *audit, const char *why,
+    struct json_object *res, struct json_object **result)
+{
+	audit->refused = true;
+	(void)snprintf(audit->reason, sizeof(audit->reason), "%s", why);
+	*result = res;
+	return res != NULL ? MCP_OK : MCP_ERR_NOMEM;
+}
 
-	st = schema_validate(tool->input, args, &verr);
-	if (st != MCP_OK) {
-		audit.refused = true;
-		(void)snprintf(audit.reason, sizeof(audit.reason),
-		    "invalid arguments: %s", verr.keyword);
-		result = tool_result_error("Invalid arguments for tool %s: %s",
-		    tool->def->name, verr.message);
-		st = result != NULL ? MCP_OK : MCP_ERR_NOMEM;
-		goto out;
-	}
+/* 2. Validation against the input schema. */
+static enum mcp_err
+call_validate(struct req *r, const struct tool_entry *tool,
+    struct json_object *args, struct tool_audit *audit,
+    struct json_object **result)
+{
+	struct schema_error verr;
+	char why[sizeof(audit->reason)];
 
-	memset(&cc, 0, sizeof(cc));
-	cc.r = r;
-	cc.fl = r->fl;
-	cc.progress_token = progress_token(r->msg);
-	memset(&call, 0, sizeof(call));
-	call.env = r->srv->env;
-	call.workspace = NULL;	/* quick tools are pure: no files */
-	if (!tool->def->quick && (call.workspace = session_workspace(r->sess,
+	if (schema_validate(tool->input, args, &verr) == MCP_OK)
+		return MCP_OK;
+	(void)snprintf(why, sizeof(why), "invalid arguments: %s",
+	    verr.keyword);
+	return call_refuse(audit, why, tool_result_error("Invalid arguments "
+	    "for tool %s: %s", tool->def->name, verr.message), result);
+}
+
+/* 3a. What the handler gets: the workspace (none for quick tools, which
+ * are pure), the callbacks, and a cancellation handle that a
+ * notifications/cancelled of this request reaches from now on. */
+static enum mcp_err
+call_prepare(struct req *r, const struct tool_entry *tool,
+    struct tool_call *call, struct call_ctx *cc, struct tool_audit *audit,
+    struct json_object **result)
+{
+	char wserr[256];
+
+	memset(cc, 0, sizeof(*cc));
+	cc->r = r;
+	cc->fl = r->fl;
+	cc->progress_token = r->msg->progress_token;
+	memset(call, 0, sizeof(*call));
+	call->env = r->srv->env;
+	call->audit = audit;
+	call->progress = call_progress;
+	call->log = call_log;
+	call->cb_arg = cc;
+	if (!tool->def->quick && (call->workspace = session_workspace(r->sess,
 	    wserr, sizeof(wserr))) == NULL) {
 		log_err("workspace: %s", wserr);
-		audit.refused = true;
-		(void)snprintf(audit.reason, sizeof(audit.reason),
-		    "no workspace");
-		result = tool_result_error("The workspace could not be made, "
-		    "so nothing was run; the server log says why.");
-		st = result != NULL ? MCP_OK : MCP_ERR_NOMEM;
-		goto out;
+		return call_refuse(audit, "no workspace", tool_result_error(
+		    "The workspace could not be made, so nothing was run; "
+		    "the server log says why."), result);
 	}
-	call.audit = &audit;
-	call.progress = call_progress;
-	call.log = call_log;
-	call.cb_arg = &cc;
-	/* quick tools finish within their own bound: nothing to kill */
-	if (!tool->def->quick) {
-		if (sb_cancel_init(&cancel) != 0) {
-			st = fail(r, MCP_ERR_INTERNAL, "Internal error: cannot "
-			    "create a cancellation handle");
-			goto out;
-		}
-		call.cancel = &cancel;
-		(void)pthread_mutex_lock(&r->sess->lock);
-		r->fl->cancel = &cancel;
-		if (r->fl->cancelled)
-			sb_cancel_fire(&cancel);	/* while validating */
-		(void)pthread_mutex_unlock(&r->sess->lock);
-	}
+	if (tool_call_open(call, tool->def) != 0)
+		return fail(r, MCP_ERR_INTERNAL, "Internal error: cannot "
+		    "create a cancellation handle");
+	if (!tool->def->quick)
+		session_attach(r->sess, r->fl, call);
+	return MCP_OK;
+}
+
+/* 3b. The handler. A sandboxed tool's sandbox stage is inside it, behind
+ * the seam of tools/sbcall.c. */
+static enum mcp_err
+call_handler(struct req *r, const struct tool_entry *tool,
+    struct json_object *args, struct tool_call *call,
+    struct json_object **result)
+{
+	enum mcp_err st;
 
 	r->sandboxed = !tool->def->quick;
-	st = tool->def->handler(&call, args, &result);
+	st = tool->def->handler(call, args, result);
+	if (!tool->def->quick)
+		session_detach(r->sess, r->fl);
+	tool_call_close(call);
+	if (st != MCP_OK)
+		return fail(r, st, "Internal error: tool %s failed",
+		    tool->def->name);
+	return MCP_OK;
+}
 
-	if (!tool->def->quick) {
-		(void)pthread_mutex_lock(&r->sess->lock);
-		r->fl->cancel = NULL;
-		(void)pthread_mutex_unlock(&r->sess->lock);
-		sb_cancel_fini(&cancel);
-	}
-	if (st != MCP_OK) {
-		(void)fail(r, st, "Internal error: tool %s failed",
-		    tool->def->name);
-		goto out;
-	}
-	/*
-	 * A result must match the tool's own output schema, or it is ours
-	 * that is broken: say so rather than send it. Checked on every call of
-	 * a tool that runs for milliseconds; for quick (pure, microsecond)
-	 * tools only in checking builds (Debug, sanitizers), where the whole
-	 * test suite runs: there the check would cost more than the tool.
-	 */
-	if (tool->output != NULL && (!tool->def->quick || verify_quick_output) &&
-	    json_object_object_get_ex(result, "structuredContent", &sc) &&
-	    schema_validate(tool->output, sc, &verr) != MCP_OK) {
-		log_err("tool %s: structuredContent fails its output schema: "
-		    "%s", tool->def->name, verr.message);
-		json_object_put(result);
-		result = NULL;
-		st = fail(r, MCP_ERR_INTERNAL, "Internal error: tool %s "
-		    "produced a result that fails its output schema",
-		    tool->def->name);
-		goto out;
-	}
- out:
-	(void)clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (audit.duration_us == 0)
-		audit.duration_us = (uint64_t)(t1.tv_sec - t0.tv_sec) *
-		    1000000 + (uint64_t)(t1.tv_nsec - t0.tv_nsec) / 1000;
+/*
+ * 4. A result must match the tool's own output schema, or it is ours that
+ * is broken: say so rather than send it. Checked on every call of a tool
+ * that runs for milliseconds; for quick (pure, microsecond) tools only in
+ * checking builds (Debug, sanitizers), where the whole test suite runs:
+ * there the check would cost more than the tool.
+ */
+static enum mcp_err
+call_check_output(struct req *r, const struct tool_entry *tool,
+    struct json_object **result)
+{
+	struct schema_error verr;
+	struct json_object *sc;
+
+	if (tool->output == NULL || (tool->def->quick && !verify_quick_output) ||
+	    !json_object_object_get_ex(*result, "structuredContent", &sc) ||
+	    schema_validate(tool->output, sc, &verr) == MCP_OK)
+		return MCP_OK;
+	log_err("tool %s: structuredContent fails its output schema: %s",
+	    tool->def->name, verr.message);
+	json_object_put(*result);
+	*result = NULL;
+	return fail(r, MCP_ERR_INTERNAL, "Internal error: tool %s produced a "
+	    "result that fails its output schema", tool->def->name);
+}
+
+/* 5. The audit facts: the line is written once the answer is out
+ * (after_answer), and the transport's observer sees the call now. */
+static void
+call_audit(struct req *r, const struct tool_entry *tool,
+    struct json_object *args, struct json_object *result, enum mcp_err st,
+    struct tool_audit *audit, const struct timespec *t0)
+{
+	if (audit->duration_us == 0)
+		audit->duration_us = ts_us_since(t0);
 	if (r->srv->audit != NULL) {
 		r->audit_pending = true;
 		r->audit_tool = tool->def->name;
 		r->audit_args = json_object_get(args);
 		r->audit_result = json_object_get(result);
-		r->audit = audit;
+		r->audit = *audit;
 	}
 	if (r->srv->on_call != NULL)
 		r->srv->on_call(r->srv->on_call_arg, tool->def->name, st,
 		    result != NULL && json_object_object_get_ex(result,
-		    "isError", NULL), audit.ran, audit.duration_us);
+		    "isError", NULL), audit->ran, audit->duration_us);
+}
+
+/*
+ * tools/call, top to bottom: lookup in the closed table, validation
+ * against the input schema, the handler (with what it needs), a check of
+ * the structured result against the output schema, and the audit facts.
+ */
+static enum mcp_err
+m_tools_call(struct req *r, struct json_object **ret)
+{
+	const struct tool_entry *tool = NULL;
+	struct json_object *args = NULL, *result = NULL;
+	struct tool_audit audit = { .exit_code = -1 };
+	struct tool_call call;
+	struct call_ctx cc;
+	struct timespec t0;
+	enum mcp_err st;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &t0);
+	if ((st = call_lookup(r, &tool, &args)) != MCP_OK)
+		return st;
+	st = call_validate(r, tool, args, &audit, &result);
+	if (st == MCP_OK && result == NULL)
+		st = call_prepare(r, tool, &call, &cc, &audit, &result);
+	if (st == MCP_OK && result == NULL &&
+	    (st = call_handler(r, tool, args, &call, &result)) == MCP_OK)
+		st = call_check_output(r, tool, &result);
+	call_audit(r, tool, args, result, st, &audit, &t0);
 	json_object_put(args);
 	if (st == MCP_OK)
 		*ret = result;
@@ -610,15 +632,7 @@ method_lookup(const char *name)
 const char *
 dispatch_modern_version(const struct rpc_msg *msg)
 {
-	struct json_object *meta, *v;
-
-	if (msg->params == NULL ||
-	    !json_object_object_get_ex(msg->params, "_meta", &meta) ||
-	    !json_object_is_type(meta, json_type_object) ||
-	    !json_object_object_get_ex(meta, META_VERSION, &v) ||
-	    !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
+	return msg->meta_version;
 }
 
 /*
@@ -628,19 +642,14 @@ dispatch_modern_version(const struct rpc_msg *msg)
 static enum mcp_err
 check_modern_meta(struct req *r)
 {
-	struct json_object *meta = NULL, *v, *sup;
-	const char *want;
+	struct json_object *meta = r->msg->meta, *v, *sup;
+	const char *want = r->msg->meta_version;
 	size_t i;
 
-	if (r->msg->params != NULL)
-		(void)json_object_object_get_ex(r->msg->params, "_meta", &meta);
-	if (meta == NULL || !json_object_is_type(meta, json_type_object) ||
-	    !json_object_object_get_ex(meta, META_VERSION, &v) ||
-	    !json_object_is_type(v, json_type_string))
+	if (want == NULL)
 		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
 		    "_meta \"%s\" is required (or send initialize first)",
 		    META_VERSION);
-	want = json_object_get_string(v);
 	for (i = 0; dispatch_modern_versions[i] != NULL; i++)
 		if (strcmp(want, dispatch_modern_versions[i]) == 0)
 			break;
@@ -697,8 +706,8 @@ decorate_modern(struct json_object *res)
 static void
 after_answer(struct req *r)
 {
-	if (r->sandboxed && r->srv->env->prestart.refill != NULL)
-		r->srv->env->prestart.refill(r->srv->env->prestart.arg);
+	if (r->sandboxed)
+		tool_env_answered(r->srv->env);
 	if (!r->audit_pending)
 		return;
 	audit_call(r->srv->audit, r->sess, r->audit_tool, r->audit_args,
@@ -754,36 +763,24 @@ bool
 dispatch_is_quick(const struct server *srv, const struct rpc_msg *msg)
 {
 	const struct tool_entry *tool;
-	struct json_object *name;
 
 	if (!dispatch_runs_long(msg) || is_listen(msg))
 		return true;	/* listen answers at once, after its ack */
-	if (msg->params == NULL ||
-	    !json_object_object_get_ex(msg->params, "name", &name) ||
-	    !json_object_is_type(name, json_type_string))
+	if (msg->tool_name == NULL)
 		return true;	/* answered at once with -32602 */
-	tool = toolset_lookup(srv->tools, json_object_get_string(name));
+	tool = toolset_lookup(srv->tools, msg->tool_name);
 	return tool == NULL || tool->def->quick;
 }
 
 bool
-dispatch_may_notify(const struct session *sess, const struct rpc_msg *msg)
+dispatch_may_notify(struct session *sess, const struct rpc_msg *msg)
 {
-	struct json_object *meta, *v;
-	int level;
-
 	if (!dispatch_runs_long(msg))
 		return false;
-	if (is_listen(msg) || progress_token(msg) != NULL)
+	if (is_listen(msg) || msg->progress_token != NULL ||
+	    msg->meta_log_level)
 		return true;
-	if (msg->params != NULL &&
-	    json_object_object_get_ex(msg->params, "_meta", &meta) &&
-	    json_object_object_get_ex(meta, META_LOGLEVEL, &v))
-		return true;
-	(void)pthread_mutex_lock((pthread_mutex_t *)&sess->lock);
-	level = sess->log_level;
-	(void)pthread_mutex_unlock((pthread_mutex_t *)&sess->lock);
-	return level >= 0;
+	return session_log_level(sess) >= 0;
 }
 
 size_t
@@ -898,9 +895,7 @@ dispatch_message_queued(const struct server *srv, struct session *sess,
 			goto reply;
 		}
 	} else {
-		(void)pthread_mutex_lock(&sess->lock);
-		initialized = sess->initialized;
-		(void)pthread_mutex_unlock(&sess->lock);
+		initialized = session_initialized(sess);
 		if (!(m->flags & M_LEGACY)) {
 			st = fail(&r, MCP_ERR_NO_METHOD, "Method not found: "
 			    "%.*s", mlen, msg->method);

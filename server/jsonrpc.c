@@ -344,6 +344,36 @@ check_envelope(struct rpc_msg *msg, const char **ret_why)
 	return MCP_OK;
 }
 
+/* Fills the MCP fields of a request or notification (see jsonrpc.h). */
+static void
+decode_mcp(struct rpc_msg *msg)
+{
+	struct json_object *v;
+
+	if (msg->params == NULL)
+		return;
+	if (json_object_object_get_ex(msg->params, "_meta", &v) &&
+	    json_object_is_type(v, json_type_object)) {
+		msg->meta = v;
+		if (json_object_object_get_ex(v, MCP_META_VERSION, &v) &&
+		    json_object_is_type(v, json_type_string))
+			msg->meta_version = json_object_get_string(v);
+		msg->meta_log_level = json_object_object_get_ex(msg->meta,
+		    MCP_META_LOGLEVEL, NULL);
+		if (json_object_object_get_ex(msg->meta, "progressToken", &v) &&
+		    (json_object_is_type(v, json_type_string) ||
+		    json_object_is_type(v, json_type_int)))
+			msg->progress_token = v;
+	}
+	if (strcmp(msg->method, "tools/call") != 0)
+		return;
+	if (json_object_object_get_ex(msg->params, "name", &v) &&
+	    json_object_is_type(v, json_type_string))
+		msg->tool_name = json_object_get_string(v);
+	(void)json_object_object_get_ex(msg->params, "arguments",
+	    &msg->arguments);
+}
+
 enum mcp_err
 jsonrpc_decode(const char *buf, size_t len, struct rpc_msg **ret,
     char **ret_reply)
@@ -399,6 +429,8 @@ jsonrpc_decode_tok(struct json_tokener *tok, const char *buf, size_t len,
 			goto quiet;
 		goto fail;
 	}
+	if (msg->kind != RPC_RESPONSE)
+		decode_mcp(msg);
 	*ret = msg;
 	return MCP_OK;
  fail:

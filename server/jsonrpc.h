@@ -1,11 +1,14 @@
 /*
  * JSON-RPC 2.0 envelope: decoding one framed message and encoding replies.
  * This is the only place that maps enum mcp_err to wire codes. It does not
- * log; it returns errors.
+ * log; it returns errors. Decoding also picks out, once, the few MCP fields
+ * of params that several layers ask about (struct rpc_msg), so that no
+ * layer parses them again.
  */
 #ifndef JSONRPC_H
 #define JSONRPC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <json-c/json.h>
@@ -19,6 +22,12 @@ enum rpc_kind {
 	RPC_RESPONSE,		/* result or error: we send no requests */
 };
 
+/* The _meta keys of 2026-07-28 requests and results. */
+#define MCP_META_VERSION	"io.modelcontextprotocol/protocolVersion"
+#define MCP_META_CAPS		"io.modelcontextprotocol/clientCapabilities"
+#define MCP_META_LOGLEVEL	"io.modelcontextprotocol/logLevel"
+#define MCP_META_SERVERINFO	"io.modelcontextprotocol/serverInfo"
+
 /*
  * One decoded message. root owns the tree; every other pointer is borrowed
  * from it and lives as long as the message.
@@ -30,6 +39,18 @@ struct rpc_msg {
 	const char *method;		/* borrowed; NULL for responses */
 	struct json_object *params;	/* borrowed; NULL if absent */
 	char id_key[MCP_MAX_ID_LEN + 3];	/* "s:..." or "i:...", for cancel */
+	/*
+	 * MCP's fields, decoded once here; NULL (false) when absent or not
+	 * of the type named. Checking them is dispatch's work.
+	 */
+	struct json_object *meta;	/* params._meta, an object */
+	const char *meta_version;	/* _meta MCP_META_VERSION, a string */
+	bool meta_log_level;		/* _meta has MCP_META_LOGLEVEL */
+	struct json_object *progress_token;	/* _meta.progressToken, a
+					 * string or an integer */
+	const char *tool_name;		/* tools/call: params.name, a string */
+	struct json_object *arguments;	/* tools/call: params.arguments,
+					 * present whatever its type */
 };
 
 /*

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "session.h"
-#include "sandbox.h"
+#include "tool.h"
 #include "workspace.h"
 
 void
@@ -130,12 +130,83 @@ session_is_cancelled(struct session *s, const struct inflight *f)
 	return c;
 }
 
+void
+session_attach(struct session *s, struct inflight *f, struct tool_call *call)
+{
+	(void)pthread_mutex_lock(&s->lock);
+	f->call = call;
+	if (f->cancelled)
+		tool_call_cancel(call);
+	(void)pthread_mutex_unlock(&s->lock);
+}
+
+void
+session_detach(struct session *s, struct inflight *f)
+{
+	(void)pthread_mutex_lock(&s->lock);
+	f->call = NULL;
+	(void)pthread_mutex_unlock(&s->lock);
+}
+
+int
+session_send(struct session *s, const struct inflight *f,
+    int (*send)(void *arg, const char *msg, size_t len), void *arg,
+    const char *msg, size_t len)
+{
+	int rc = 0;
+
+	(void)pthread_mutex_lock(&s->lock);
+	if (!f->cancelled)
+		rc = send(arg, msg, len);
+	(void)pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+void
+session_set_version(struct session *s, const char *version)
+{
+	(void)pthread_mutex_lock(&s->lock);
+	s->initialized = true;
+	(void)snprintf(s->version, sizeof(s->version), "%s", version);
+	(void)pthread_mutex_unlock(&s->lock);
+}
+
+bool
+session_initialized(struct session *s)
+{
+	bool v;
+
+	(void)pthread_mutex_lock(&s->lock);
+	v = s->initialized;
+	(void)pthread_mutex_unlock(&s->lock);
+	return v;
+}
+
+void
+session_set_log_level(struct session *s, int level)
+{
+	(void)pthread_mutex_lock(&s->lock);
+	s->log_level = level;
+	(void)pthread_mutex_unlock(&s->lock);
+}
+
+int
+session_log_level(struct session *s)
+{
+	int level;
+
+	(void)pthread_mutex_lock(&s->lock);
+	level = s->log_level;
+	(void)pthread_mutex_unlock(&s->lock);
+	return level;
+}
+
 static void
 cancel_one(struct inflight *f)
 {
 	f->cancelled = true;
-	if (f->cancel != NULL)
-		sb_cancel_fire(f->cancel);
+	if (f->call != NULL)
+		tool_call_cancel(f->call);
 }
 
 void

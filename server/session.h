@@ -2,7 +2,8 @@
  * One conversation: the stdio process, or one HTTP session (handshake era),
  * or one stateless HTTP request (2026-07-28). Holds the negotiated version,
  * the log level, the workspace and the calls in flight (for cancellation).
- * Locked internally: workers and the reader touch it concurrently.
+ * Workers and the reader touch it concurrently: every field after lock is
+ * guarded by it, and only the functions below take it (callers never do).
  */
 #ifndef SESSION_H
 #define SESSION_H
@@ -14,13 +15,14 @@
 
 #include "mcp_limits.h"
 
-struct sb_cancel;
+struct tool_call;
 struct workspace;
 
 /* One request being handled; lives on the handling thread's stack. */
 struct inflight {
 	char key[MCP_MAX_ID_LEN + 3];	/* rpc_msg id_key */
-	struct sb_cancel *cancel;	/* borrowed; NULL if nothing to kill */
+	struct tool_call *call;		/* borrowed; a tool call to cancel
+					 * (tool_call_cancel), or NULL */
 	bool cancelled;			/* no response may follow */
 	struct inflight *next;
 };
@@ -68,6 +70,28 @@ void session_cancel_all(struct session *s);
 /* Waits until no call is in flight. */
 void session_wait_idle(struct session *s);
 bool session_is_cancelled(struct session *s, const struct inflight *f);
+/*
+ * While f runs call: a cancel of f cancels call too (at once, if f was
+ * cancelled already). session_detach() before call ends.
+ */
+void session_attach(struct session *s, struct inflight *f,
+    struct tool_call *call);
+void session_detach(struct session *s, struct inflight *f);
+/*
+ * send(arg, msg, len) unless f is cancelled, checked and sent under the
+ * lock: a cancel handled in between would otherwise let one message of f
+ * through after it. Returns send's value, or 0 when nothing was sent.
+ */
+int session_send(struct session *s, const struct inflight *f,
+    int (*send)(void *arg, const char *msg, size_t len), void *arg,
+    const char *msg, size_t len);
+
+/* Handshake era: initialize answered with version (now initialized). */
+void session_set_version(struct session *s, const char *version);
+bool session_initialized(struct session *s);
+/* logging/setLevel; -1 = none set */
+void session_set_log_level(struct session *s, int level);
+int session_log_level(struct session *s);
 
 /*
  * A workspace a transport owns for its sessions (tools/workspace.h's,

@@ -1,4 +1,9 @@
 /*
+ * The sandboxed-call seam: the one place between dispatch and the sandbox.
+ * Dispatch opens, cancels and closes a call here (tool_call_open() and
+ * friends, declared in tool.h); each sandboxed tool's handler runs its
+ * sandbox stage through sbcall_run().
+ *
  * The shared path of the sandboxed tools from a plain request to sb_run().
  * Trusts that args passed the schema; still refuses environment names the
  * policy forbids (LD_*, interpreter hooks), because a schema pattern cannot
@@ -39,6 +44,46 @@ static bool
 cancel_polled(void *arg)
 {
 	return sb_cancel_fired(arg);
+}
+
+int
+tool_call_open(struct tool_call *call, const struct tool_def *def)
+{
+	call->cancel = NULL;
+	if (def->quick)
+		return 0;
+	if ((call->cancel = malloc(sizeof(*call->cancel))) == NULL)
+		return -1;
+	if (sb_cancel_init(call->cancel) != 0) {
+		free(call->cancel);
+		call->cancel = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+void
+tool_call_cancel(struct tool_call *call)
+{
+	if (call->cancel != NULL)
+		sb_cancel_fire(call->cancel);
+}
+
+void
+tool_call_close(struct tool_call *call)
+{
+	if (call->cancel == NULL)
+		return;
+	sb_cancel_fini(call->cancel);
+	free(call->cancel);
+	call->cancel = NULL;
+}
+
+void
+tool_env_answered(const struct tool_env *env)
+{
+	if (env->prestart.refill != NULL)
+		env->prestart.refill(env->prestart.arg);
 }
 
 uint32_t

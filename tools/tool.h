@@ -147,6 +147,26 @@ struct tool_def {
 };
 
 /*
+ * A call's life as dispatch sees it, through the sandboxed-call seam
+ * (tools/sbcall.c): the protocol layer reaches the sandbox only through
+ * these. tool_call_open() readies call for def's handler: a cancellation
+ * handle (call->cancel) unless def is quick, since quick tools finish
+ * within their bound and have nothing to kill. 0, or -1 when no handle
+ * can be made. tool_call_cancel() may come from any thread, any number of
+ * times, between open and close; the handler sees call->cancel fired.
+ * tool_call_close() once the handler has returned.
+ */
+int tool_call_open(struct tool_call *call, const struct tool_def *def)
+    __attribute__((warn_unused_result));
+void tool_call_cancel(struct tool_call *call);
+void tool_call_close(struct tool_call *call);
+/*
+ * Once the answer of a call that was not quick is out: the tools restart
+ * what it used up (env->prestart's sandboxes), off the answer's path.
+ */
+void tool_env_answered(const struct tool_env *env);
+
+/*
  * Result builders (tools/result.c). All return a new object owned by the
  * caller, or NULL on allocation failure.
  */

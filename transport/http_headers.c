@@ -197,7 +197,6 @@ const char *
 http_header_mismatch(const struct http_ctx *ctx, struct MHD_Connection *conn,
     const struct rpc_msg *msg)
 {
-	struct json_object *name_obj, *args = NULL;
 	const char *mv, *name, *got;
 	char buf[HTTP_MAX_HEADER_VALUE];
 	struct hval v;
@@ -218,11 +217,8 @@ http_header_mismatch(const struct http_ctx *ctx, struct MHD_Connection *conn,
 		    "method";
 	if (strcmp(msg->method, "tools/call") != 0)
 		return NULL;
-	if (msg->params == NULL ||
-	    !json_object_object_get_ex(msg->params, "name", &name_obj) ||
-	    !json_object_is_type(name_obj, json_type_string))
+	if ((name = msg->tool_name) == NULL)
 		return NULL;	/* dispatch answers the malformed call */
-	name = json_object_get_string(name_obj);
 	if (!get_value(ctx, conn, H_NAME, &v))
 		return "Header mismatch: Mcp-Name is required for tools/call";
 	if ((got = header_bytes(&v, buf, sizeof(buf), &len)) == NULL)
@@ -230,6 +226,5 @@ http_header_mismatch(const struct http_ctx *ctx, struct MHD_Connection *conn,
 		    "characters)";
 	if (len != strlen(name) || memcmp(got, name, len) != 0)
 		return "Header mismatch: Mcp-Name differs from the tool name";
-	(void)json_object_object_get_ex(msg->params, "arguments", &args);
-	return param_mismatch(ctx, conn, name, args);
+	return param_mismatch(ctx, conn, name, msg->arguments);
 }
