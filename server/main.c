@@ -173,6 +173,7 @@ parse_args(int argc, char **argv, struct cli *cli)
 		fprintf(stderr, "mcp-sandbox: out of memory\n");
 		return 1;
 	}
+	http_config_init(&cli->http);
 	opterr = 0;
 	while (rc < 0 && (c = getopt_long(argc, argv, ":hV", opts,
 	    NULL)) != -1) {

@@ -11,10 +11,15 @@
 
 #include "transport_http.h"
 
+#define HTTP_STR_(x)	#x
+#define HTTP_STR(x)	HTTP_STR_(x)
+
 const struct http_flag http_flags[] = {
 	{ "http", 1, "[ADDR:]PORT", "serve HTTP at ADDR:PORT/mcp (127.0.0.1)" },
 	{ "token-file", 1, "FILE", "require a bearer token (one per line)" },
 	{ "allow-origin", 1, "ORIGIN", "also accept this Origin (repeatable)" },
+	{ "body-deadline", 1, "SECONDS", "a body must arrive in this (1-"
+	    HTTP_STR(MCP_HTTP_BODY_DEADLINE_S) ", the default)" },
 	{ NULL, 0, NULL, NULL },
 };
 
@@ -22,6 +27,26 @@ void
 http_config_init(struct http_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
+	cfg->body_deadline_s = MCP_HTTP_BODY_DEADLINE_S;
+}
+
+static int
+parse_body_deadline(struct http_config *cfg, const char *v, char *err,
+    size_t errlen)
+{
+	unsigned long s;
+	char *end;
+
+	s = v[0] >= '0' && v[0] <= '9' ? strtoul(v, &end, 10) : 0;
+	if (s < 1 || s > MCP_HTTP_BODY_DEADLINE_S || *end != '\0') {
+		(void)snprintf(err, errlen, "bad --body-deadline \"%.32s\": "
+		    "use whole seconds from 1 to %d", v,
+		    MCP_HTTP_BODY_DEADLINE_S);
+		return -1;
+	}
+	cfg->body_deadline_s = (unsigned)s;
+	cfg->body_deadline_set = true;
+	return 0;
 }
 
 /*
@@ -144,6 +169,8 @@ http_config_set_flag(struct http_config *cfg, const char *name,
 	}
 	if (strcmp(name, "allow-origin") == 0)
 		return parse_origin(cfg, value, err, errlen);
+	if (strcmp(name, "body-deadline") == 0)
+		return parse_body_deadline(cfg, value, err, errlen);
 	(void)snprintf(err, errlen, "unknown option \"--%s\"", name);
 	return -1;
 }
@@ -155,6 +182,11 @@ http_config_check(const struct http_config *cfg, char *err, size_t errlen)
 		if (cfg->token_file != NULL || cfg->n_origins > 0) {
 			(void)snprintf(err, errlen, "--token-file and "
 			    "--allow-origin need --http");
+			return -1;
+		}
+		if (cfg->body_deadline_set) {
+			(void)snprintf(err, errlen,
+			    "--body-deadline needs --http");
 			return -1;
 		}
 		return 0;

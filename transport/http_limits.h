@@ -43,7 +43,9 @@
 
 /*
  * Seconds a request body may take to arrive in full. A client trickling
- * bytes to dodge the idle timeout gets a 408.
+ * bytes to dodge the idle timeout gets a 408. The default, and the most
+ * --body-deadline accepts: it may only be shortened (a fast network, or a
+ * test that should not wait half a minute for the 408).
  */
 #define MCP_HTTP_BODY_DEADLINE_S	30
 

@@ -25,6 +25,7 @@
 #include "jsonrpc.h"
 #include "log.h"
 #include "mcp_limits.h"
+#include "timespec.h"
 
 #define H_SESSION	"Mcp-Session-Id"
 #define H_VERSION	"MCP-Protocol-Version"
@@ -494,16 +495,17 @@ handle_delete(struct http_ctx *ctx, struct http_req *rq,
 	return respond(ctx, rq, conn, MHD_HTTP_OK, NULL, NULL, 0, NULL);
 }
 
-/* Appends one chunk of the body, enforcing the size cap and deadline. */
+/* Appends one chunk of the body, enforcing the size cap and the deadline
+ * (--body-deadline). */
 static void
-take_body(struct http_req *rq, const char *data, size_t n)
+take_body(const struct http_ctx *ctx, struct http_req *rq, const char *data,
+    size_t n)
 {
-	struct timespec now;
 	size_t want;
 	char *nb;
 
-	(void)clock_gettime(CLOCK_MONOTONIC, &now);
-	if (now.tv_sec - rq->start.tv_sec > MCP_HTTP_BODY_DEADLINE_S)
+	if (ts_us_since(&rq->start) >
+	    (uint64_t)ctx->cfg->body_deadline_s * 1000000)
 		rq->too_slow = true;
 	if (rq->too_large || rq->too_slow)
 		return;
@@ -571,7 +573,7 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
 	}
 	if (*upload_size > 0) {
 		if (!rq->answered)
-			take_body(rq, upload, *upload_size);
+			take_body(ctx, rq, upload, *upload_size);
 		*upload_size = 0;
 		return MHD_YES;
 	}

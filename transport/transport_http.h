@@ -37,6 +37,8 @@ struct http_config {
 	/* --allow-origin values, borrowed from argv */
 	const char *origins[MCP_HTTP_MAX_ORIGINS];
 	size_t n_origins;
+	unsigned body_deadline_s;	/* --body-deadline, 1..30 (30) */
+	bool body_deadline_set;		/* given on the command line */
 };
 
 void http_config_init(struct http_config *cfg);

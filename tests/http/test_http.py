@@ -29,6 +29,8 @@ MAX_CONNECTIONS = 256
 MAX_SESSIONS = 64
 MAX_SESSION_CALLS = 16
 BODY_DEADLINE_S = 30
+# --body-deadline for the tests that wait for one: the shortest allowed
+SHORT_BODY_DEADLINE_S = 1
 
 
 def rpc_error(resp):
@@ -701,23 +703,39 @@ class Guards(unittest.TestCase):
         r = self.srv.post(body)
         self.assertEqual(r.status, 200)
 
-    def test_body_slower_than_the_deadline_is_408(self):
-        # the one slow test: a body still arriving after the deadline
+    @staticmethod
+    def _slow_body(srv, pause_s):
+        # a body of which 10 bytes come, then the rest after pause_s
         body = json.dumps(initialize_body()).encode()
-        c = self.srv.conn()
+        c = srv.conn()
         try:
             c.send_raw(("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                         "Content-Type: application/json\r\nAccept: %s\r\n"
                         "Content-Length: %d\r\n\r\n" % (ACCEPT_BOTH, len(body))
                         ).encode() + body[:10])
-            time.sleep(BODY_DEADLINE_S + 1)
+            # waits past a deadline: at least pause_s pass, whatever the load
+            time.sleep(pause_s)
             c.send_raw(body[10:])
             from http_client import _read_response
-            r = _read_response(c.f)
+            return _read_response(c.f)
+        finally:
+            c.close()
+
+    def test_body_slower_than_the_deadline_is_408(self):
+        # a body still arriving after the deadline: a server of its own
+        # with the shortest deadline, so that the wait is 2 s and not 31
+        srv = Server(BIN, "--body-deadline", str(SHORT_BODY_DEADLINE_S))
+        try:
+            r = self._slow_body(srv, SHORT_BODY_DEADLINE_S + 1)
             self.assertEqual(r.status, 408)
             self.assertEqual(rpc_error(r)["code"], -32600)
         finally:
-            c.close()
+            srv.stop()
+
+    def test_body_within_the_default_deadline_is_read(self):
+        # the same pause on the default deadline (30 s) is no refusal
+        r = self._slow_body(self.srv, SHORT_BODY_DEADLINE_S + 1)
+        self.assertEqual(r.status, 200)
 
     def test_headers_over_cap_are_431(self):
         r = self.srv.post(initialize_body(), {"X-Pad": "a" * MAX_HEADER_BYTES})
@@ -952,6 +970,15 @@ class Cli(unittest.TestCase):
         self.assert_usage_error(["--token-file", "/dev/null"], "need --http")
         self.assert_usage_error(["--allow-origin", "http://a.example"],
                                 "need --http")
+        self.assert_usage_error(["--body-deadline", "5"],
+                                "--body-deadline needs --http")
+
+    def test_bad_body_deadline(self):
+        for v in ("0", "%d" % (BODY_DEADLINE_S + 1), "-1", "+5", "5s", "",
+                  "99999999999999999999"):
+            self.assert_usage_error(["--http", "127.0.0.1:0",
+                                     "--body-deadline", v],
+                                    "bad --body-deadline")
 
     def test_bad_origin(self):
         for v in ("a.example", "ftp://a.example", "http://a.example/path",
@@ -989,6 +1016,11 @@ class Cli(unittest.TestCase):
                 if re.match(r"\s+--(http|token-file|allow-origin) ", l)]
         self.assertEqual(len(ours), 3)
         self.assertTrue(all(len(l) <= 80 for l in ours), ours)
+        line = [l for l in out.splitlines()
+                if re.match(r"\s+--body-deadline SECONDS ", l)]
+        self.assertEqual(len(line), 1, out)
+        self.assertIn("(1-%d, the default)" % BODY_DEADLINE_S, line[0])
+        self.assertLessEqual(len(line[0]), 80)
 
     def test_fixtures_are_absent_without_the_flag(self):
         srv = Server(BIN, fixtures=False)
