@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "slots.h"
+#include "timespec.h"
 
 #define SLOTS_POLL_MS	20	/* how soon a cancelled waiter notices */
 
@@ -64,24 +65,6 @@ tool_slots_free(struct tool_slots *s)
 	free(s);
 }
 
-static void
-ts_add_ms(struct timespec *t, uint32_t ms)
-{
-	t->tv_sec += ms / 1000;
-	t->tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (t->tv_nsec >= 1000000000L) {
-		t->tv_sec++;
-		t->tv_nsec -= 1000000000L;
-	}
-}
-
-static bool
-ts_before(const struct timespec *a, const struct timespec *b)
-{
-	return a->tv_sec < b->tv_sec ||
-	    (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
-}
-
 enum tool_slot_rc
 tool_slots_acquire(struct tool_slots *s, bool (*cancelled)(void *arg),
     void *arg)
@@ -100,8 +83,7 @@ tool_slots_acquire(struct tool_slots *s, bool (*cancelled)(void *arg),
 		goto out;
 	}
 	s->queued++;
-	(void)clock_gettime(CLOCK_MONOTONIC, &deadline);
-	ts_add_ms(&deadline, s->wait_ms);
+	deadline = ts_after_ms(CLOCK_MONOTONIC, s->wait_ms);
 	for (;;) {
 		if (s->running < s->max_running) {
 			s->running++;

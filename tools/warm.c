@@ -24,6 +24,7 @@
 #include "policy.h"
 #include "sbcall.h"
 #include "slots.h"
+#include "timespec.h"
 #include "warm.h"
 
 /* The most decimal digits a size_t has (2^64 - 1). */
@@ -328,16 +329,9 @@ unsigned
 warm_ready(struct warm *w, const char *workspace, unsigned n,
     unsigned timeout_ms)
 {
-	struct timespec until;
+	struct timespec until = ts_after_ms(CLOCK_REALTIME, timeout_ms);
 	unsigned k;
 
-	(void)clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += timeout_ms / 1000;
-	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
 	(void)pthread_mutex_lock(&w->lock);
 	while ((k = count_for(w, workspace)) < n &&
 	    pthread_cond_timedwait(&w->added, &w->lock, &until) == 0)

@@ -13,6 +13,7 @@
 
 #include "http_internal.h"
 #include "log.h"
+#include "timespec.h"
 
 /* Constant-time equality of two digests. */
 static bool
@@ -49,16 +50,6 @@ new_id(char out[2 * MCP_HTTP_SESSION_ID_BYTES + 1])
 	}
 	out[2 * sizeof(raw)] = '\0';
 	return 0;
-}
-
-static double
-seconds_since(const struct timespec *t)
-{
-	struct timespec now;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - t->tv_sec) +
-	    (double)(now.tv_nsec - t->tv_nsec) / 1e9;
 }
 
 /* Last reference gone: nothing else can reach s. */
@@ -115,7 +106,8 @@ expire_locked(struct http_sessions *t, struct http_session **gone)
 	for (s = t->head; s != NULL; s = next) {
 		next = s->next;
 		if (s->active == 0 &&
-		    seconds_since(&s->last_used) >= MCP_HTTP_SESSION_IDLE_S) {
+		    ts_us_since(&s->last_used) >=
+		    (uint64_t)MCP_HTTP_SESSION_IDLE_S * 1000000) {
 			unlink_locked(t, s);
 			s->next = *gone;
 			*gone = s;

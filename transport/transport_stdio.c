@@ -27,6 +27,7 @@
 #include "jsonrpc.h"
 #include "mcp_limits.h"
 #include "log.h"
+#include "timespec.h"
 #include "transport_stdio.h"
 
 /*
@@ -379,6 +380,8 @@ read_lines(struct pool *p, struct rpc_msg **ret, struct inflight *fl)
  * Waits on the calls, waking every 100 ms to look at the signal fd (a
  * bounded poll, not a timing assumption). Then everyone leaves.
  */
+#define FINISH_POLL_MS	100	/* a signal is seen within this */
+
 static void
 finish(struct pool *p, enum read_end why)
 {
@@ -390,12 +393,7 @@ finish(struct pool *p, enum read_end why)
 		session_cancel_all(p->sess);
 	(void)pthread_mutex_lock(&p->lock);
 	while (p->running > 0) {
-		(void)clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 100 * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
+		ts = ts_after_ms(CLOCK_REALTIME, FINISH_POLL_MS);
 		(void)pthread_cond_timedwait(&p->done, &p->lock, &ts);
 		if (!cancelled && read(p->rd.pfd[1].fd, &si, sizeof(si)) > 0) {
 			cancelled = true;
