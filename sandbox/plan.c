@@ -342,13 +342,13 @@ void
 sb_limits_default(struct sb_limits *l)
 {
 	memset(l, 0, sizeof(*l));
-	l->wall_ms = 10 * 1000;
-	l->cpu_s = 10;
-	l->as_bytes = 4ULL << 30;
-	l->fsize_bytes = 64ULL << 20;
-	l->nofile = 256;
-	l->nproc = 64;
-	l->tmp_bytes = 64ULL << 20;
+	l->wall_ms = SB_DEFAULT_WALL_MS;
+	l->cpu_s = SB_DEFAULT_CPU_S;
+	l->as_bytes = SB_DEFAULT_AS_BYTES;
+	l->fsize_bytes = SB_DEFAULT_FSIZE_BYTES;
+	l->nofile = SB_DEFAULT_NOFILE;
+	l->nproc = SB_DEFAULT_NPROC;
+	l->tmp_bytes = SB_DEFAULT_TMP_BYTES;
 	l->stdout_cap = SB_DEFAULT_OUTPUT_CAP;
 	l->stderr_cap = SB_DEFAULT_OUTPUT_CAP;
 }

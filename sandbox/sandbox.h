@@ -21,6 +21,19 @@
 #define SB_DEFAULT_WORKSPACE	"/workspace"
 /* Default output caps: what a model can usefully read back in one result. */
 #define SB_DEFAULT_OUTPUT_CAP	8000
+/*
+ * The defaults of struct sb_limits, each named here once: what a run gets
+ * for a zero field (sb_limits_default(), `mcp-sandbox exec`). The server
+ * sets every one of them but nofile from its policy, whose own defaults
+ * are policy/default-policy.json's "limits".
+ */
+#define SB_DEFAULT_WALL_MS	(10 * 1000)	/* a command, not a service */
+#define SB_DEFAULT_CPU_S	10		/* no more than the wall time */
+#define SB_DEFAULT_AS_BYTES	(4ULL << 30)	/* node reserves a lot */
+#define SB_DEFAULT_FSIZE_BYTES	(64ULL << 20)	/* the workspace is host disk */
+#define SB_DEFAULT_NOFILE	256		/* ample for one program */
+#define SB_DEFAULT_NPROC	64		/* a build, not a fork bomb */
+#define SB_DEFAULT_TMP_BYTES	(64ULL << 20)	/* tmpfs: it is memory */
 
 /* Every step of building a sandbox; a failed run names exactly one. */
 enum sb_stage {
@@ -72,15 +85,17 @@ struct sb_bind {
 	const char *sandbox_path;	/* absolute, normalised, outside reserved dirs */
 };
 
-/* Resource limits of one run. Zero means the default given in the comment. */
+/* Resource limits of one run. Zero means the SB_DEFAULT_ named. */
 struct sb_limits {
-	uint32_t wall_ms;	/* deadline; then the whole pid namespace dies (10 s) */
-	uint32_t cpu_s;		/* RLIMIT_CPU per process (10 s) */
-	uint64_t as_bytes;	/* RLIMIT_AS per process (4 GiB: node reserves a lot) */
-	uint64_t fsize_bytes;	/* RLIMIT_FSIZE (64 MiB) */
-	uint32_t nofile;	/* RLIMIT_NOFILE (256) */
-	uint32_t nproc;		/* RLIMIT_NPROC, counted per sandbox userns (64) */
-	uint64_t tmp_bytes;	/* size of the /tmp tmpfs (64 MiB) */
+	uint32_t wall_ms;	/* deadline; then the whole pid namespace dies
+				 * (SB_DEFAULT_WALL_MS) */
+	uint32_t cpu_s;		/* RLIMIT_CPU per process (SB_DEFAULT_CPU_S) */
+	uint64_t as_bytes;	/* RLIMIT_AS per process (SB_DEFAULT_AS_BYTES) */
+	uint64_t fsize_bytes;	/* RLIMIT_FSIZE (SB_DEFAULT_FSIZE_BYTES) */
+	uint32_t nofile;	/* RLIMIT_NOFILE (SB_DEFAULT_NOFILE) */
+	uint32_t nproc;		/* RLIMIT_NPROC, counted per sandbox userns
+				 * (SB_DEFAULT_NPROC) */
+	uint64_t tmp_bytes;	/* size of the /tmp tmpfs (SB_DEFAULT_TMP_BYTES) */
 	size_t stdout_cap;	/* bytes kept of stdout (SB_DEFAULT_OUTPUT_CAP) */
 	size_t stderr_cap;	/* bytes kept of stderr (SB_DEFAULT_OUTPUT_CAP) */
 	/*
