@@ -1,8 +1,12 @@
 /*
  * Dispatch: the closed method table, the two protocol eras, and the life of
- * one tools/call read top to bottom in handle_tools_call(). A method name
- * from the client is only a key into methods[]; a tool name only a key into
- * the registry. Every response is built here and nowhere else.
+ * one tools/call read top to bottom in m_tools_call(): lookup, validation,
+ * the handler, the output check, the audit facts. The sandbox stage lives
+ * inside each sandboxed tool's handler, which reaches the sandbox through
+ * one seam (tools/sbcall.c); dispatch reaches it only through tool.h's
+ * tool_call_open/_cancel/_close. A method name from the client is only a
+ * key into methods[]; a tool name only a key into the registry. Every
+ * response is built here and nowhere else.
  */
 #include <stdarg.h>
 #include <stdatomic.h>

@@ -44,8 +44,6 @@ struct server {
 struct msg_sink {
 	int (*send)(void *arg, const char *msg, size_t len);
 	void *arg;
-	/* HTTP only: set while the request may still emit notifications, so
-	 * a transport can tell "needs SSE" from "plain JSON". Can be NULL. */
 };
 
 /* The protocol versions we speak, newest first, NULL-terminated. */

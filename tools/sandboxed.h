@@ -1,5 +1,5 @@
 /*
- * The tools of the policy (issue 4): programs, code, files, skill scripts
+ * The tools the policy governs: programs, code, files, skill scripts
  * and read-only SQL. Handlers, tailor callbacks and the tools/list texts;
  * registry.c names the tools and holds their entries (name, schemas,
  * annotations), as for calculate.

@@ -451,7 +451,15 @@ handle_post(struct http_ctx *ctx, struct http_req *rq,
 		    "application/json", reply, reply != NULL ?
 		    strlen(reply) : 0, NULL);
 	}
-	/* route by era: see MCP-NOTES 8.2, dual-era routing */
+	/*
+	 * Route by era (the spec's dual-era routing on one endpoint,
+	 * 2026-07-28 basic/transports/streamable-http), first match wins:
+	 * a modern MCP-Protocol-Version is modern, even for initialize;
+	 * initialize, or a legacy version, is the handshake era; a version
+	 * equal to the body's _meta one is modern (dispatch answers an
+	 * unsupported one); any other version is refused here; without the
+	 * header, an Mcp-Session-Id or no _meta version is the handshake era.
+	 */
 	hv = header(ctx, conn, H_VERSION);
 	if (hv != NULL && in_list(dispatch_modern_versions, hv))
 		legacy = false;		/* even initialize: a 404 */

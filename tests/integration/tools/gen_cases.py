@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the integration cases of the policy tools (issue 4) as .case files
+"""Writes the integration cases of the policy tools as .case files
 beside this script (format: tests/integration/README.md). Run it after
 changing a case here; the .case files are committed. $CASEDIR is the folder
 of the case file (the skills and the empty database live here)."""
