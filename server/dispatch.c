@@ -131,31 +131,93 @@ fail(struct req *r, enum mcp_err st, const char *fmt, ...)
 	SERVER_TITLE "\",\"version\":\"" MCP_SANDBOX_VERSION "\"," \
 	"\"description\":\"" SERVER_DESC "\"}"
 
+/*
+ * json-c allocations are checked as tools/ checks them: a builder returns
+ * NULL when any of its allocations failed, and a method that returns
+ * MCP_OK without a result answers -32603 "out of memory" instead
+ * (dispatch_message_queued), as does an error whose data cannot be
+ * built. Notifications are best effort: without memory a progress or log
+ * notification is dropped. add() and push() take val,
+ * NULL when its own allocation failed, and release it when it cannot be
+ * added (json-c leaves it to the caller then).
+ */
+static int
+add(struct json_object *o, const char *key, struct json_object *val)
+{
+	if (o == NULL || val == NULL || json_object_object_add(o, key,
+	    val) != 0) {
+		json_object_put(val);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+push(struct json_object *a, struct json_object *val)
+{
+	if (a == NULL || val == NULL || json_object_array_add(a, val) != 0) {
+		json_object_put(val);
+		return -1;
+	}
+	return 0;
+}
+
+/* o once built, or NULL (o released) when one of its steps failed. */
+static struct json_object *
+built(struct json_object *o, int failed)
+{
+	if (failed) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* {key: val}, taking val. */
+static struct json_object *
+obj1(const char *key, struct json_object *val)
+{
+	struct json_object *o = json_object_new_object();
+
+	return built(o, add(o, key, val));
+}
+
 static struct json_object *
 server_info(void)
 {
 	struct json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "name", json_object_new_string(SERVER_NAME));
-	json_object_object_add(o, "title", json_object_new_string(SERVER_TITLE));
-	json_object_object_add(o, "version",
-	    json_object_new_string(MCP_SANDBOX_VERSION));
-	json_object_object_add(o, "description",
-	    json_object_new_string(SERVER_DESC));
-	return o;
+	return built(o, add(o, "name", json_object_new_string(SERVER_NAME)) ||
+	    add(o, "title", json_object_new_string(SERVER_TITLE)) ||
+	    add(o, "version", json_object_new_string(MCP_SANDBOX_VERSION)) ||
+	    add(o, "description", json_object_new_string(SERVER_DESC)));
 }
 
 static struct json_object *
 capabilities(void)
 {
 	struct json_object *caps = json_object_new_object();
-	struct json_object *tools = json_object_new_object();
 
-	json_object_object_add(tools, "listChanged",
-	    json_object_new_boolean(0));
-	json_object_object_add(caps, "tools", tools);
-	json_object_object_add(caps, "logging", json_object_new_object());
-	return caps;
+	return built(caps, add(caps, "tools", obj1("listChanged",
+	    json_object_new_boolean(0))) ||
+	    add(caps, "logging", json_object_new_object()));
+}
+
+/* The versions we speak: the modern ones, then (all) the legacy ones. */
+static struct json_object *
+versions(bool all)
+{
+	struct json_object *a = json_object_new_array();
+	int failed = 0;
+	size_t i;
+
+	for (i = 0; dispatch_modern_versions[i] != NULL; i++)
+		failed |= push(a, json_object_new_string(
+		    dispatch_modern_versions[i]));
+	for (i = 0; all && dispatch_legacy_versions[i] != NULL; i++)
+		failed |= push(a, json_object_new_string(
+		    dispatch_legacy_versions[i]));
+	return built(a, failed);
 }
 
 /* ---- handshake era ---- */
@@ -180,14 +242,12 @@ m_initialize(struct req *r, struct json_object **ret)
 	session_set_version(r->sess, got);
 
 	res = json_object_new_object();
-	json_object_object_add(res, "protocolVersion",
-	    json_object_new_string(got));
-	json_object_object_add(res, "capabilities", capabilities());
-	json_object_object_add(res, "serverInfo", server_info());
-	if (r->srv->instructions != NULL)
-		json_object_object_add(res, "instructions",
-		    json_object_new_string(r->srv->instructions));
-	*ret = res;
+	*ret = built(res, add(res, "protocolVersion",
+	    json_object_new_string(got)) ||
+	    add(res, "capabilities", capabilities()) ||
+	    add(res, "serverInfo", server_info()) ||
+	    (r->srv->instructions != NULL && add(res, "instructions",
+	    json_object_new_string(r->srv->instructions))));
 	return MCP_OK;
 }
 
@@ -221,27 +281,14 @@ m_set_level(struct req *r, struct json_object **ret)
 static enum mcp_err
 m_discover(struct req *r, struct json_object **ret)
 {
-	struct json_object *res, *vers;
-	size_t i;
+	struct json_object *res = json_object_new_object();
 
-	res = json_object_new_object();
-	vers = json_object_new_array();
-	for (i = 0; dispatch_modern_versions[i] != NULL; i++)
-		json_object_array_add(vers,
-		    json_object_new_string(dispatch_modern_versions[i]));
-	for (i = 0; dispatch_legacy_versions[i] != NULL; i++)
-		json_object_array_add(vers,
-		    json_object_new_string(dispatch_legacy_versions[i]));
-	json_object_object_add(res, "supportedVersions", vers);
-	json_object_object_add(res, "capabilities", capabilities());
-	if (r->srv->instructions != NULL)
-		json_object_object_add(res, "instructions",
-		    json_object_new_string(r->srv->instructions));
-	json_object_object_add(res, "ttlMs",
-	    json_object_new_int(MCP_LIST_TTL_MS));
-	json_object_object_add(res, "cacheScope",
-	    json_object_new_string("public"));
-	*ret = res;
+	*ret = built(res, add(res, "supportedVersions", versions(true)) ||
+	    add(res, "capabilities", capabilities()) ||
+	    (r->srv->instructions != NULL && add(res, "instructions",
+	    json_object_new_string(r->srv->instructions))) ||
+	    add(res, "ttlMs", json_object_new_int(MCP_LIST_TTL_MS)) ||
+	    add(res, "cacheScope", json_object_new_string("public")));
 	return MCP_OK;
 }
 
@@ -290,7 +337,7 @@ m_tools_list(struct req *r, struct json_object **ret)
 static enum mcp_err
 m_listen(struct req *r, struct json_object **ret)
 {
-	struct json_object *v, *p, *meta;
+	struct json_object *v, *p;
 	char *text;
 	size_t len;
 
@@ -300,12 +347,10 @@ m_listen(struct req *r, struct json_object **ret)
 		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
 		    "\"notifications\" (an object) is required");
 	p = json_object_new_object();
-	meta = json_object_new_object();
-	json_object_object_add(p, "notifications", json_object_new_object());
-	json_object_object_add(meta, "io.modelcontextprotocol/subscriptionId",
-	    json_object_get(r->msg->id));
-	json_object_object_add(p, "_meta", meta);
-	if ((text = jsonrpc_notification(
+	if ((p = built(p, add(p, "notifications", json_object_new_object()) ||
+	    add(p, "_meta", obj1("io.modelcontextprotocol/subscriptionId",
+	    json_object_get(r->msg->id))))) == NULL ||
+	    (text = jsonrpc_notification(
 	    "notifications/subscriptions/acknowledged", p, &len)) == NULL)
 		return fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
 	(void)session_send(r->sess, r->fl, r->sink->send, r->sink->arg, text,
@@ -353,16 +398,13 @@ call_progress(void *arg, double progress, double total, const char *message)
 	cc->sent_progress = true;
 	cc->last_progress = progress;
 	p = json_object_new_object();
-	json_object_object_add(p, "progressToken",
-	    json_object_get(cc->progress_token));
-	json_object_object_add(p, "progress", json_object_new_double(progress));
-	if (total > 0)
-		json_object_object_add(p, "total",
-		    json_object_new_double(total));
-	if (message != NULL)
-		json_object_object_add(p, "message",
-		    json_object_new_string(message));
-	call_send(cc, "notifications/progress", p);
+	if ((p = built(p, add(p, "progressToken",
+	    json_object_get(cc->progress_token)) ||
+	    add(p, "progress", json_object_new_double(progress)) ||
+	    (total > 0 && add(p, "total", json_object_new_double(total))) ||
+	    (message != NULL && add(p, "message",
+	    json_object_new_string(message))))) != NULL)
+		call_send(cc, "notifications/progress", p);
 }
 
 static int
@@ -384,13 +426,12 @@ call_log(void *arg, enum tool_log_level level, const char *logger,
 	if (min < 0 || (int)level < min)
 		return;
 	p = json_object_new_object();
-	json_object_object_add(p, "level",
-	    json_object_new_string(log_level_names[level]));
-	if (logger != NULL)
-		json_object_object_add(p, "logger",
-		    json_object_new_string(logger));
-	json_object_object_add(p, "data", json_object_new_string(text));
-	call_send(cc, "notifications/message", p);
+	if ((p = built(p, add(p, "level",
+	    json_object_new_string(log_level_names[level])) ||
+	    (logger != NULL && add(p, "logger",
+	    json_object_new_string(logger))) ||
+	    add(p, "data", json_object_new_string(text)))) != NULL)
+		call_send(cc, "notifications/message", p);
 }
 
 /* Whether a modern request's _meta clientCapabilities has cap. */
@@ -420,7 +461,7 @@ call_lookup(struct req *r, const struct tool_entry **ret_tool,
 {
 	const struct tool_entry *tool;
 	const char *name = r->msg->tool_name, *cap;
-	struct json_object *args = r->msg->arguments, *caps;
+	struct json_object *args = r->msg->arguments;
 
 	if (name == NULL)
 		return fail(r, MCP_ERR_INVALID_PARAMS,
@@ -434,30 +475,34 @@ call_lookup(struct req *r, const struct tool_entry **ret_tool,
 	cap = tool->def->client_capability;
 	if (cap != NULL && r->era == ERA_MODERN &&
 	    !client_declares(r->msg, cap)) {
-		r->err_data = json_object_new_object();
-		caps = json_object_new_object();
-		json_object_object_add(caps, cap, json_object_new_object());
-		json_object_object_add(r->err_data, "requiredCapabilities", caps);
+		if ((r->err_data = obj1("requiredCapabilities", obj1(cap,
+		    json_object_new_object()))) == NULL)
+			return fail(r, MCP_ERR_NOMEM, "Internal error: out of "
+			    "memory");
 		return fail(r, MCP_ERR_MISSING_CAPABILITY, "Missing required "
 		    "client capability: tool %s needs \"%s\"", tool->def->name,
 		    cap);
 	}
+	if ((args = args == NULL ? json_object_new_object() :
+	    json_object_get(args)) == NULL)
+		return fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
 	*ret_tool = tool;
-	*ret_args = args == NULL ? json_object_new_object() :
-	    json_object_get(args);
+	*ret_args = args;
 	return MCP_OK;
 }
 
 /* A refusal before the handler: the audit says why, the client gets an
- * isError result (MCP_ERR_NOMEM if even that cannot be built). */
+ * isError result (out of memory if even that cannot be built). */
 static enum mcp_err
-call_refuse(struct tool_audit *audit, const char *why,
+call_refuse(struct req *r, struct tool_audit *audit, const char *why,
     struct json_object *res, struct json_object **result)
 {
 	audit->refused = true;
 	(void)snprintf(audit->reason, sizeof(audit->reason), "%s", why);
+	if (res == NULL)
+		return fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
 	*result = res;
-	return res != NULL ? MCP_OK : MCP_ERR_NOMEM;
+	return MCP_OK;
 }
 
 /* 2. Validation against the input schema. */
@@ -468,12 +513,15 @@ call_validate(struct req *r, const struct tool_entry *tool,
 {
 	struct schema_error verr;
 	char why[sizeof(audit->reason)];
+	enum mcp_err st;
 
-	if (schema_validate(tool->input, args, &verr) == MCP_OK)
+	if ((st = schema_validate(tool->input, args, &verr)) == MCP_OK)
 		return MCP_OK;
+	if (st == MCP_ERR_NOMEM)
+		return fail(r, st, "Internal error: out of memory");
 	(void)snprintf(why, sizeof(why), "invalid arguments: %s",
 	    verr.keyword);
-	return call_refuse(audit, why, tool_result_error("Invalid arguments "
+	return call_refuse(r, audit, why, tool_result_error("Invalid arguments "
 	    "for tool %s: %s", tool->def->name, verr.message), result);
 }
 
@@ -486,6 +534,7 @@ call_prepare(struct req *r, const struct tool_entry *tool,
     struct json_object **result)
 {
 	char wserr[256];
+	enum mcp_err st;
 
 	memset(cc, 0, sizeof(*cc));
 	cc->r = r;
@@ -500,13 +549,15 @@ call_prepare(struct req *r, const struct tool_entry *tool,
 	if (!tool->def->quick && (call->workspace = session_workspace(r->sess,
 	    wserr, sizeof(wserr))) == NULL) {
 		log_err("workspace: %s", wserr);
-		return call_refuse(audit, "no workspace", tool_result_error(
+		return call_refuse(r, audit, "no workspace", tool_result_error(
 		    "The workspace could not be made, so nothing was run; "
 		    "the server log says why."), result);
 	}
-	if (tool_call_open(call, tool->def) != 0)
-		return fail(r, MCP_ERR_INTERNAL, "Internal error: cannot "
-		    "create a cancellation handle");
+	if ((st = tool_call_open(call, tool->def)) == MCP_ERR_NOMEM)
+		return fail(r, st, "Internal error: out of memory");
+	if (st != MCP_OK)
+		return fail(r, st, "Internal error: cannot create a "
+		    "cancellation handle");
 	if (!tool->def->quick)
 		session_attach(r->sess, r->fl, call);
 	return MCP_OK;
@@ -526,6 +577,8 @@ call_handler(struct req *r, const struct tool_entry *tool,
 	if (!tool->def->quick)
 		session_detach(r->sess, r->fl);
 	tool_call_close(call);
+	if (st == MCP_ERR_NOMEM)
+		return fail(r, st, "Internal error: out of memory");
 	if (st != MCP_OK)
 		return fail(r, st, "Internal error: tool %s failed",
 		    tool->def->name);
@@ -646,7 +699,7 @@ dispatch_modern_version(const struct rpc_msg *msg)
 static enum mcp_err
 check_modern_meta(struct req *r)
 {
-	struct json_object *meta = r->msg->meta, *v, *sup;
+	struct json_object *meta = r->msg->meta, *v;
 	const char *want = r->msg->meta_version;
 	size_t i;
 
@@ -659,13 +712,11 @@ check_modern_meta(struct req *r)
 			break;
 	if (dispatch_modern_versions[i] == NULL) {
 		r->err_data = json_object_new_object();
-		sup = json_object_new_array();
-		for (i = 0; dispatch_modern_versions[i] != NULL; i++)
-			json_object_array_add(sup, json_object_new_string(
-			    dispatch_modern_versions[i]));
-		json_object_object_add(r->err_data, "supported", sup);
-		json_object_object_add(r->err_data, "requested",
-		    json_object_new_string(want));
+		if ((r->err_data = built(r->err_data, add(r->err_data,
+		    "supported", versions(false)) || add(r->err_data,
+		    "requested", json_object_new_string(want)))) == NULL)
+			return fail(r, MCP_ERR_NOMEM, "Internal error: out of "
+			    "memory");
 		return fail(r, MCP_ERR_UNSUPPORTED_VERSION, "Unsupported "
 		    "protocol version: %.*s", (int)utf8_prefix(want,
 		    strlen(want), 32), want);
@@ -685,21 +736,20 @@ check_modern_meta(struct req *r)
 	return MCP_OK;
 }
 
-/* Modern results carry resultType and our serverInfo. */
-static void
+/* Modern results carry resultType and our serverInfo. -1: no memory. */
+static int
 decorate_modern(struct json_object *res)
 {
 	struct json_object *meta;
 
 	if (!json_object_is_type(res, json_type_object))
-		return;
-	json_object_object_add(res, "resultType",
-	    json_object_new_string("complete"));
-	if (!json_object_object_get_ex(res, "_meta", &meta)) {
-		meta = json_object_new_object();
-		json_object_object_add(res, "_meta", meta);
-	}
-	json_object_object_add(meta, META_SERVERINFO, server_info());
+		return 0;
+	if (add(res, "resultType", json_object_new_string("complete")) != 0)
+		return -1;
+	if (!json_object_object_get_ex(res, "_meta", &meta) &&
+	    add(res, "_meta", meta = json_object_new_object()) != 0)
+		return -1;
+	return add(meta, META_SERVERINFO, server_info());
 }
 
 /*
@@ -913,6 +963,14 @@ dispatch_message_queued(const struct server *srv, struct session *sess,
 		}
 	}
 	st = m->fn(&r, &result);
+	if (st == MCP_OK && result == NULL && r.raw == NULL)
+		st = fail(&r, MCP_ERR_NOMEM, "Internal error: out of memory");
+	if (st == MCP_OK && r.era == ERA_MODERN && r.raw == NULL &&
+	    decorate_modern(result) != 0) {
+		json_object_put(result);
+		result = NULL;
+		st = fail(&r, MCP_ERR_NOMEM, "Internal error: out of memory");
+	}
  reply:
 	cancelled = session_end(sess, flp);
 	if (cancelled) {
@@ -926,8 +984,6 @@ dispatch_message_queued(const struct server *srv, struct session *sess,
 		text = jsonrpc_result_raw(msg->id, r.raw, r.raw_len, &len);
 		free(r.raw);
 	} else if (st == MCP_OK) {
-		if (r.era == ERA_MODERN)
-			decorate_modern(result);
 		text = jsonrpc_result(msg->id, result, &len);
 	} else {
 		text = jsonrpc_error(msg->id, st, r.err_msg != NULL ?

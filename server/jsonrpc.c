@@ -58,7 +58,22 @@ jsonrpc_serialize(struct json_object *obj, size_t *ret_len)
 	return out;
 }
 
-/* A fresh envelope {"jsonrpc":"2.0","id":id}; id borrowed. */
+/*
+ * Adds val (owned) to obj under key; on failure val is released. val NULL
+ * is a failed allocation, never JSON null: json-c would add a null.
+ */
+static int
+add_owned(struct json_object *obj, const char *key, struct json_object *val)
+{
+	if (val == NULL || json_object_object_add(obj, key, val) != 0) {
+		json_object_put(val);
+		return -1;
+	}
+	return 0;
+}
+
+/* A fresh envelope {"jsonrpc":"2.0","id":id}; id borrowed, NULL for a
+ * JSON null id. */
 static struct json_object *
 envelope_new(struct json_object *id, int with_id)
 {
@@ -66,27 +81,15 @@ envelope_new(struct json_object *id, int with_id)
 
 	if ((env = json_object_new_object()) == NULL)
 		return NULL;
-	if (json_object_object_add(env, "jsonrpc",
-	    json_object_new_string("2.0")) != 0)
+	if (add_owned(env, "jsonrpc", json_object_new_string("2.0")) != 0)
 		goto fail;
-	if (with_id && json_object_object_add(env, "id",
-	    id == NULL ? NULL : json_object_get(id)) != 0)
+	if (with_id && (id == NULL ? json_object_object_add(env, "id",
+	    NULL) : add_owned(env, "id", json_object_get(id))) != 0)
 		goto fail;
 	return env;
  fail:
 	json_object_put(env);
 	return NULL;
-}
-
-/* Adds val (owned) to obj under key; on failure val is released. */
-static int
-add_owned(struct json_object *obj, const char *key, struct json_object *val)
-{
-	if (json_object_object_add(obj, key, val) != 0) {
-		json_object_put(val);
-		return -1;
-	}
-	return 0;
 }
 
 char *

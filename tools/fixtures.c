@@ -50,15 +50,41 @@ step_wait(const struct tool_call *call)
 	return sb_cancel_fired(call->cancel);
 }
 
+/*
+ * The builders return NULL when an allocation failed; result_of() then
+ * answers MCP_ERR_NOMEM. add() takes val (NULL: its allocation failed)
+ * and releases it when it cannot be added.
+ */
+static int
+add(struct json_object *o, const char *key, struct json_object *val)
+{
+	if (o == NULL || val == NULL || json_object_object_add(o, key,
+	    val) != 0) {
+		json_object_put(val);
+		return -1;
+	}
+	return 0;
+}
+
+/* o, or NULL (o released) when failed. */
+static struct json_object *
+built(struct json_object *o, int failed)
+{
+	if (failed) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
 /* {"type":"text","text":...}, new reference. */
 static struct json_object *
 text_block(const char *text)
 {
 	struct json_object *b = json_object_new_object();
 
-	json_object_object_add(b, "type", json_object_new_string("text"));
-	json_object_object_add(b, "text", json_object_new_string(text));
-	return b;
+	return built(b, add(b, "type", json_object_new_string("text")) ||
+	    add(b, "text", json_object_new_string(text)));
 }
 
 /* An image or audio block with base64 data, new reference. */
@@ -67,10 +93,9 @@ media_block(const char *type, const char *data, const char *mime)
 {
 	struct json_object *b = json_object_new_object();
 
-	json_object_object_add(b, "type", json_object_new_string(type));
-	json_object_object_add(b, "data", json_object_new_string(data));
-	json_object_object_add(b, "mimeType", json_object_new_string(mime));
-	return b;
+	return built(b, add(b, "type", json_object_new_string(type)) ||
+	    add(b, "data", json_object_new_string(data)) ||
+	    add(b, "mimeType", json_object_new_string(mime)));
 }
 
 /* An embedded text resource block, new reference. */
@@ -80,26 +105,41 @@ resource_block(const char *uri, const char *mime, const char *text)
 	struct json_object *b = json_object_new_object();
 	struct json_object *r = json_object_new_object();
 
-	json_object_object_add(r, "uri", json_object_new_string(uri));
-	json_object_object_add(r, "mimeType", json_object_new_string(mime));
-	json_object_object_add(r, "text", json_object_new_string(text));
-	json_object_object_add(b, "type", json_object_new_string("resource"));
-	json_object_object_add(b, "resource", r);
-	return b;
+	if ((r = built(r, add(r, "uri", json_object_new_string(uri)) ||
+	    add(r, "mimeType", json_object_new_string(mime)) ||
+	    add(r, "text", json_object_new_string(text)))) == NULL) {
+		json_object_put(b);
+		return NULL;
+	}
+	return built(b, add(b, "type", json_object_new_string("resource")) ||
+	    add(b, "resource", r));
 }
 
-/* {"content":[blocks...]}; takes ownership of the n blocks. */
+/* {"content":[blocks...]}; takes ownership of the n blocks (NULL ones
+ * failed to be built). */
 static enum mcp_err
 result_of(struct json_object **blocks, size_t n,
     struct json_object **ret_result)
 {
 	struct json_object *res = json_object_new_object();
 	struct json_object *content = json_object_new_array();
+	int failed = res == NULL || content == NULL;
 	size_t i;
 
-	for (i = 0; i < n; i++)
-		json_object_array_add(content, blocks[i]);
-	json_object_object_add(res, "content", content);
+	for (i = 0; i < n; i++) {
+		if (!failed && blocks[i] != NULL &&
+		    json_object_array_add(content, blocks[i]) == 0)
+			continue;
+		failed = 1;
+		json_object_put(blocks[i]);
+	}
+	if (failed || add(res, "content", content) != 0) {
+		if (!failed)
+			content = NULL;	/* add() released it */
+		json_object_put(content);
+		json_object_put(res);
+		return MCP_ERR_NOMEM;
+	}
 	*ret_result = res;
 	return MCP_OK;
 }

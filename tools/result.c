@@ -15,10 +15,8 @@ result_new(struct json_object *structured, const char *text, bool is_error)
 	block = json_object_new_object();
 	if (res == NULL || content == NULL || block == NULL)
 		goto fail;
-	if (json_object_object_add(block, "type",
-	    json_object_new_string("text")) != 0 ||
-	    json_object_object_add(block, "text",
-	    json_object_new_string(text)) != 0)
+	if (tool_json_add(block, "type", json_object_new_string("text")) != 0 ||
+	    tool_json_add(block, "text", json_object_new_string(text)) != 0)
 		goto fail;
 	if (json_object_array_add(content, block) != 0)
 		goto fail;
@@ -33,7 +31,7 @@ result_new(struct json_object *structured, const char *text, bool is_error)
 			goto fail;
 		structured = NULL;
 	}
-	if (is_error && json_object_object_add(res, "isError",
+	if (is_error && tool_json_add(res, "isError",
 	    json_object_new_boolean(1)) != 0)
 		goto fail;
 	return res;
@@ -43,6 +41,17 @@ result_new(struct json_object *structured, const char *text, bool is_error)
 	json_object_put(res);
 	json_object_put(structured);
 	return NULL;
+}
+
+int
+tool_json_add(struct json_object *o, const char *key, struct json_object *val)
+{
+	if (o == NULL || val == NULL || json_object_object_add(o, key,
+	    val) != 0) {
+		json_object_put(val);
+		return -1;
+	}
+	return 0;
 }
 
 struct json_object *

@@ -46,20 +46,20 @@ cancel_polled(void *arg)
 	return sb_cancel_fired(arg);
 }
 
-int
+enum mcp_err
 tool_call_open(struct tool_call *call, const struct tool_def *def)
 {
 	call->cancel = NULL;
 	if (def->quick)
-		return 0;
+		return MCP_OK;
 	if ((call->cancel = malloc(sizeof(*call->cancel))) == NULL)
-		return -1;
+		return MCP_ERR_NOMEM;
 	if (sb_cancel_init(call->cancel) != 0) {
 		free(call->cancel);
 		call->cancel = NULL;
-		return -1;
+		return MCP_ERR_INTERNAL;
 	}
-	return 0;
+	return MCP_OK;
 }
 
 void

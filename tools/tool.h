@@ -151,13 +151,13 @@ struct tool_def {
  * (tools/sbcall.c): the protocol layer reaches the sandbox only through
  * these. tool_call_open() readies call for def's handler: a cancellation
  * handle (call->cancel) unless def is quick, since quick tools finish
- * within their bound and have nothing to kill. 0, or -1 when no handle
- * can be made. tool_call_cancel() may come from any thread, any number of
+ * within their bound and have nothing to kill. MCP_OK, MCP_ERR_NOMEM, or
+ * MCP_ERR_INTERNAL when the kernel gives no eventfd. tool_call_cancel() may come from any thread, any number of
  * times, between open and close; the handler sees call->cancel fired.
  * tool_call_close() once the handler has returned.
  */
-int tool_call_open(struct tool_call *call, const struct tool_def *def)
-    __attribute__((warn_unused_result));
+enum mcp_err tool_call_open(struct tool_call *call,
+    const struct tool_def *def) __attribute__((warn_unused_result));
 void tool_call_cancel(struct tool_call *call);
 void tool_call_close(struct tool_call *call);
 /*
@@ -165,6 +165,14 @@ void tool_call_close(struct tool_call *call);
  * what it used up (env->prestart's sandboxes), off the answer's path.
  */
 void tool_env_answered(const struct tool_env *env);
+
+/*
+ * Adds val to o under key, taking val: 0, or -1 when o or val is NULL (an
+ * allocation failed: json-c would store a JSON null) or the add fails,
+ * and then val is released. The check every builder of a result makes.
+ */
+int tool_json_add(struct json_object *o, const char *key,
+    struct json_object *val) __attribute__((warn_unused_result));
 
 /*
  * Result builders (tools/result.c). All return a new object owned by the
