@@ -676,6 +676,17 @@ cfg_limits(struct policy *p, const struct cfg *c, struct json_object *v)
 }
 
 static int
+cfg_protect(struct policy *p, const struct cfg *c, const char *key,
+    struct json_object *v)
+{
+	char msg[256];
+
+	if (policy_protect_set(p, v, msg, sizeof(msg)) != 0)
+		return cfg_fail(c, NULL, key, "%s", msg);
+	return 0;
+}
+
+static int
 cfg_apply(struct policy *p, const struct cfg *c, struct json_object *root,
     bool optional_commands)
 {
@@ -705,6 +716,8 @@ cfg_apply(struct policy *p, const struct cfg *c, struct json_object *root,
 			rc = cfg_env(p, c, v);
 		else if (strcmp(key, "limits") == 0)
 			rc = cfg_limits(p, c, v);
+		else if (strcmp(key, "protected_paths") == 0)
+			rc = cfg_protect(p, c, key, v);
 		else if (strcmp(key, "network") == 0) {
 			if (!json_object_is_type(v, json_type_boolean))
 				rc = cfg_fail(c, NULL, key, "must be false");
@@ -1022,6 +1035,7 @@ policy_to_json(const struct policy *p)
 	json_object_object_add(o, "limits", a);
 	json_object_object_add(o, "network", json_object_new_boolean(0));
 	json_object_object_add(o, "audit_log", str_or_null(p->audit_log));
+	json_object_object_add(o, "protected_paths", policy_protect_json(p));
 
 	/* what finalize found on this machine; ignored when loaded back */
 	r = json_object_new_object();
@@ -1075,6 +1089,7 @@ policy_free(struct policy *p)
 	databases_clear(p);
 	env_clear(p);
 	policy_skills_clear(p);
+	policy_protect_clear(p);
 	free(p->workspace);
 	free(p->skills_dir);
 	free(p->audit_log);

@@ -27,6 +27,8 @@
 /* run_code pythons started ahead: each is an idle interpreter in its own
  * sandbox (~10 MiB), and a few cover a client's calls one at a time */
 #define POLICY_MAX_WARM_PYTHON	8
+/* protected_paths: the sandbox mounts at most SB_MAX_PROTECT of them */
+#define POLICY_MAX_PROTECT	8
 
 /* A program a model may run with run_command. */
 struct policy_command {
@@ -117,6 +119,9 @@ struct policy {
 	struct policy_limits limits;
 	bool network;		/* always false: there is no network mode */
 	char *audit_log;	/* owned: JSON-lines audit path, or NULL */
+	/* owned, NULL-terminated: workspace names kept read-only (.git) */
+	char *protect[POLICY_MAX_PROTECT + 1];
+	size_t nprotect;
 	char *sh_path;		/* owned: /bin/sh resolved, for fixed drivers */
 	long cores;		/* online CPUs seen at finalize */
 	bool finalized;
@@ -183,6 +188,10 @@ int policy_lang_from_name(const char *name);
  * interpreters load code (PYTHON*, NODE_OPTIONS, BASH_ENV, ...).
  */
 bool policy_env_name_forbidden(const char *name);
+/* true if a workspace-relative path lies under a protected name (the
+ * protected_paths key, policy_protect.c) */
+bool policy_path_protected(const struct policy *p, const char *rel);
+
 /* [A-Za-z_][A-Za-z0-9_]{0,63} */
 bool policy_env_name_ok(const char *name);
 /* Command, database and skill names: [A-Za-z0-9._+-]{1,64}, no leading

@@ -6,6 +6,7 @@
  * through the caller's callback. It forks plain helpers, so it is for a
  * single-threaded process (the CLI), not for a serving server.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -139,6 +140,88 @@ cgroup_report(sb_check_fn fn, void *arg)
 	    "memory product below the host's memory");
 }
 
+/* Processes (other than ours) whose real uid is uid; -1 if /proc fails. */
+static int
+count_uid_procs(uid_t uid)
+{
+	char path[300], buf[512], *u;	/* "/proc/" + a d_name + "/status" */
+	struct dirent *e;
+	int fd, n = 0;
+	ssize_t len;
+	DIR *d;
+
+	if ((d = opendir("/proc")) == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9' ||
+		    atoi(e->d_name) == (int)getpid())
+			continue;
+		(void)snprintf(path, sizeof(path), "/proc/%s/status",
+		    e->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		len = read(fd, buf, sizeof(buf) - 1);
+		(void)close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = '\0';
+		if ((u = strstr(buf, "\nUid:\t")) != NULL &&
+		    strtoul(u + 6, NULL, 10) == (unsigned long)uid)
+			n++;
+	}
+	(void)closedir(d);
+	return n;
+}
+
+/*
+ * What bounds a sandbox's memory and its share of the per-uid kernel
+ * pools, as this server would run it (issue 10, classes 4 and 5).
+ */
+static void
+limits_report(const struct sb_ctx *ctx, sb_check_fn fn, void *arg)
+{
+	char why[640];
+	int n;
+
+	if (ctx->ipc_home_fd >= 0)
+		(void)snprintf(why, sizeof(why), "each sandbox has an ipc "
+		    "namespace the server made: System V shared memory at most "
+		    "the memory figure in all (shmall, shmmax), %d segments; "
+		    "%d message queues of %d bytes; semaphores %s",
+		    SB_IPC_SHMMNI, SB_IPC_MSGMNI, SB_IPC_MSGMNB, SB_IPC_SEM);
+	else
+		(void)snprintf(why, sizeof(why), "the server cannot make the "
+		    "sandboxes' ipc namespaces (it is not root of the user "
+		    "namespace that owns its own), so their limits cannot be "
+		    "set: System V shm, message queues and semaphores are "
+		    "refused inside (ENOSYS)");
+	fn(arg, "ipc limits", ctx->ipc_home_fd >= 0, false, why,
+	    "run the server as root (tools still run as an unprivileged "
+	    "uid) to allow System V IPC within limits");
+	(void)snprintf(why, sizeof(why), "what bounds a sandbox's memory: "
+	    "RLIMIT_AS and RLIMIT_DATA per process (the memory figure), so "
+	    "processes x memory in all; System V shm (see ipc limits); /tmp, "
+	    "a tmpfs of its own size; RLIMIT_MEMLOCK %u KiB; memfd_create "
+	    "refused (its pages no rlimit counts). Not bounded without "
+	    "cgroups: kernel memory (page tables, socket and pipe buffers)",
+	    SB_RLIM_MEMLOCK / 1024);
+	fn(arg, "memory bounds", true, false, why, "");
+	n = count_uid_procs(ctx->uid);
+	(void)snprintf(why, sizeof(why), "sandboxes run as kernel uid %u, "
+	    "one per-uid pool for all of them: each takes %d inotify "
+	    "instances and %d watches of it (its own user namespace's "
+	    "limits); pending signals and POSIX mqueue bytes are counted per "
+	    "sandbox (RLIMIT_SIGPENDING %u, RLIMIT_MSGQUEUE %u); pipe pages "
+	    "(fs.pipe-user-pages-soft) are shared: past it pipes get one "
+	    "page; %d other process%s of this uid here", (unsigned)ctx->uid,
+	    SB_INOTIFY_INSTANCES, SB_INOTIFY_WATCHES, SB_RLIM_SIGPENDING,
+	    SB_RLIM_MSGQUEUE, n < 0 ? 0 : n, n == 1 ? "" : "es");
+	fn(arg, "kernel uid", n == 0, false, why, n == 0 ? "" :
+	    "give the sandbox uid (sb_config.uid) to nothing else on the "
+	    "host, or raise fs.inotify.max_user_instances to cover "
+	    "max_sandboxes x 16 plus their use");
+}
+
 int
 sb_check(const struct sb_config *cfg, sb_check_fn fn, void *arg)
 {
@@ -193,6 +276,7 @@ sb_check(const struct sb_config *cfg, sb_check_fn fn, void *arg)
 		    "see the layer named in the message");
 		return -1;
 	}
+	limits_report(ctx, fn, arg);
 	fn(arg, "netns pool", ctx->pool_on, false, ctx->pool_on ?
 	    "works: a server with sb_config.netns_pool joins pre-created "
 	    "empty network namespaces (one per concurrent run)" :

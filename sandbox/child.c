@@ -173,6 +173,47 @@ bind_flags(const struct sb_mop *m)
 	return 0;
 }
 
+/*
+ * A protected name of the workspace, read-only over itself, all through
+ * fds: opened beneath the new root without following any symlink (a
+ * symlink or a missing name fails the run), cloned, made read-only, and
+ * moved onto the very dentry that was opened.
+ */
+static int
+protect_mop(const struct sb_mop *m)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH,
+	};
+	struct mount_attr attr = {
+		.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+		    MOUNT_ATTR_NODEV,
+	};
+	struct stat st;
+	int fd, tree, rc = 0;
+
+	if ((fd = (int)syscall(SYS_openat2, AT_FDCWD, m->path, &how,
+	    sizeof(how))) < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !(S_ISDIR(st.st_mode) ||
+	    S_ISREG(st.st_mode))) {
+		rc = S_ISLNK(st.st_mode) ? -ELOOP : -EINVAL;
+		(void)close(fd);
+		return rc;
+	}
+	tree = (int)syscall(SYS_open_tree, fd, "", OPEN_TREE_CLONE |
+	    OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+	if (tree < 0 || syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH,
+	    &attr, sizeof(attr)) < 0 || syscall(SYS_move_mount, tree, "", fd,
+	    "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		rc = -errno;
+	if (tree >= 0)
+		(void)close(tree);
+	(void)close(fd);
+	return rc;
+}
+
 static int
 do_mop(const struct sb_mop *m)
 {
@@ -216,6 +257,8 @@ do_mop(const struct sb_mop *m)
 		    m->arg) < 0)
 			return -errno;
 		return 0;
+	case SB_MOP_PROTECT:
+		return protect_mop(m);
 	case SB_MOP_PROC:
 		if (mkdir(m->path, 0555) < 0 && errno != EEXIST)
 			return -errno;
@@ -227,22 +270,41 @@ do_mop(const struct sb_mop *m)
 	return -EINVAL;
 }
 
+/* Write decimal v to a sysctl of our own user namespace, or fail. */
+static void
+write_user_sysctl(const char *path, unsigned v)
+{
+	char buf[16], *q = buf + sizeof(buf);
+	int fd, rc;
+
+	*--q = '\n';
+	do {
+		*--q = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0 && q > buf);
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+		child_fail(SB_FD_STATUS, SB_STAGE_NESTED_USERNS, errno);
+	rc = write_all(fd, q, (size_t)(buf + sizeof(buf) - q));
+	(void)close(fd);
+	if (rc < 0)
+		child_fail(SB_FD_STATUS, SB_STAGE_NESTED_USERNS, -rc);
+}
+
 static void
 build_root(const struct sb_plan *p)
 {
 	size_t i;
-	int rc, fd;
+	int rc;
 
-	if (p->limit_nested_userns) {
-		/* Our userns's own limit: nothing below it may nest another. */
-		fd = open("/proc/sys/user/max_user_namespaces",
-		    O_WRONLY | O_CLOEXEC);
-		if (fd < 0)
-			child_fail(SB_FD_STATUS, SB_STAGE_NESTED_USERNS, errno);
-		rc = write_all(fd, "0\n", 2);
-		(void)close(fd);
-		if (rc < 0)
-			child_fail(SB_FD_STATUS, SB_STAGE_NESTED_USERNS, -rc);
+	/* Our userns's own limit: nothing below it may nest another. */
+	if (p->limit_nested_userns)
+		write_user_sysctl("/proc/sys/user/max_user_namespaces", 0);
+	/* Our share of the per-uid inotify pool (SB_INOTIFY_* says why). */
+	if (p->inotify_instances > 0) {
+		write_user_sysctl("/proc/sys/user/max_inotify_instances",
+		    p->inotify_instances);
+		write_user_sysctl("/proc/sys/user/max_inotify_watches",
+		    p->inotify_watches);
 	}
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		child_fail(SB_FD_STATUS, SB_STAGE_MOUNTS, errno);
@@ -402,6 +464,9 @@ program(const struct sb_plan *p, bool have_stdin)
 		child_fail(st, SB_STAGE_FDS, errno);
 	if ((rc = apply_landlock(p)) < 0)
 		child_fail(st, SB_STAGE_LANDLOCK, -rc);
+	if (p->sysv_filter != NULL && syscall(SYS_seccomp,
+	    SECCOMP_SET_MODE_FILTER, 0U, p->sysv_filter) < 0)
+		child_fail(st, SB_STAGE_SECCOMP, errno);
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0U, p->filter) < 0)
 		child_fail(st, SB_STAGE_SECCOMP, errno);
 	execve(p->program, p->argv, p->envp);
@@ -571,6 +636,65 @@ drop_server_memory(void)
 #endif
 }
 
+/* The unsigned decimal at *s; *s past it. */
+static uint64_t
+dec_field(const char **s, const char *end)
+{
+	uint64_t v = 0;
+
+	for (; *s < end && **s >= '0' && **s <= '9'; (*s)++)
+		v = v * 10 + (uint64_t)(**s - '0');
+	return v;
+}
+
+/*
+ * We are a copy of the server, and /proc/1/cmdline (world-readable inside)
+ * would show its command line: host paths of databases, token files, the
+ * audit log. Overwrite the argument and environment areas of our stack
+ * (found in /proc/self/stat, fields 48-51) with zeros and our name; our
+ * comm likewise. Our own /proc (after pivot_root) shows our stat; nothing
+ * of ours reads argv or environ afterwards. If the fields
+ * cannot be read, fail: the run would show what it must not. The plan's
+ * program, argv and envp are its own copies (plan.c), never in this area.
+ */
+static void
+clear_cmdline(const char *name)
+{
+	char buf[1024];
+	const char *q, *end;
+	uint64_t f[4];
+	ssize_t n;
+	size_t len, i;
+	int fd, field;
+
+	(void)prctl(PR_SET_NAME, name, 0, 0, 0);
+	if ((fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC)) < 0)
+		child_fail(SB_FD_STATUS, SB_STAGE_INIT, errno);
+	n = read(fd, buf, sizeof(buf));
+	(void)close(fd);
+	if (n <= 0)
+		child_fail(SB_FD_STATUS, SB_STAGE_INIT, n < 0 ? errno : EIO);
+	end = buf + n;
+	/* fields from 3 on follow the last ')' (the comm may hold any byte) */
+	for (q = end; q > buf && q[-1] != ')'; q--)
+		;
+	for (field = 2; q < end && field < 48; q++)
+		if (*q == ' ')
+			field++;
+	for (i = 0; i < 4; i++) {
+		f[i] = dec_field(&q, end);
+		if (q >= end || *q++ != ' ')
+			child_fail(SB_FD_STATUS, SB_STAGE_INIT, EIO);
+	}
+	if (field != 48 || f[1] < f[0] || f[3] < f[2])
+		child_fail(SB_FD_STATUS, SB_STAGE_INIT, EIO);
+	memset((void *)(uintptr_t)f[2], 0, (size_t)(f[3] - f[2]));
+	memset((void *)(uintptr_t)f[0], 0, (size_t)(f[1] - f[0]));
+	len = strlen(name);
+	if (f[1] - f[0] > len)
+		memcpy((void *)(uintptr_t)f[0], name, len);
+}
+
 void
 sb_child_init(const struct sb_plan *p)
 {
@@ -622,6 +746,8 @@ sb_child_init(const struct sb_plan *p)
 		_exit(127);
 	(void)close(SB_FD_SYNC);
 	build_root(p);
+	if (p->init_name != NULL)
+		clear_cmdline(p->init_name);
 	(void)syscall(SYS_close_range, (unsigned)SB_FD_FIRST_BIND, ~0U, 0U);
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		child_fail(SB_FD_STATUS, SB_STAGE_INIT, errno);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,10 @@ static const struct sb_stage_info sb_stages[SB_STAGE_COUNT] = {
 	    "execve failed inside the sandbox (missing interpreter or "
 	    "library, or not executable)" },
 	[SB_STAGE_WAIT] = { "wait", "poll/read/wait failed in the server" },
+	[SB_STAGE_IPC] = { "ipc-limits",
+	    "making the sandbox's ipc namespace or writing its shm/msg/sem "
+	    "limits refused (a container seccomp profile blocking unshare, "
+	    "or a read-only /proc/sys)" },
 };
 
 const char *
@@ -194,6 +199,7 @@ sb_ctx_new(const struct sb_config *cfg, struct sb_ctx **ret,
 		sb_fail(res, SB_STAGE_RESOURCES, ENOMEM, "context");
 		return -ENOMEM;
 	}
+	ctx->ipc_home_fd = -1;
 	ctx->host_root = geteuid() == 0;
 	if (ctx->host_root) {
 		ctx->uid = cfg->uid != 0 ? cfg->uid : SB_DEFAULT_UID;
@@ -234,6 +240,18 @@ sb_ctx_new(const struct sb_config *cfg, struct sb_ctx **ret,
 	    SB_INSIDE_UID, SB_INSIDE_GID);
 	(void)snprintf(ctx->group, sizeof(ctx->group),
 	    "root:x:0:\nsandbox:x:%u:\nnogroup:x:65534:\n", SB_INSIDE_GID);
+	/*
+	 * Only a server that may come back to its own ipc namespace (root of
+	 * the user namespace that owns it) makes the sandboxes' (exec.c);
+	 * root of a user namespace made under someone else's ipc namespace
+	 * cannot, and is treated as unprivileged there (sb_sysv_deny).
+	 */
+	if (ctx->host_root && (ctx->ipc_home_fd = open("/proc/thread-self/ns/ipc",
+	    O_RDONLY | O_CLOEXEC)) >= 0 && setns(ctx->ipc_home_fd,
+	    CLONE_NEWIPC) < 0) {
+		(void)close(ctx->ipc_home_fd);
+		ctx->ipc_home_fd = -1;
+	}
 	ctx->last_cap = read_last_cap();
 	ctx->landlock_abi = sb_landlock_abi();
 	if (cfg->netns_pool > 0 && ctx->host_root &&
@@ -253,6 +271,8 @@ sb_ctx_free(struct sb_ctx *ctx)
 		return;
 	if (ctx->pool_on)
 		sb_netns_pool_fini(&ctx->pool);
+	if (ctx->ipc_home_fd >= 0)
+		(void)close(ctx->ipc_home_fd);
 	free(ctx);
 }
 

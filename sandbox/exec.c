@@ -487,6 +487,50 @@ start_low(struct chans *c, pid_t init)
 }
 
 /*
+ * A root server makes the sandbox's ipc namespace in this thread (only),
+ * before the clone, and the init inherits it. Made by us, it is owned by
+ * our user namespace, so its sysctls are ours to write: in one the
+ * sandbox's user namespace owns (clone's CLONE_NEWIPC) they belong to that
+ * namespace's uid 0, which the sandbox does not map, and nobody could set
+ * them. The limits follow the plan's memory figure (SB_IPC_* in
+ * internal.h). On failure the thread is back in its own namespace.
+ */
+static int
+ipc_enter(const struct sb_ctx *ctx, const struct sb_plan *p)
+{
+	char shmmax[24], shmall[24], shmmni[16], msgmni[16], msgmnb[16];
+	char msgmax[16];
+	const struct { const char *path, *val; } lim[] = {
+		{ "/proc/sys/kernel/shmmax", shmmax },
+		{ "/proc/sys/kernel/shmall", shmall },
+		{ "/proc/sys/kernel/shmmni", shmmni },
+		{ "/proc/sys/kernel/msgmni", msgmni },
+		{ "/proc/sys/kernel/msgmnb", msgmnb },
+		{ "/proc/sys/kernel/msgmax", msgmax },
+		{ "/proc/sys/kernel/sem", SB_IPC_SEM },
+	};
+	size_t i;
+	int rc;
+
+	(void)snprintf(shmmax, sizeof(shmmax), "%llu",
+	    (unsigned long long)p->shmmax);
+	(void)snprintf(shmall, sizeof(shmall), "%llu",
+	    (unsigned long long)p->shmall);
+	(void)snprintf(shmmni, sizeof(shmmni), "%d", SB_IPC_SHMMNI);
+	(void)snprintf(msgmni, sizeof(msgmni), "%d", SB_IPC_MSGMNI);
+	(void)snprintf(msgmnb, sizeof(msgmnb), "%d", SB_IPC_MSGMNB);
+	(void)snprintf(msgmax, sizeof(msgmax), "%d", SB_IPC_MSGMAX);
+	if (unshare(CLONE_NEWIPC) < 0)
+		return -errno;
+	for (i = 0; i < sizeof(lim) / sizeof(lim[0]); i++)
+		if ((rc = write_file(lim[i].path, lim[i].val)) < 0) {
+			(void)setns(ctx->ipc_home_fd, CLONE_NEWIPC);
+			return rc;
+		}
+	return 0;
+}
+
+/*
  * Clone the sandbox's init, in a pooled netns when one is free (joined by
  * this thread only around the clone), write its id maps and release it.
  * On success r->pid runs; on failure res says why and r->pid, if set, is
@@ -513,10 +557,28 @@ launch(struct sb_ctx *ctx, struct sb_plan *p, struct chans *c, int *slot,
 	} else {
 		flags |= CLONE_NEWNET;
 	}
+	if (p->ipc_by_parent) {
+		if ((rc = ipc_enter(ctx, p)) < 0) {
+			sb_fail(res, SB_STAGE_IPC, -rc, "the sandbox's ipc "
+			    "namespace and its limits");
+			if (*slot >= 0)
+				(void)setns(ctx->pool.home_fd, CLONE_NEWNET);
+			return rc;
+		}
+		flags &= ~(unsigned long)CLONE_NEWIPC;
+	}
 	r->pid = clone_init(flags, &r->pidfd);
 	if (r->pid == 0)
 		sb_child_init(p);
 	rc = r->pid < 0 ? -errno : 0;
+	if (p->ipc_by_parent && setns(ctx->ipc_home_fd, CLONE_NEWIPC) < 0) {
+		rc = -errno;
+		sb_fail(res, SB_STAGE_IPC, -rc,
+		    "returning the server thread to its ipc namespace");
+		if (*slot >= 0)
+			(void)setns(ctx->pool.home_fd, CLONE_NEWNET);
+		return rc;
+	}
 	if (*slot >= 0 && setns(ctx->pool.home_fd, CLONE_NEWNET) < 0) {
 		rc = -errno;
 		sb_fail(res, SB_STAGE_NETNS, -rc,

@@ -20,6 +20,8 @@
 #define SB_MAX_MOPS		64
 /* Extra read-only binds a request may ask for. */
 #define SB_MAX_BINDS		16
+/* Protected names of the workspace (sb_request.workspace_protect). */
+#define SB_MAX_PROTECT		8
 /* Depth of symlinks followed when checking the program path. */
 #define SB_MAX_LINK_DEPTH	8
 /* Pre-created network namespaces a context may keep (one per worker). */
@@ -101,6 +103,7 @@ enum sb_mop_kind {
 	SB_MOP_BIND,		/* bind fd -> path; ro unless writable */
 	SB_MOP_TMPFS,		/* tmpfs at path with options arg */
 	SB_MOP_PROC,		/* procfs at path with options arg */
+	SB_MOP_PROTECT,		/* path (in the workspace) read-only over itself */
 };
 
 /* One step of building the new root; paths are relative to it. */
@@ -118,6 +121,55 @@ struct sb_mop {
 	bool writable;		/* SB_MOP_BIND: rw (still nosuid, nodev) */
 	bool device;		/* SB_MOP_BIND: a device node (no nodev) */
 };
+
+/*
+ * The rlimits a sandbox inherits nothing of: every one is set (plan.c),
+ * whatever limits.conf or a unit's LimitX= gave the server.
+ *   RTPRIO 0, RTTIME 0: no realtime scheduling (a SCHED_FIFO loop would
+ *     own a CPU of the host); RTTIME only ever counts realtime tasks.
+ *   NICE 0: the nice value can be raised, never lowered (ceiling 20 - 0).
+ *   MEMLOCK: pinned pages cannot be swapped or reclaimed; a few buffers
+ *     of secrets (gpg, ssh) need this much, nothing in a sandbox more.
+ *   MSGQUEUE: bytes of POSIX message queues, counted per (user namespace,
+ *     uid), so per sandbox; the kernel's default, made explicit.
+ *   SIGPENDING: queued signals (kernel memory), also per sandbox.
+ *   STACK: glibc's main and thread stack size; never unlimited, which
+ *     would switch the process to the legacy, less random mmap layout.
+ *   DATA: brk and private writable mappings, at most the address space.
+ *   RSS, LOCKS: not enforced by Linux; set so that nothing is inherited.
+ */
+#define SB_RLIM_MEMLOCK		(64u * 1024)
+#define SB_RLIM_MSGQUEUE	819200u
+#define SB_RLIM_SIGPENDING	1024u
+#define SB_RLIM_STACK		(8u * 1024 * 1024)
+/* Every resource getrlimit knows (RLIMIT_NLIMITS on Linux). */
+#define SB_MAX_RLIMITS		16
+
+/*
+ * Each sandbox's share of the per-uid inotify pool (fs.inotify.* of the
+ * host, 128 instances and ~8k-1M watches by default), written into its own
+ * user namespace's user.max_inotify_* so that no sandbox can exhaust what
+ * the next one (or any host process of the same kernel uid) needs: all
+ * sandboxes of a server share one kernel uid, and the kernel counts
+ * inotify per uid up the user namespace chain.
+ */
+#define SB_INOTIFY_INSTANCES	16
+#define SB_INOTIFY_WATCHES	4096
+
+/*
+ * The System V IPC limits of a sandbox's own ipc namespace (a root
+ * server's: see exec.c), from its memory figure (limits.as_bytes):
+ * shared memory at most that many bytes in all (shmall, in pages) and per
+ * segment (shmmax), in at most SB_IPC_SHMMNI segments; message queues at
+ * most SB_IPC_MSGMNI of SB_IPC_MSGMNB bytes (256 KiB in all), messages of
+ * at most SB_IPC_MSGMAX bytes (the kernel's defaults for these two).
+ */
+#define SB_IPC_SHMMNI		64
+#define SB_IPC_MSGMNI		16
+#define SB_IPC_MSGMNB		16384
+#define SB_IPC_MSGMAX		8192
+/* semaphores: SEMMSL SEMMNS SEMOPM SEMMNI, ~8000 semaphores in all */
+#define SB_IPC_SEM		"250 8000 32 128"
 
 /* An rlimit the child sets. */
 struct sb_rlimit {
@@ -153,7 +205,7 @@ struct sb_plan {
 	size_t nmops;
 	const char *hostname;
 
-	struct sb_rlimit rlimits[8];
+	struct sb_rlimit rlimits[SB_MAX_RLIMITS];
 	size_t nrlimits;
 	int last_cap;			/* highest capability number */
 	int landlock_abi;		/* 0: not available */
@@ -161,11 +213,19 @@ struct sb_plan {
 	struct sb_landlock_rule ll_rules[SB_MAX_LANDLOCK_RULES];
 	size_t nll_rules;
 	const struct sock_fprog *filter;	/* borrowed from the context */
+	const struct sock_fprog *sysv_filter;	/* NULL, or sb_sysv_deny */
+	/* the ipc namespace: made by the parent thread with these limits */
+	bool ipc_by_parent;
+	uint64_t shmmax, shmall;		/* bytes, pages */
+	/* the sandbox's share of the per-uid inotify pool (child writes) */
+	unsigned inotify_instances, inotify_watches;
+	/* cmdline of the init instead of the server's (child.c) */
+	const char *init_name;
 
 	struct sb_limits limits;	/* request limits, defaults filled in */
 	const char *cwd;		/* inside */
-	const char *program;		/* inside, absolute */
-	char *const *argv;		/* borrowed from the request */
+	const char *program;		/* inside, absolute; the plan's copy */
+	char *const *argv;		/* copies the plan owns (copy_exec) */
 	char *const *envp;
 
 	/* Strings the plan owns (paths, options); freed by sb_plan_fini. */
@@ -211,6 +271,12 @@ struct sb_ctx {
 	int landlock_abi;
 	bool pool_on;
 	struct sb_netns_pool pool;
+	/*
+	 * A root server makes each sandbox's ipc namespace itself, to set
+	 * its limits (exec.c), and comes back to this one (owned; -1 when
+	 * it cannot, see ctx.c): then System V IPC is refused instead.
+	 */
+	int ipc_home_fd;
 };
 
 /* policy.c: the const tables. */
@@ -239,10 +305,30 @@ extern const char *const sb_reserved_paths[];
 extern const size_t sb_nreserved_paths;
 extern const int sb_socket_families[];
 extern const size_t sb_nsocket_families;
+extern const uint32_t sb_socket_protocols[];
+extern const size_t sb_nsocket_protocols;
+
+/* A call whose mode argument may not carry the set-id bits (policy.c). */
+struct sb_mode_rule {
+	const char *name;
+	int mode_arg;		/* index of the mode argument */
+	int flags_arg;		/* open's flags: checked only if they create; -1 */
+};
+extern const struct sb_mode_rule sb_mode_rules[];
+extern const size_t sb_nmode_rules;
+/* Mode bits refused, and open flags that make the mode count. */
+#define SB_SETID_BITS		06000U		/* S_ISUID | S_ISGID */
+#define SB_CREATE_FLAGS		020000100U	/* O_CREAT | __O_TMPFILE */
+/* The kernel's __O_TMPFILE (glibc's O_TMPFILE adds O_DIRECTORY). */
+#define SB_O_TMPFILE_BIT	020000000U
 extern const uint32_t sb_personalities[];
 extern const size_t sb_npersonalities;
 extern const uint32_t sb_denied_ioctls[2];
 extern const char sb_etc_hosts[];
+/* The second filter of sandboxes whose ipc limits cannot be set. */
+extern const struct sock_fprog sb_sysv_deny;
+/* The sandbox init's command line (what /proc/1/cmdline shows). */
+extern const char sb_init_name[];
 
 /* Every namespace flag of clone() (CLONE_NEWTIME shares CSIGNAL's bits). */
 #define SB_CLONE_NS_MASK	0x7e020000UL

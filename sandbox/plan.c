@@ -19,6 +19,8 @@
 
 #include "internal.h"
 
+_Static_assert(RLIM_NLIMITS == SB_MAX_RLIMITS, "a slot for every rlimit");
+
 /* Landlock rights, as bits of the ABI: read+exec, and everything (rw). */
 #define SB_LL_RO	((1ULL << 0) | (1ULL << 2) | (1ULL << 3))
 #define SB_LL_RW	((1ULL << 16) - 1)
@@ -403,6 +405,77 @@ host_kind(const char *path)
 	return rc;
 }
 
+/* 1 if name is one normal path component (no '/', not "." or ".."). */
+static int
+protect_name_ok(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 0 && n < NAME_MAX && strchr(name, '/') == NULL &&
+	    strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
+}
+
+/*
+ * The protected names that exist in the workspace, each bound read-only
+ * over itself after the workspace's own bind (child.c, by fd: the sandbox
+ * uid reaches the workspace, the creator's ids in a fresh user namespace
+ * may not). Inside, such a mount point can be neither written, renamed nor
+ * removed. A name that is not there is not protected (nothing to bind; see
+ * sandbox/README.md). Checked here too, for a clear refusal.
+ */
+static int
+add_protected(struct sb_plan *p, const struct sb_request *req,
+    const char *ws, struct sb_result *res)
+{
+	char host[SB_PATH_MAX], inside[SB_PATH_MAX];
+	const char *in;
+	struct stat st;
+	size_t i;
+	int fd, n, rc;
+
+	for (i = 0; req->workspace_protect[i] != NULL; i++) {
+		const char *name = req->workspace_protect[i];
+
+		if (i >= SB_MAX_PROTECT || !protect_name_ok(name)) {
+			sb_fail(res, SB_STAGE_REQUEST, EINVAL, "a protected "
+			    "workspace name is not one path component, or "
+			    "there are too many");
+			return -EINVAL;
+		}
+		n = snprintf(host, sizeof(host), "%s/%s", req->workspace_host,
+		    name);
+		rc = snprintf(inside, sizeof(inside), "%s/%s", ws, name);
+		if (n < 0 || (size_t)n >= sizeof(host) || rc < 0 ||
+		    (size_t)rc >= sizeof(inside)) {
+			sb_fail(res, SB_STAGE_REQUEST, ENAMETOOLONG,
+			    "a protected workspace path is too long");
+			return -ENAMETOOLONG;
+		}
+		fd = (int)syscall(SYS_openat2, AT_FDCWD, host, &(struct open_how){
+		    .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+		    .resolve = RESOLVE_NO_SYMLINKS }, sizeof(struct open_how));
+		if (fd < 0 && errno == ENOENT)
+			continue;
+		if (fd < 0 || fstat(fd, &st) < 0 || S_ISLNK(st.st_mode) ||
+		    !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
+			rc = fd < 0 ? errno : S_ISLNK(st.st_mode) ? ELOOP :
+			    EINVAL;
+			if (fd >= 0)
+				(void)close(fd);
+			sb_fail(res, SB_STAGE_REQUEST, rc, "a protected "
+			    "workspace name (.git, ...) is a symlink or neither "
+			    "a file nor a dir: it cannot be kept read-only");
+			return -rc;
+		}
+		(void)close(fd);
+		if ((in = plan_strdup(p, inside)) == NULL)
+			return -ENOMEM;
+		if (add_mop(p, SB_MOP_PROTECT, SB_STAGE_MOUNTS, in) == NULL)
+			return -E2BIG;
+	}
+	return 0;
+}
+
 /* The workspace (also the cwd) and the extra read-only binds. */
 static int
 add_request_binds(struct sb_plan *p, const struct sb_request *req,
@@ -425,6 +498,9 @@ add_request_binds(struct sb_plan *p, const struct sb_request *req,
 		    req->workspace_writable, false, SB_STAGE_MOUNTS)) < 0)
 			return rc;
 		p->cwd = s;
+		if (req->workspace_protect != NULL &&
+		    (rc = add_protected(p, req, ws, res)) < 0)
+			return rc;
 	}
 	for (i = 0; i < req->nbinds; i++) {
 		if ((kind = host_kind(req->binds[i].host_path)) < 0) {
@@ -465,11 +541,99 @@ add_limits(struct sb_plan *p, const struct sb_limits *l, bool ws_rw)
 	add_rlimit(p, RLIMIT_NOFILE, l->nofile, l->nofile);
 	add_rlimit(p, RLIMIT_NPROC, l->nproc, l->nproc);
 	add_rlimit(p, RLIMIT_CORE, 0, 0);
+	/* the rest: see SB_RLIM_* in internal.h for each reason */
+	add_rlimit(p, RLIMIT_RTPRIO, 0, 0);
+	add_rlimit(p, RLIMIT_RTTIME, 0, 0);
+	add_rlimit(p, RLIMIT_NICE, 0, 0);
+	add_rlimit(p, RLIMIT_MEMLOCK, SB_RLIM_MEMLOCK, SB_RLIM_MEMLOCK);
+	add_rlimit(p, RLIMIT_MSGQUEUE, SB_RLIM_MSGQUEUE, SB_RLIM_MSGQUEUE);
+	add_rlimit(p, RLIMIT_SIGPENDING, SB_RLIM_SIGPENDING,
+	    SB_RLIM_SIGPENDING);
+	add_rlimit(p, RLIMIT_STACK, SB_RLIM_STACK, SB_RLIM_STACK);
+	add_rlimit(p, RLIMIT_DATA, l->as_bytes, l->as_bytes);
+	add_rlimit(p, RLIMIT_RSS, l->as_bytes, l->as_bytes);
+	add_rlimit(p, RLIMIT_LOCKS, l->nofile, l->nofile);
 	add_ll_rule(p, "/", SB_LL_RO);
 	add_ll_rule(p, "/tmp", SB_LL_RW);
 	add_ll_rule(p, "/dev", SB_LL_DEV);
 	if (ws_rw)
 		add_ll_rule(p, p->cwd, SB_LL_RW);
+}
+
+/* Bytes of a NULL-terminated vector and its strings; *n its length. */
+static size_t
+vec_size(const char *const *v, size_t *n)
+{
+	size_t bytes = 0;
+
+	for (*n = 0; v[*n] != NULL; (*n)++)
+		bytes += strlen(v[*n]) + 1;
+	return bytes + (*n + 1) * sizeof(char *);
+}
+
+static char **
+vec_copy(const char *const *v, size_t n, char ***slot, char **str)
+{
+	char **out = *slot;
+	size_t i, len;
+
+	for (i = 0; i < n; i++) {
+		len = strlen(v[i]) + 1;
+		memcpy(*str, v[i], len);
+		out[i] = *str;
+		*str += len;
+	}
+	out[n] = NULL;
+	*slot += n + 1;
+	return out;
+}
+
+/*
+ * The program, argv and envp in one block the plan owns: the caller's may
+ * live in the server's own argument area (a CLI passes main's argv), which
+ * the child overwrites before it execs (child.c, clear_cmdline).
+ */
+static int
+copy_exec(struct sb_plan *p, const struct sb_request *req)
+{
+	const char *const *envp = req->envp != NULL ? req->envp :
+	    sb_default_env;
+	size_t na, ne, bytes, plen = strlen(req->program) + 1;
+	char **vecs, *str;
+
+	bytes = vec_size(req->argv, &na);
+	bytes += vec_size(envp, &ne);
+	if (p->nowned >= sizeof(p->owned) / sizeof(p->owned[0]))
+		return -E2BIG;
+	if ((vecs = malloc(bytes + plen)) == NULL)
+		return -ENOMEM;
+	p->owned[p->nowned++] = (char *)vecs;
+	str = (char *)(vecs + na + 1 + ne + 1);
+	p->argv = vec_copy(req->argv, na, &vecs, &str);
+	p->envp = vec_copy(envp, ne, &vecs, &str);
+	memcpy(str, req->program, plen);
+	p->program = str;
+	return 0;
+}
+
+/*
+ * Limits kept by the kernel outside rlimits: System V IPC (a root server's
+ * ipc namespace gets the plan's memory figure, see exec.c; an unprivileged
+ * one cannot set them and refuses System V IPC instead), and the
+ * sandbox's share of the per-uid inotify pool.
+ */
+static void
+add_kernel_limits(const struct sb_ctx *ctx, struct sb_plan *p)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	p->ipc_by_parent = ctx->ipc_home_fd >= 0;
+	p->sysv_filter = p->ipc_by_parent ? NULL : &sb_sysv_deny;
+	p->shmmax = p->limits.as_bytes;
+	p->shmall = p->limits.as_bytes / (uint64_t)(page > 0 ? page : 4096);
+	p->inotify_instances = SB_INOTIFY_INSTANCES;
+	p->inotify_watches = SB_INOTIFY_WATCHES;
+	p->init_name = sb_init_name;
 }
 
 /*
@@ -506,12 +670,9 @@ sb_plan_build(struct sb_ctx *ctx, const struct sb_request *req,
 	/* only a root launcher can give the priority back (sb_finish) */
 	p->start_idle = req->limits.start_low && ctx->host_root;
 	p->filter = &ctx->filter;
-	p->program = req->program;
-	p->argv = (char *const *)req->argv;
-	p->envp = (char *const *)(req->envp != NULL ? req->envp :
-	    sb_default_env);
 	p->cwd = "/tmp";
-	if ((rc = add_system(ctx, p)) < 0 ||
+	if ((rc = copy_exec(p, req)) < 0 ||
+	    (rc = add_system(ctx, p)) < 0 ||
 	    (rc = add_tmp(p, p->limits.tmp_bytes)) < 0)
 		goto fail;
 	if ((rc = add_request_binds(p, req, ws, res)) < 0) {
@@ -522,6 +683,7 @@ sb_plan_build(struct sb_ctx *ctx, const struct sb_request *req,
 	}
 	add_limits(p, &p->limits, req->workspace_host != NULL &&
 	    req->workspace_writable);
+	add_kernel_limits(ctx, p);
 	return 0;
  fail:
 	sb_fail(res, SB_STAGE_REQUEST, -rc, "the sandbox plan does not fit");

@@ -3,12 +3,18 @@
  * which names are reserved, and the system call allow-list. Syscalls not
  * named here get ENOSYS (so new kernel calls fail like old kernels); the
  * named dangerous groups get EPERM. Argument-filtered calls (clone, ioctl,
- * socket, personality) are in seccomp.c. Nothing here is mutable.
+ * socket, socketpair, personality, and the calls that take a file mode)
+ * are tabled below and compiled in seccomp.c and seccomp_compact.c.
+ * Nothing here is mutable.
  */
+#include <errno.h>
+#include <linux/seccomp.h>
+#include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 
 #include "internal.h"
 
@@ -51,6 +57,30 @@ const char sb_proc_opts[] = "subset=pid";
 
 const char sb_hostname[] = "sandbox";
 
+/* argv[0] of the sandbox's pid 1, in place of the server's command line. */
+const char sb_init_name[] = "sandbox-init";
+
+/*
+ * Stacked on the allow-list where the ipc namespace's limits cannot be set
+ * (an unprivileged server: see exec.c): System V shared memory, message
+ * queues and semaphores hold kernel memory that nothing else bounds, so
+ * creating them is ENOSYS. Objects the program never made cannot exist in
+ * its fresh ipc namespace; POSIX shm (/dev/shm is /tmp) and POSIX message
+ * queues (RLIMIT_MSGQUEUE) stay.
+ */
+static const struct sock_filter sysv_deny_insns[] = {
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_shmget, 2, 0),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_msgget, 1, 0),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_semget, 0, 1),
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+};
+const struct sock_fprog sb_sysv_deny = {
+	.len = sizeof(sysv_deny_insns) / sizeof(sysv_deny_insns[0]),
+	.filter = (struct sock_filter *)sysv_deny_insns,
+};
+
 const char *const sb_default_env[] = {
 	"PATH=/usr/local/bin:/usr/bin:/bin",
 	"LANG=C.UTF-8",
@@ -59,10 +89,55 @@ const char *const sb_default_env[] = {
 	NULL,
 };
 
-/* socket() families a program may create; the netns has no route anyway. */
+/*
+ * Workspace names that run code on the host when its owner next uses them:
+ * git's hooks, config (core.fsmonitor, core.hooksPath, aliases), and
+ * Mercurial's hgrc hooks. Read-only inside by default.
+ */
+const char *const sb_default_protect[] = { ".git", ".hg", NULL };
+
+/*
+ * socket() and socketpair() families a program may create; the netns has
+ * no route anyway. Any other family is ENOSYS before its create() runs (a
+ * modular kernel would autoload its module).
+ */
 const int sb_socket_families[] = { AF_UNIX, AF_INET, AF_INET6 };
 const size_t sb_nsocket_families =
     sizeof(sb_socket_families) / sizeof(sb_socket_families[0]);
+/*
+ * ...and the protocols (third argument): the default one, TCP, UDP, and
+ * ICMP/ICMPv6 for ping sockets (which ping_group_range still refuses).
+ * The protocol picks a subsystem of its own within AF_INET: SCTP (132),
+ * UDP-Lite (136), L2TP (115), MPTCP (262), SMC (256) and any other are
+ * ENOSYS, as an unlisted family is.
+ */
+const uint32_t sb_socket_protocols[] = { 0, IPPROTO_ICMP, IPPROTO_TCP,
+    IPPROTO_UDP, IPPROTO_ICMPV6 };
+const size_t sb_nsocket_protocols =
+    sizeof(sb_socket_protocols) / sizeof(sb_socket_protocols[0]);
+
+/*
+ * Calls that take a file mode: EPERM when it carries S_ISUID or S_ISGID,
+ * so that nothing set-id is made inside and left for the host to run (the
+ * workspace is nosuid only inside). For open and openat only when the
+ * flags create a file (O_CREAT or O_TMPFILE): without them the kernel
+ * ignores the mode, and callers pass whatever is in the register. mkdir
+ * is not listed: the kernel keeps only the permission and sticky bits of
+ * its mode. openat2's mode sits in memory BPF cannot read: it is ENOSYS
+ * below (libc's open never uses it).
+ */
+const struct sb_mode_rule sb_mode_rules[] = {
+	{ .name = "chmod", .mode_arg = 1, .flags_arg = -1 },
+	{ .name = "fchmod", .mode_arg = 1, .flags_arg = -1 },
+	{ .name = "fchmodat", .mode_arg = 2, .flags_arg = -1 },
+	{ .name = "fchmodat2", .mode_arg = 2, .flags_arg = -1 },
+	{ .name = "creat", .mode_arg = 1, .flags_arg = -1 },
+	{ .name = "mknod", .mode_arg = 1, .flags_arg = -1 },
+	{ .name = "mknodat", .mode_arg = 2, .flags_arg = -1 },
+	{ .name = "open", .mode_arg = 2, .flags_arg = 1 },
+	{ .name = "openat", .mode_arg = 3, .flags_arg = 2 },
+};
+const size_t sb_nmode_rules = sizeof(sb_mode_rules) / sizeof(sb_mode_rules[0]);
 
 /* personality() values Docker allows: query, Linux, and UNAME26 variants. */
 const uint32_t sb_personalities[] = { 0x0, 0x8, 0x20000, 0x20008, 0xffffffff };
@@ -81,25 +156,24 @@ const struct sb_syscall_rule sb_syscall_rules[] = {
 	/* files and directories */
 	A(read), A(write), A(readv), A(writev), A(pread64), A(pwrite64),
 	A(preadv), A(pwritev), A(preadv2), A(pwritev2),
-	A(open), A(openat), A(openat2), A(creat), A(close), A(close_range),
+	A(close), A(close_range),
 	A(lseek), A(stat), A(fstat), A(lstat), A(newfstatat), A(statx),
 	A(statfs), A(fstatfs), A(access), A(faccessat), A(faccessat2),
 	A(readlink), A(readlinkat), A(getdents), A(getdents64),
 	A(mkdir), A(mkdirat), A(rmdir), A(unlink), A(unlinkat),
 	A(rename), A(renameat), A(renameat2), A(link), A(linkat),
-	A(symlink), A(symlinkat), A(chmod), A(fchmod), A(fchmodat),
-	A(fchmodat2), A(chown), A(fchown), A(lchown), A(fchownat),
+	A(symlink), A(symlinkat), A(chown), A(fchown), A(lchown),
+	A(fchownat),
 	A(truncate), A(ftruncate), A(fallocate), A(fadvise64), A(readahead),
 	A(fsync), A(fdatasync), A(sync), A(syncfs), A(sync_file_range),
 	A(utime), A(utimes), A(utimensat), A(futimesat),
 	A(getxattr), A(lgetxattr), A(fgetxattr), A(listxattr),
 	A(llistxattr), A(flistxattr), A(setxattr), A(lsetxattr),
 	A(fsetxattr), A(removexattr), A(lremovexattr), A(fremovexattr),
-	A(mknod), A(mknodat),	/* fifos and sockets only without caps */
 	A(dup), A(dup2), A(dup3), A(fcntl), A(flock), A(umask),
 	A(chdir), A(fchdir), A(getcwd), A(sendfile), A(splice), A(tee),
 	A(vmsplice), A(copy_file_range), A(pipe), A(pipe2),
-	A(memfd_create), A(name_to_handle_at),
+	A(name_to_handle_at),
 	A(inotify_init), A(inotify_init1), A(inotify_add_watch),
 	A(inotify_rm_watch),
 	/* memory */
@@ -144,7 +218,7 @@ const struct sb_syscall_rule sb_syscall_rules[] = {
 	A(epoll_create1), A(epoll_ctl), A(epoll_wait), A(epoll_pwait),
 	A(epoll_pwait2), A(eventfd), A(eventfd2), A(restart_syscall),
 	/* sockets (socket() itself is filtered by family in seccomp.c) */
-	A(socketpair), A(connect), A(accept), A(accept4), A(bind),
+	A(connect), A(accept), A(accept4), A(bind),
 	A(listen), A(shutdown), A(sendto), A(recvfrom), A(sendmsg),
 	A(recvmsg), A(sendmmsg), A(recvmmsg), A(getsockname),
 	A(getpeername), A(getsockopt), A(setsockopt),
@@ -187,6 +261,15 @@ const struct sb_syscall_rule sb_syscall_rules[] = {
 
 	/* clone3 flags live in memory BPF cannot read: libc falls back to clone. */
 	N(clone3),
+	/* openat2's mode likewise (see sb_mode_rules): libc's open is openat */
+	N(openat2),
+	/*
+	 * memfd pages are shmem that no rlimit counts (RLIMIT_AS only while
+	 * mapped, RLIMIT_FSIZE per file, any number of files): a program
+	 * could hold any amount of memory in them. Programs fall back to a
+	 * file in /tmp, whose tmpfs is size-capped. memfd_secret likewise.
+	 */
+	N(memfd_create), N(memfd_secret),
 };
 const size_t sb_nsyscall_rules =
     sizeof(sb_syscall_rules) / sizeof(sb_syscall_rules[0]);

@@ -61,6 +61,7 @@ enum sb_stage {
 	SB_STAGE_SECCOMP,	/* loading the seccomp filter */
 	SB_STAGE_EXEC,		/* execve of the program */
 	SB_STAGE_WAIT,		/* parent: poll, read, wait */
+	SB_STAGE_IPC,		/* the ipc namespace and its limits */
 	SB_STAGE_COUNT
 };
 
@@ -131,6 +132,14 @@ struct sb_request {
 	const char *workspace_host;	/* absolute host dir, or NULL for none */
 	const char *workspace_path;	/* inside; NULL: SB_DEFAULT_WORKSPACE */
 	bool workspace_writable;
+	/*
+	 * Names in the workspace's top directory mounted read-only inside
+	 * when they exist (a directory or a file), NULL-terminated, or NULL:
+	 * what runs code on the host at the owner's next command (.git's
+	 * hooks, config and fsmonitor). One normal component each ("." or
+	 * ".." or a '/' is refused); one that is a symlink fails the request.
+	 */
+	const char *const *workspace_protect;
 	const struct sb_bind *binds;	/* extra read-only binds */
 	size_t nbinds;
 	struct sb_limits limits;
@@ -179,6 +188,8 @@ struct sb_result {
 
 /* The environment used when a request gives none. */
 extern const char *const sb_default_env[];
+/* The workspace names `mcp-sandbox exec` protects by default (.git, .hg). */
+extern const char *const sb_default_protect[];
 
 int sb_ctx_new(const struct sb_config *cfg, struct sb_ctx **ret,
     struct sb_result *err) __attribute__((warn_unused_result));

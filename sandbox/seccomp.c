@@ -1,7 +1,8 @@
 /*
  * seccomp (reference): the policy compiled by libseccomp. ENOSYS for
  * unknown syscalls, EPERM for the named groups, other architectures and
- * x32 killed, argument filters for clone, socket and personality, and a
+ * x32 killed, argument filters for clone, socket, socketpair, personality
+ * and the mode of the calls in sb_mode_rules, and a
  * hand-written prefix that denies TIOCSTI/TIOCLINUX on a 32-bit compare of
  * ioctl's request (libseccomp lets an unconditional allow of ioctl swallow
  * conditional denies). The program loaded in sandboxes is the compact one
@@ -99,6 +100,71 @@ add_named_rules(scmp_filter_ctx c)
 	return 0;
 }
 
+/* socket and socketpair: a listed family with a listed protocol. */
+static int
+add_socket_rules(scmp_filter_ctx c, int nr)
+{
+	size_t i, j;
+	int rc;
+
+	for (i = 0; i < sb_nsocket_families; i++)
+		for (j = 0; j < sb_nsocket_protocols; j++) {
+			rc = seccomp_rule_add(c, SCMP_ACT_ALLOW, nr, 2,
+			    SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffUL,
+			    (unsigned long)sb_socket_families[i]),
+			    SCMP_A2(SCMP_CMP_MASKED_EQ, 0xffffffffUL,
+			    (unsigned long)sb_socket_protocols[j]));
+			if (rc < 0)
+				return rc;
+		}
+	return 0;
+}
+
+/*
+ * A mode argument without set-id bits is allowed, each bit alone is EPERM
+ * (like clone's flags); for open/openat also allowed when the flags create
+ * nothing, and EPERM only for a creating flag together with a set-id bit.
+ */
+static int
+add_mode_rules(scmp_filter_ctx c, const struct sb_mode_rule *r)
+{
+	static const unsigned long setid[] = { S_ISUID, S_ISGID };
+	static const unsigned long create[] = { O_CREAT, SB_O_TMPFILE_BIT };
+	unsigned m = (unsigned)r->mode_arg, f = (unsigned)r->flags_arg;
+	size_t i, j;
+	int nr, rc;
+
+	_Static_assert((S_ISUID | S_ISGID) == SB_SETID_BITS, "set-id bits");
+	_Static_assert((O_CREAT | SB_O_TMPFILE_BIT) == SB_CREATE_FLAGS,
+	    "creating flags");
+	if ((nr = seccomp_syscall_resolve_name(r->name)) == __NR_SCMP_ERROR)
+		return 0;	/* unknown here: stays ENOSYS */
+	rc = seccomp_rule_add(c, SCMP_ACT_ALLOW, nr, 1,
+	    SCMP_CMP(m, SCMP_CMP_MASKED_EQ, SB_SETID_BITS, 0));
+	if (rc < 0)
+		return rc;
+	if (r->flags_arg < 0) {
+		for (i = 0; i < 2; i++)
+			if ((rc = seccomp_rule_add(c, SCMP_ACT_ERRNO(EPERM), nr,
+			    1, SCMP_CMP(m, SCMP_CMP_MASKED_EQ, setid[i],
+			    setid[i]))) < 0)
+				return rc;
+		return 0;
+	}
+	rc = seccomp_rule_add(c, SCMP_ACT_ALLOW, nr, 1,
+	    SCMP_CMP(f, SCMP_CMP_MASKED_EQ, SB_CREATE_FLAGS, 0));
+	if (rc < 0)
+		return rc;
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < 2; j++)
+			if ((rc = seccomp_rule_add(c, SCMP_ACT_ERRNO(EPERM), nr,
+			    2, SCMP_CMP(f, SCMP_CMP_MASKED_EQ, create[j],
+			    create[j]), SCMP_CMP(m, SCMP_CMP_MASKED_EQ,
+			    setid[i], setid[i]))) < 0)
+				return rc;
+	return 0;
+}
+
 static int
 add_filtered_rules(scmp_filter_ctx c)
 {
@@ -120,13 +186,12 @@ add_filtered_rules(scmp_filter_ctx c)
 		if (rc < 0)
 			return rc;
 	}
-	for (i = 0; i < sb_nsocket_families; i++) {
-		rc = seccomp_rule_add(c, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
-		    SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffUL,
-		    (unsigned long)sb_socket_families[i]));
-		if (rc < 0)
+	if ((rc = add_socket_rules(c, SCMP_SYS(socket))) < 0 ||
+	    (rc = add_socket_rules(c, SCMP_SYS(socketpair))) < 0)
+		return rc;
+	for (i = 0; i < sb_nmode_rules; i++)
+		if ((rc = add_mode_rules(c, &sb_mode_rules[i])) < 0)
 			return rc;
-	}
 	for (i = 0; i < sb_npersonalities; i++) {
 		rc = seccomp_rule_add(c, SCMP_ACT_ALLOW, SCMP_SYS(personality),
 		    1, SCMP_A0(SCMP_CMP_MASKED_EQ, 0xffffffffUL,

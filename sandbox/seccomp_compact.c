@@ -45,6 +45,10 @@ enum sb_blk {
 	BLK_SOCKET,		/* allow listed families, else ENOSYS */
 	BLK_PERSONALITY,	/* allow listed values, else ENOSYS */
 	BLK_IOCTL,		/* allow unless TIOCSTI/TIOCLINUX */
+	BLK_MODE1,		/* EPERM if arg 1 (a mode) has a set-id bit */
+	BLK_MODE2,		/* ...arg 2 */
+	BLK_OPEN,		/* ...arg 2, if arg 1 (flags) creates */
+	BLK_OPENAT,		/* ...arg 3, if arg 2 (flags) creates */
 	BLK_COUNT
 };
 
@@ -76,6 +80,7 @@ classify(enum sb_blk blk[SB_NR_LIMIT], uint32_t *ret_limit)
 	static const struct { const char *name; enum sb_blk blk; } special[] = {
 		{ "clone", BLK_CLONE },
 		{ "socket", BLK_SOCKET },
+		{ "socketpair", BLK_SOCKET },
 		{ "personality", BLK_PERSONALITY },
 		{ "ioctl", BLK_IOCTL },
 	};
@@ -102,6 +107,25 @@ classify(enum sb_blk blk[SB_NR_LIMIT], uint32_t *ret_limit)
 		if (nr < 0 || nr >= SB_NR_LIMIT)
 			return -ERANGE;
 		blk[nr] = special[i].blk;
+		if ((uint32_t)nr + 1 > limit)
+			limit = (uint32_t)nr + 1;
+	}
+	for (i = 0; i < sb_nmode_rules; i++) {
+		const struct sb_mode_rule *r = &sb_mode_rules[i];
+
+		nr = seccomp_syscall_resolve_name(r->name);
+		if (nr == __NR_SCMP_ERROR)
+			continue;	/* unknown here: stays ENOSYS */
+		if (nr < 0 || nr >= SB_NR_LIMIT)
+			return -ERANGE;
+		if (r->flags_arg < 0 && (r->mode_arg == 1 || r->mode_arg == 2))
+			blk[nr] = r->mode_arg == 1 ? BLK_MODE1 : BLK_MODE2;
+		else if (r->flags_arg == 1 && r->mode_arg == 2)
+			blk[nr] = BLK_OPEN;
+		else if (r->flags_arg == 2 && r->mode_arg == 3)
+			blk[nr] = BLK_OPENAT;
+		else
+			return -EINVAL;	/* a shape without its block */
 		if ((uint32_t)nr + 1 > limit)
 			limit = (uint32_t)nr + 1;
 	}
@@ -168,11 +192,46 @@ emit_allow_list(struct prog *p, int arg, const uint32_t *vals, size_t n,
 	emit(p, BPF_RET | BPF_K, 0, 0, ret_else);
 }
 
+/* "EPERM if the mode argument has a set-id bit, else allow" */
+static void
+emit_mode(struct prog *p, int mode_arg)
+{
+	emit(p, BPF_LD | BPF_W | BPF_ABS, 0, 0, SB_ARG_LO(mode_arg));
+	emit(p, BPF_JMP | BPF_JSET | BPF_K, 0, 1, SB_SETID_BITS);
+	emit(p, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ERRNO | EPERM);
+	emit(p, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ALLOW);
+}
+
+/* the same, only when the flags argument creates a file */
+static void
+emit_open(struct prog *p, int flags_arg, int mode_arg)
+{
+	emit(p, BPF_LD | BPF_W | BPF_ABS, 0, 0, SB_ARG_LO(flags_arg));
+	emit(p, BPF_JMP | BPF_JSET | BPF_K, 0, 3, SB_CREATE_FLAGS);
+	emit_mode(p, mode_arg);
+}
+
+/*
+ * socket, socketpair: the family (arg 0) one of the list, then the
+ * protocol (arg 2) one of its list; anything else ENOSYS.
+ */
+static void
+emit_socket(struct prog *p)
+{
+	size_t i, n = sb_nsocket_families < 8 ? sb_nsocket_families : 8;
+
+	emit(p, BPF_LD | BPF_W | BPF_ABS, 0, 0, SB_ARG_LO(0));
+	for (i = 0; i < n; i++)
+		emit(p, BPF_JMP | BPF_JEQ | BPF_K, (uint8_t)(n - i), 0,
+		    (uint32_t)sb_socket_families[i]);
+	emit(p, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ERRNO | ENOSYS);
+	emit_allow_list(p, 2, sb_socket_protocols, sb_nsocket_protocols,
+	    SECCOMP_RET_ERRNO | ENOSYS);
+}
+
 static void
 emit_block(struct prog *p, enum sb_blk b)
 {
-	uint32_t fam[8];
-	size_t i;
 
 	switch (b) {
 	case BLK_ALLOW:
@@ -193,9 +252,19 @@ emit_block(struct prog *p, enum sb_blk b)
 		emit(p, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ALLOW);
 		break;
 	case BLK_SOCKET:
-		for (i = 0; i < sb_nsocket_families && i < 8; i++)
-			fam[i] = (uint32_t)sb_socket_families[i];
-		emit_allow_list(p, 0, fam, i, SECCOMP_RET_ERRNO | ENOSYS);
+		emit_socket(p);
+		break;
+	case BLK_MODE1:
+		emit_mode(p, 1);
+		break;
+	case BLK_MODE2:
+		emit_mode(p, 2);
+		break;
+	case BLK_OPEN:
+		emit_open(p, 1, 2);
+		break;
+	case BLK_OPENAT:
+		emit_open(p, 2, 3);
 		break;
 	case BLK_PERSONALITY:
 		emit_allow_list(p, 0, sb_personalities, sb_npersonalities,

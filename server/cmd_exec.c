@@ -20,6 +20,8 @@
 /* --env and --bind may each be given this many times. */
 #define EXEC_MAX_ENV		64
 #define EXEC_MAX_BINDS		16
+/* --protect may be given this many times (the sandbox's own bound). */
+#define EXEC_MAX_PROTECT	8
 /* --stdin reads at most this much of our stdin. */
 #define EXEC_MAX_STDIN		(16 << 20)
 /* Where a bare PROGRAM name is looked up (inside == host for these). */
@@ -38,6 +40,9 @@ struct exec_opts {
 	const char *env[EXEC_MAX_ENV + 1];
 	size_t nenv;
 	struct sb_bind binds[EXEC_MAX_BINDS];
+	const char *protect[EXEC_MAX_PROTECT + 1];
+	size_t nprotect;
+	bool protect_given;
 	char *bind_copies[EXEC_MAX_BINDS];
 	bool read_stdin;
 	bool verbose;
@@ -74,7 +79,8 @@ usage_line(FILE *out)
 	fprintf(out, "usage: mcp-sandbox exec [--timeout MS] [--cpu S] "
 	    "[--memory BYTES] [--fsize BYTES] [--nofile N] [--nproc N] "
 	    "[--tmp BYTES] [--stdout-cap BYTES] [--stderr-cap BYTES] "
-	    "[--workspace DIR] [--read-only] [--bind HOST:INSIDE] [--env K=V] "
+	    "[--workspace DIR] [--read-only] [--protect NAME] [--no-protect] "
+	    "[--bind HOST:INSIDE] [--env K=V] "
 	    "[--stdin] [--netns-pool N] [--verbose] -- PROGRAM [ARGS...]\n");
 }
 
@@ -146,6 +152,8 @@ parse(struct exec_opts *o, int argc, char **argv)
 		{ "netns-pool", required_argument, NULL, 'n' },
 		{ "workspace", required_argument, NULL, 'w' },
 		{ "read-only", no_argument, NULL, 'r' },
+		{ "protect", required_argument, NULL, 'P' },
+		{ "no-protect", no_argument, NULL, 'N' },
 		{ "bind", required_argument, NULL, 'b' },
 		{ "env", required_argument, NULL, 'e' },
 		{ "stdin", no_argument, NULL, 'i' },
@@ -166,6 +174,15 @@ parse(struct exec_opts *o, int argc, char **argv)
 			break;
 		case 'r':
 			o->req.workspace_writable = false;
+			break;
+		case 'P':
+			if (o->nprotect >= EXEC_MAX_PROTECT)
+				return bad("too many --protect", optarg);
+			o->protect[o->nprotect++] = optarg;
+			o->protect_given = true;
+			break;
+		case 'N':
+			o->protect_given = true;
 			break;
 		case 'b':
 			if (add_bind(o, optarg) < 0)
@@ -189,7 +206,9 @@ parse(struct exec_opts *o, int argc, char **argv)
 			    "for its tools and exits with\nits exit code (128+N "
 			    "when killed by signal N, 124 on timeout, 125 when\n"
 			    "nothing ran, 2 for bad flags). Sizes in bytes, times "
-			    "in ms (--cpu in s).\n");
+			    "in ms (--cpu in s).\n--protect NAME (repeatable) "
+			    "mounts NAME of the workspace read-only\n(default: "
+			    ".git and .hg); --no-protect none.\n");
 			return -2;	/* done: exit 0 */
 		case '?':
 			return bad("unknown or incomplete flag",
@@ -201,6 +220,10 @@ parse(struct exec_opts *o, int argc, char **argv)
 	}
 	if (optind >= argc || strcmp(argv[optind - 1], "--") != 0)
 		return bad("expected -- PROGRAM [ARGS...]", NULL);
+	/* the workspace's .git (...) read-only unless told otherwise */
+	o->protect[o->nprotect] = NULL;
+	o->req.workspace_protect = o->protect_given ? o->protect :
+	    sb_default_protect;
 	return optind;
 }
 

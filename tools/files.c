@@ -508,6 +508,14 @@ tool_write_file(const struct tool_call *call,
 		data = content;
 		len = clen;
 	}
+	/* the names every sandbox sees read-only, here existing or not */
+	if (policy_path_protected(p, path)) {
+		render_refused(call->audit, "protected path");
+		r = tool_result_error("%s is under a protected name of the "
+		    "workspace (the policy's protected_paths, e.g. .git: what "
+		    "it holds runs on the host); nothing was written.", path);
+		goto done;
+	}
 	if ((root = files_root(call)) < 0) {
 		r = files_path_error(call, ".", -root);
 		goto done;

@@ -120,6 +120,69 @@ render_string(const char *data, size_t len, size_t *replaced)
 	return o;
 }
 
+/* 1 if s[0..n) starts with "xHH" (two hex digits): a \xHH escape's tail. */
+static int
+looks_hex_escape(const unsigned char *s, size_t n)
+{
+	return n >= 3 && s[0] == 'x' && strchr("0123456789abcdefABCDEF",
+	    s[1]) != NULL && s[1] != '\0' && strchr(
+	    "0123456789abcdefABCDEF", s[2]) != NULL && s[2] != '\0';
+}
+
+/* 1 if the byte at s[0..n) (n > 0) is rendered as \xHH. */
+static int
+escaped_byte(const unsigned char *s, size_t n)
+{
+	size_t k = utf8_seq(s, n);
+
+	return k == 0 || (k == 1 && ((s[0] < 0x20 && s[0] != '\t' &&
+	    s[0] != '\n' && s[0] != '\r') || s[0] == 0x7f));
+}
+
+char *
+render_text_bytes(const char *data, size_t len, size_t *escaped)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)data;
+	size_t i = 0, w = 0, k, n = 0;
+	char *buf;
+
+	/* at worst every byte becomes \xHH */
+	if (len > (SIZE_MAX - 1) / 4 || (buf = malloc(len * 4 + 1)) == NULL)
+		return NULL;
+	while (i < len) {
+		k = utf8_seq(s + i, len - i);
+		if (s[i] == '\\') {
+			/* doubled when what follows starts with a backslash */
+			buf[w++] = '\\';
+			if (i + 1 < len && (s[i + 1] == '\\' ||
+			    escaped_byte(s + i + 1, len - i - 1) ||
+			    looks_hex_escape(s + i + 1, len - i - 1))) {
+				buf[w++] = '\\';
+				n++;
+			}
+			i++;
+			continue;
+		}
+		if (escaped_byte(s + i, len - i)) {
+			buf[w++] = '\\';
+			buf[w++] = 'x';
+			buf[w++] = hex[s[i] >> 4];
+			buf[w++] = hex[s[i] & 0xf];
+			i++;
+			n++;
+			continue;
+		}
+		memcpy(buf + w, s + i, k);
+		w += k;
+		i += k;
+	}
+	buf[w] = '\0';
+	if (escaped != NULL)
+		*escaped = n;
+	return buf;
+}
+
 char *
 render_base64(const void *data, size_t len)
 {
@@ -271,21 +334,21 @@ run_status(const struct sb_result *res, const char *what, uint32_t timeout_ms,
 		buf[0] = (char)(buf[0] - 'a' + 'A');
 }
 
-/* Appends "--- name ---\n" + sanitized bytes + notes. */
+/* Appends "--- name ---\n" + every byte (render_text_bytes) + notes. */
 static void
 text_stream(char *buf, size_t cap, size_t *w, const char *name,
     const struct sb_output *o)
 {
-	struct json_object *s;
+	char *s;
 	int n;
 
 	if (o->len == 0 && o->total == 0)
 		return;
-	s = render_string(o->data ? o->data : "", o->len, NULL);
+	s = render_text_bytes(o->data ? o->data : "", o->len, NULL);
 	n = snprintf(buf + *w, cap - *w, "\n--- %s ---\n%s%s", name,
-	    s != NULL ? json_object_get_string(s) : "",
+	    s != NULL ? s : "[output not rendered: out of memory]",
 	    o->len > 0 && o->data[o->len - 1] != '\n' ? "\n" : "");
-	json_object_put(s);
+	free(s);
 	if (n > 0)
 		*w = (size_t)n >= cap - *w ? cap - 1 : *w + (size_t)n;
 	if (o->truncated) {
@@ -304,8 +367,8 @@ render_run_text(const struct sb_result *res, const char *what,
 	size_t cap, w;
 	char *buf;
 
-	/* status + both streams (each may triple when sanitized) + notes */
-	cap = 512 + 3 * (res->out.len + res->err_out.len) + 256;
+	/* status + both streams (each byte at most 4 escaped) + notes */
+	cap = 512 + 4 * (res->out.len + res->err_out.len) + 256;
 	if ((buf = malloc(cap)) == NULL)
 		return NULL;
 	run_status(res, what, timeout_ms, buf, 512);

@@ -31,6 +31,19 @@ size_t render_utf8_cut(const char *data, size_t len);
 struct json_object *render_string(const char *data, size_t len,
     size_t *replaced);
 
+/*
+ * Captured bytes as the text a model reads, every one of them (the text
+ * block of a run; structuredContent carries the JSON string): well-formed
+ * UTF-8 as itself; NUL, the other C0 controls but tab, newline and
+ * carriage return, DEL, and each byte of an ill-formed sequence as \xHH
+ * (lower-case hex); a backslash doubled where what follows it starts with
+ * a backslash or reads as xHH (two hex digits), so that reading "\\\\" as
+ * one backslash, "\\xHH" as byte HH and anything else as itself gives back
+ * exactly the bytes. Owned NUL-terminated string, or NULL (ENOMEM);
+ * *escaped counts the escapes.
+ */
+char *render_text_bytes(const char *data, size_t len, size_t *escaped);
+
 /* Base64 (RFC 4648, padded) of data: owned, NUL-terminated, or NULL. */
 char *render_base64(const void *data, size_t len);
 

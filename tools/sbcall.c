@@ -214,6 +214,7 @@ sbcall_request(const struct policy *p, const struct sbcall *c,
 	req->workspace_path = c->workspace_path != NULL ? c->workspace_path :
 	    SB_DEFAULT_WORKSPACE;
 	req->workspace_writable = c->workspace_writable;
+	req->workspace_protect = (const char *const *)p->protect;
 	req->binds = nb > 0 ? binds : NULL;
 	req->nbinds = nb;
 	sb_limits_default(&req->limits);

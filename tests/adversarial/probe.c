@@ -4,6 +4,8 @@
  * ("EPERM") or "signal=<n>" for attempts run in a child that was killed.
  * sandbox_attacks.py compares the lines with the exact expected outcomes.
  * Modes: `probe syscalls [ABSTRACT-NAME]` (everything below), `probe fds` (open fds > 2),
+ * `probe shm MB` (hold SysV shm segments), `probe inotify-hold FILE` and
+ * `probe inotify-one` (the per-uid inotify pool),
  * `probe deny-userns -- CMD...` (host side: exec CMD under a filter that
  * refuses user namespaces, like a container's seccomp profile) and
  * `probe userns-limit -- CMD...` (host side, root: CMD in a user namespace
@@ -23,7 +25,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/openat2.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
+#include <sys/ipc.h>
+#include <sys/shm.h>
+#include <sys/xattr.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -59,6 +66,12 @@ errname(int e)
 	case EEXIST: return "EEXIST";
 	case ENOTDIR: return "ENOTDIR";
 	case EADDRNOTAVAIL: return "EADDRNOTAVAIL";
+	case EOPNOTSUPP: return "EOPNOTSUPP";
+	case EPROTONOSUPPORT: return "EPROTONOSUPPORT";
+	case ENOMEM: return "ENOMEM";
+	case EMFILE: return "EMFILE";
+	case EFBIG: return "EFBIG";
+	case ENODATA: return "ENODATA";
 	default: return "E?";
 	}
 }
@@ -260,6 +273,157 @@ syscall_probes(void)
 	report("seccomp_more_filters", prctl(PR_SET_SECCOMP, 2, NULL));
 }
 
+/* 1 if anything under /tmp carries a set-id bit. */
+static int
+setid_left(void)
+{
+	DIR *d = opendir("/tmp");
+	struct dirent *e;
+	struct stat st;
+	int found = 0;
+
+	if (d == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    (st.st_mode & (S_ISUID | S_ISGID)) != 0)
+			found = 1;
+	closedir(d);
+	return found;
+}
+
+/*
+ * Issue 10, classes 3, 4 and 7: nothing set-id can be made (every call that
+ * takes a mode), no memfd, and every socket-creating call filtered by
+ * family and protocol.
+ */
+static void
+perimeter_probes(void)
+{
+	/* a version 2 file-capability blob granting CAP_SETUID */
+	const uint32_t fcaps[5] = { 0x02000001, 1u << 7, 0, 0, 0 };
+	struct open_how how = { .flags = O_CREAT | O_WRONLY, .mode = 04755 };
+	struct stat st;
+	int fd, sv[2];
+	long r;
+
+	fd = open("/tmp/p-plain", O_WRONLY | O_CREAT | O_CLOEXEC, 0755);
+	report("create_plain", fd);
+	report("chmod_plain", chmod("/tmp/p-plain", 0700));
+	report("chmod_setuid", chmod("/tmp/p-plain", 04755));
+	report("chmod_setgid", chmod("/tmp/p-plain", 02755));
+	report("fchmod_setuid", fchmod(fd, 04711));
+	report("fchmodat_setgid", fchmodat(AT_FDCWD, "/tmp/p-plain", 02711, 0));
+	report("fchmodat2_setuid", syscall(452, AT_FDCWD, "/tmp/p-plain",
+	    04755, 0));
+	report("fchmodat2_plain", syscall(452, AT_FDCWD, "/tmp/p-plain", 0755,
+	    0));
+	report("setxattr_file_caps", setxattr("/tmp/p-plain",
+	    "security.capability", fcaps, sizeof(fcaps), 0));
+	close(fd);
+	report("open_creat_setuid", open("/tmp/p-s1", O_WRONLY | O_CREAT,
+	    04755));
+	report("openat_creat_setgid", openat(AT_FDCWD, "/tmp/p-s2",
+	    O_WRONLY | O_CREAT | O_EXCL, 02755));
+	report("open_tmpfile_setuid", open("/tmp", O_TMPFILE | O_WRONLY,
+	    04755));
+	report("creat_setuid", creat("/tmp/p-s3", 06755));
+	report("mknod_reg_setuid", mknod("/tmp/p-s4", S_IFREG | 04755, 0));
+	report("mknodat_reg_setgid", mknodat(AT_FDCWD, "/tmp/p-s5",
+	    S_IFREG | 02755, 0));
+	report("openat2_creat_setuid", syscall(SYS_openat2, AT_FDCWD,
+	    "/tmp/p-s6", &how, sizeof(how)));
+	/* the kernel ignores the mode without O_CREAT: so does the filter */
+	fd = open("/tmp/p-plain", O_RDONLY | O_CLOEXEC, 04755);
+	report("open_rdonly_setuid_mode", fd);
+	if (fd >= 0)
+		close(fd);
+	/* mkdir keeps only rwx and sticky bits, set-id bits never land */
+	r = mkdir("/tmp/p-dir", 06777);
+	report("mkdir_setid_mode", r);
+	if (r == 0 && stat("/tmp/p-dir", &st) == 0)
+		printf("mkdir_mode %04o\n", (unsigned)(st.st_mode & 07777));
+	printf("setid_files %d\n", setid_left());
+	report("memfd_create", syscall(SYS_memfd_create, "x", 0));
+	report("memfd_secret", syscall(447, 0));
+	r = socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+	report("socketpair_unix", r);
+	if (r == 0) {
+		close(sv[0]);
+		close(sv[1]);
+	}
+	report("socketpair_inet", socketpair(AF_INET, SOCK_STREAM, 0, sv));
+	report("socketpair_netlink", socketpair(AF_NETLINK, SOCK_RAW, 0, sv));
+	report("socketpair_alg", socketpair(38, SOCK_SEQPACKET, 0, sv));
+	report("socketpair_vsock", socketpair(40, SOCK_STREAM, 0, sv));
+	report("socketpair_packet", socketpair(AF_PACKET, SOCK_RAW, 0, sv));
+	report("socketpair_unix_proto_tcp", socketpair(AF_UNIX, SOCK_STREAM,
+	    IPPROTO_TCP, sv));
+	report("socket_sctp", socket(AF_INET, SOCK_STREAM, 132));
+	report("socket_mptcp", socket(AF_INET6, SOCK_STREAM, 262));
+	report("socket_udplite", socket(AF_INET, SOCK_DGRAM, 136));
+	report("socket_l2tp", socket(AF_INET, SOCK_DGRAM, 115));
+	report("socket_smc", socket(AF_INET, SOCK_STREAM, 256));
+	fflush(stdout);
+}
+
+/*
+ * Hold as many SysV shm segments of mb MiB as the sandbox gives, each
+ * touched page by page; print what was held and why it stopped.
+ */
+static int
+shm_hold(long mb)
+{
+	size_t seg = (size_t)mb << 20;
+	long held = 0;
+	int id, e = 0;
+	char *a;
+
+	for (;;) {
+		id = shmget(IPC_PRIVATE, seg, IPC_CREAT | 0600);
+		if (id < 0) {
+			e = errno;
+			break;
+		}
+		a = shmat(id, NULL, 0);
+		if (a == (void *)-1) {
+			e = errno;
+			break;
+		}
+		memset(a, 1, seg);
+		(void)shmdt(a);
+		held += mb;
+		if (held >= 4096)
+			break;	/* enough to show nothing stopped it */
+	}
+	printf("shm_held_mb %ld %s\n", held, errname(e));
+	return 0;
+}
+
+/*
+ * Make inotify instances until the kernel refuses; write "N ERRNO" to
+ * path (then rename, so the host sees it whole) and wait to be killed.
+ */
+static int
+inotify_hold(const char *path)
+{
+	char tmp[4096];
+	FILE *f;
+	int n = 0, e;
+
+	while (inotify_init1(IN_CLOEXEC) >= 0)
+		n++;
+	e = errno;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if ((f = fopen(tmp, "w")) == NULL)
+		return 1;
+	fprintf(f, "%d %s\n", n, errname(e));
+	if (fclose(f) != 0 || rename(tmp, path) != 0)
+		return 1;
+	for (;;)
+		pause();
+}
+
 static void
 list_fds(void)
 {
@@ -386,12 +550,21 @@ main(int argc, char **argv)
 	if (argc >= 4 && strcmp(argv[1], "deny-dupfd") == 0 &&
 	    strcmp(argv[2], "--") == 0)
 		return deny_exec(argv + 3, SYS_fcntl, true, F_DUPFD_CLOEXEC);
+	if (argc == 3 && strcmp(argv[1], "shm") == 0)
+		return shm_hold(atol(argv[2]));
+	if (argc == 3 && strcmp(argv[1], "inotify-hold") == 0)
+		return inotify_hold(argv[2]);
+	if (argc == 2 && strcmp(argv[1], "inotify-one") == 0) {
+		report("inotify_init1", inotify_init1(IN_CLOEXEC));
+		return 0;
+	}
 	if (argc >= 2 && strcmp(argv[1], "syscalls") == 0) {
 		printf("uid %d euid %d\n", (int)getuid(), (int)geteuid());
 		printf("pid %d ppid %d\n", (int)getpid(), (int)getppid());
 		fs_probes();
 		net_probes(argc >= 3 ? argv[2] : "mcp-sandbox-probe");
 		syscall_probes();
+		perimeter_probes();
 		list_fds();
 		return 0;
 	}

@@ -200,6 +200,29 @@ def case_probe_syscalls(s):
         # Landlock (ABI >= 6) scopes signals; else pid 1 ignores it (ok).
         "kill_init": "EPERM" if ll >= 6 else "ok",
         "seccomp_more_filters": "EFAULT",
+        # issue 10, class 3: nothing set-id is made, by any call
+        "create_plain": "ok", "chmod_plain": "ok", "chmod_setuid": "EPERM",
+        "chmod_setgid": "EPERM", "fchmod_setuid": "EPERM",
+        "fchmodat_setgid": "EPERM", "fchmodat2_setuid": "EPERM",
+        "fchmodat2_plain": "ok",
+        # file capabilities need CAP_SETFCAP, which nothing inside has
+        "setxattr_file_caps": "EPERM",
+        "open_creat_setuid": "EPERM", "openat_creat_setgid": "EPERM",
+        "open_tmpfile_setuid": "EPERM", "creat_setuid": "EPERM",
+        "mknod_reg_setuid": "EPERM", "mknodat_reg_setgid": "EPERM",
+        "openat2_creat_setuid": "ENOSYS", "open_rdonly_setuid_mode": "ok",
+        "mkdir_setid_mode": "ok", "mkdir_mode": "0755", "setid_files": "0",
+        # class 4: memfd is shmem no rlimit counts
+        "memfd_create": "ENOSYS", "memfd_secret": "ENOSYS",
+        # class 7: socketpair filtered like socket (family, protocol);
+        # AF_INET passes the filter and the kernel refuses the pair
+        "socketpair_unix": "ok", "socketpair_inet": "EOPNOTSUPP",
+        "socketpair_netlink": "ENOSYS", "socketpair_alg": "ENOSYS",
+        "socketpair_vsock": "ENOSYS", "socketpair_packet": "ENOSYS",
+        "socketpair_unix_proto_tcp": "EPROTONOSUPPORT",
+        "socket_sctp": "ENOSYS", "socket_mptcp": "ENOSYS",
+        "socket_udplite": "ENOSYS", "socket_l2tp": "ENOSYS",
+        "socket_smc": "ENOSYS",
         "fds": "0 1 2",
     }
     bad = [f"{k}: got {got.get(k)!r}, want {v!r}" for k, v in want.items()
@@ -579,6 +602,201 @@ def case_fail_closed_bad_request(s):
     eq(r.returncode, 125, "bind on a reserved path")
     r = s.run(["--nofile", "x", "--", "/bin/true"])
     eq(r.returncode, 2, "bad flag")
+
+
+# issue 10: the perimeter, inside the sandbox ---------------------------
+
+def case_setid_workspace(s):
+    """No set-id file leaves a sandbox: copies of setuid binaries lose the
+    bit, chmod u+s/g+s fail, and the host workspace holds nothing set-id."""
+    ws = s.workspace()
+    py = ("import os\n"
+          "for m in (0o4755, 0o2755, 0o6755):\n"
+          " try: os.chmod('su', m); print('set', oct(m))\n"
+          " except OSError as e: print('refused', oct(m), e.errno)\n"
+          "try: os.open('new', os.O_WRONLY | os.O_CREAT, 0o4755)\n"
+          "except OSError as e: print('refused new', e.errno)\n")
+    r = s.run(["--workspace", ws, "--", "/bin/sh", "-c",
+               "cp /bin/su su; cp -p /bin/su su2; chmod u+s su; "
+               "chmod g+s su; chmod 4755 su2; "
+               f"/usr/bin/python3 -I -c \"{py}\"; ls -l su su2 | cut -c1-10"])
+    eq(out(r), "refused 0o4755 1\nrefused 0o2755 1\nrefused 0o6755 1\n"
+       "refused new 1\n-rwxr-xr-x\n-rwxr-xr-x\n", "stdout")
+    # cp -p quietly drops the bits it may not set; chmod(1) is refused
+    eq(err(r), "chmod: changing permissions of 'su': Operation not "
+       "permitted\n" * 2 + "chmod: changing permissions of 'su2': "
+       "Operation not permitted\n", "stderr")
+    for root, dirs, files in os.walk(ws):
+        for n in dirs + files:
+            st = os.lstat(os.path.join(root, n))
+            expect(st.st_mode & 0o6000 == 0,
+                   f"{n} left with mode {oct(st.st_mode)}")
+
+
+def case_protected_git(s):
+    """The workspace's .git is read-only inside (hooks, config and
+    fsmonitor run on the host); renaming or replacing it fails; the
+    default list can be replaced or emptied."""
+    ws = s.workspace()
+    git = os.path.join(ws, ".git")
+    os.makedirs(os.path.join(git, "hooks"))
+    with open(os.path.join(git, "config"), "w") as f:
+        f.write("[core]\n")
+    if os.geteuid() == 0:
+        for d, _, fs in os.walk(ws):
+            for n in [d] + [os.path.join(d, x) for x in fs]:
+                os.chown(n, NOBODY, NOBODY)
+    attack = ("printf '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n' "
+              ">> .git/config; echo x > .git/hooks/post-checkout; "
+              "mv .git g; rm -rf .git; mkdir -p .hg/x; echo done")
+    r = s.run(["--workspace", ws, "--", "/bin/sh", "-c", attack])
+    eq(out(r), "done\n", "stdout")
+    lines = err(r).splitlines()
+    eq(lines[:3], ["/bin/sh: 1: cannot create .git/config: Read-only file "
+                   "system",
+                   "/bin/sh: 1: cannot create .git/hooks/post-checkout: "
+                   "Read-only file system",
+                   "mv: cannot move '.git' to 'g': Device or resource busy"],
+       "refusals")
+    expect(all("Read-only file system" in x for x in lines[3:]), err(r))
+    with open(os.path.join(git, "config")) as f:
+        eq(f.read(), "[core]\n", ".git/config on the host")
+    eq(sorted(os.listdir(ws)), [".git", ".hg"], "workspace")
+    eq(os.listdir(os.path.join(git, "hooks")), [], "hooks")
+    # a protected name that is a symlink cannot be kept read-only: refused
+    os.symlink("/etc", os.path.join(ws, ".svn"))
+    r = s.run(["--workspace", ws, "--protect", ".svn", "--", "/bin/true"])
+    eq(r.returncode, 125, "symlinked protected name")
+    expect("is a symlink or neither a file nor a dir" in err(r), err(r))
+    # the switch: no protection at all
+    r = s.run(["--workspace", ws, "--no-protect", "--", "/bin/sh", "-c",
+               "echo '# mine' >> .git/config && echo written"])
+    eq(out(r), "written\n", "--no-protect")
+
+
+def case_memory_ipc(s):
+    """--memory 256 MiB: SysV shm holds at most that much in all (root: the
+    ipc namespace's shmall/shmmax; unprivileged: SysV IPC is refused), a
+    1 GiB segment is refused, memfd does not exist."""
+    mem = str(256 << 20)
+    r = s.run(["--memory", mem] + s.probe_args() +
+              ["--", "/opt/probe/sandbox-probe", "shm", "64"])
+    root = os.geteuid() == 0 and not s.unpriv
+    eq(out(r), "shm_held_mb 256 ENOSPC\n" if root else
+       "shm_held_mb 0 ENOSYS\n", "64 MiB segments")
+    r = s.run(["--memory", mem] + s.probe_args() +
+              ["--", "/opt/probe/sandbox-probe", "shm", "1024"])
+    eq(out(r), "shm_held_mb 0 EINVAL\n" if root else
+       "shm_held_mb 0 ENOSYS\n", "a 1 GiB segment")
+    r = s.run(["--memory", mem, "--", "/usr/bin/python3", "-I", "-c",
+               "import os\ntry: os.memfd_create('x')\n"
+               "except OSError as e: print(e.errno)"])
+    eq(out(r), "38\n", "memfd_create: ENOSYS")
+    # messages: 16 queues at most (SB_IPC_MSGMNI), root only
+    r = s.run(["--", "/usr/bin/python3", "-I", "-c",
+               "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+               "n = 0\nwhile n < 100 and libc.msgget(0, 0o1600) >= 0:"
+               " n += 1\nprint(n, ctypes.get_errno())"])
+    eq(out(r), "16 28\n" if root else "0 38\n", "message queues")
+
+
+def case_inotify_pool(s):
+    """One sandbox exhausting its inotify instances leaves the next one's
+    inotify_init1 working: each has its share (16) of the per-uid pool."""
+    ws = s.workspace()
+    flag = os.path.join(ws, "held")
+    hold = subprocess.Popen(
+        s.prefix() + [s.cli, "exec", "--timeout", "60000", "--workspace",
+                      ws] + s.probe_args() +
+        ["--", "/opt/probe/sandbox-probe", "inotify-hold",
+         "/workspace/held"], stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(3000):
+            if os.path.exists(flag) or hold.poll() is not None:
+                break
+            time.sleep(0.01)
+        with open(flag) as f:
+            eq(f.read(), "16 EMFILE\n", "instances the first sandbox got")
+        r = s.run(s.probe_args() + ["--", "/opt/probe/sandbox-probe",
+                                    "inotify-one"])
+        eq(out(r), "inotify_init1 ok\n", "the next sandbox's inotify")
+    finally:
+        hold.kill()
+        hold.wait()
+
+
+def case_rlimits_explicit(s):
+    """A server started with generous limits gives none of them away:
+    every rlimit inside is the sandbox's own."""
+    import resource
+
+    def generous():
+        # as much as this machine lets us: unlimited where we may raise
+        # the hard limit (CAP_SYS_RESOURCE), else soft up to the hard one
+        for res in range(16):  # RLIMIT_NLIMITS
+            try:
+                resource.setrlimit(res, (resource.RLIM_INFINITY,
+                                         resource.RLIM_INFINITY))
+            except (ValueError, OSError):
+                hard = resource.getrlimit(res)[1]
+                resource.setrlimit(res, (hard, hard))
+    inner = s.prefix() + [s.cli, "exec", "--", "/bin/cat",
+                          "/proc/self/limits"]
+    r = subprocess.run(inner, capture_output=True, timeout=60,
+                       preexec_fn=generous)
+    eq(r.returncode, 0, "exit: " + r.stderr.decode())
+    got = {}
+    for line in out(r).splitlines()[1:]:
+        f = line[26:].split()
+        got[line[:26].strip()] = f[:2]
+    want = {
+        "Max cpu time": ["10", "11"],
+        "Max file size": ["67108864", "67108864"],
+        "Max data size": ["4294967296", "4294967296"],
+        "Max stack size": ["8388608", "8388608"],
+        "Max core file size": ["0", "0"],
+        "Max resident set": ["4294967296", "4294967296"],
+        "Max processes": ["64", "64"],
+        "Max open files": ["256", "256"],
+        "Max locked memory": ["65536", "65536"],
+        "Max address space": ["4294967296", "4294967296"],
+        "Max file locks": ["256", "256"],
+        "Max pending signals": ["1024", "1024"],
+        "Max msgqueue size": ["819200", "819200"],
+        "Max nice priority": ["0", "0"],
+        "Max realtime priority": ["0", "0"],
+        "Max realtime timeout": ["0", "0"],
+    }
+    eq(got, want, "/proc/self/limits")
+
+
+def case_host_info(s):
+    """pid 1 shows nothing of the launcher: its command line (which names
+    host paths) and name are the sandbox's; the mount table names no host
+    path but the workspace's and the binds' own (see sandbox/README.md)."""
+    ws = s.workspace()
+    secret = "/nonexistent/secret-token-" + s.marker(5)
+    r = s.run(["--workspace", ws, "--env", f"TOKEN_FILE={secret}",
+               "--env", "PATH=/usr/bin:/bin", "--", "/bin/sh", "-c",
+               "od -An -v -c /proc/1/cmdline | tr -d ' \\n'; echo; "
+               "cat /proc/1/comm; cat /proc/1/environ 2>&1 | wc -c; "
+               "cat /proc/self/mountinfo"])
+    eq(r.returncode, 0, "exit")
+    lines = out(r).splitlines()
+    eq(lines[0][:len("sandbox-init\\0")], "sandbox-init\\0", "cmdline")
+    eq(set(lines[0][len("sandbox-init"):].split("\\0")), {""},
+       "cmdline: zeros after the name")
+    eq(lines[1], "sandbox-init", "comm")
+    expect(s.cli not in out(r) and "exec" not in lines[0], "launcher argv")
+    roots = set()
+    for line in lines[3:]:
+        f = line.split()
+        roots.add(f[3])
+    allowed = {"/", "/usr", "/etc/ld.so.cache", "/etc/alternatives",
+               "/etc/localtime", "/etc/nsswitch.conf", "/null", "/zero",
+               "/full", "/random", "/urandom", ws}
+    expect(roots <= allowed, f"mount roots {sorted(roots - allowed)}")
 
 
 CASES = {name[5:]: fn for name, fn in globals().items()

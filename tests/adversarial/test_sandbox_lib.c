@@ -818,6 +818,48 @@ START_TEST(runs_leak_no_fd_into_the_server)
 }
 END_TEST
 
+/* --check's layers of issue 10, as sb_check() reports them. */
+struct seen_layers {
+	int ipc, memory, uid;
+	bool ipc_ok;
+};
+
+static void
+note_layer(void *arg, const char *layer, bool ok, bool required,
+    const char *detail, const char *fix)
+{
+	struct seen_layers *s = arg;
+
+	(void)fix;
+	if (strcmp(layer, "ipc limits") == 0) {
+		s->ipc++;
+		s->ipc_ok = ok;
+		ck_assert(!required);
+		ck_assert_ptr_nonnull(strstr(detail, ok ? "shmall" :
+		    "refused inside (ENOSYS)"));
+	} else if (strcmp(layer, "memory bounds") == 0) {
+		s->memory++;
+		ck_assert_ptr_nonnull(strstr(detail, "memfd_create refused"));
+	} else if (strcmp(layer, "kernel uid") == 0) {
+		s->uid++;
+		ck_assert_ptr_nonnull(strstr(detail, "16 inotify instances"));
+		ck_assert(ok || fix[0] != '\0');
+	}
+}
+
+START_TEST(check_reports_the_perimeter_layers)
+{
+	struct seen_layers s = { 0 };
+
+	ck_assert_int_eq(sb_check(NULL, note_layer, &s), 0);
+	ck_assert_int_eq(s.ipc, 1);
+	ck_assert_int_eq(s.memory, 1);
+	ck_assert_int_eq(s.uid, 1);
+	/* root here makes the sandboxes' ipc namespaces; uid 65534 cannot */
+	ck_assert(s.ipc_ok == (geteuid() == 0));
+}
+END_TEST
+
 static Suite *
 lib_suite(void)
 {
@@ -844,6 +886,7 @@ lib_suite(void)
 	tcase_add_test(t, missing_bind_source_fails_closed);
 	tcase_add_test(t, exec_failure_inside_is_a_sandbox_error);
 	tcase_add_test(t, runs_leak_no_fd_into_the_server);
+	tcase_add_test(t, check_reports_the_perimeter_layers);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -6,6 +6,7 @@
 #include <check.h>
 #include <linux/audit.h>
 #include <linux/seccomp.h>
+#include <seccomp.h>
 #include <stdint.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -399,7 +400,18 @@ START_TEST(compact_filter_answers_like_libseccomp)
 		0x100000000ULL | 0x10000000, 0x100000000ULL | 1, 0x8, 0x20008,
 		0x40000, 0xffffffff, 0x100000008ULL, 0x5412, 0x541c,
 		0x100005412ULL, 0xdeadbeef0000541cULL, ~0ULL, 0x11, 0x01200011,
+		/* modes and open flags (set-id bits, O_CREAT, O_TMPFILE) */
+		04000, 02000, 06755, 0755, 01777, 0100, 0101, 020000000,
+		020200000, 0x100004000ULL, 0xffffffff00000000ULL,
+		/* socket protocols: TCP, UDP, ICMPv6, SCTP, L2TP, SMC, MPTCP */
+		6, 17, 58, 132, 115, 256, 262,
 	};
+	/* calls whose answer depends on two arguments together */
+	static const struct { const char *name; uint32_t a, b; } pairs[] = {
+		{ "open", 1, 2 }, { "openat", 2, 3 },
+		{ "socket", 0, 2 }, { "socketpair", 0, 2 },
+	};
+	uint32_t i, w;
 	const uint32_t archs[] = { AUDIT_ARCH_X86_64, AUDIT_ARCH_I386, 0 };
 	struct sock_fprog ref, compact;
 	struct seccomp_data d;
@@ -411,7 +423,10 @@ START_TEST(compact_filter_answers_like_libseccomp)
 	ck_assert_uint_lt(compact.len, ref.len);
 	for (a = 0; a < 3; a++) {
 		for (nr = 0; nr < 1100; nr++) {
-			for (arg = 0; arg < 2; arg++) {
+			for (arg = 0; arg < 4; arg++) {
+				/* args 2, 3 matter on the native arch only */
+				if (arg >= 2 && a != 0)
+					continue;
 				for (v = 0; v < sizeof(vals) / sizeof(vals[0]);
 				    v++) {
 					memset(&d, 0, sizeof(d));
@@ -428,9 +443,82 @@ START_TEST(compact_filter_answers_like_libseccomp)
 			}
 		}
 	}
+	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		int pnr = seccomp_syscall_resolve_name(pairs[i].name);
+
+		ck_assert_int_ge(pnr, 0);
+		for (v = 0; v < sizeof(vals) / sizeof(vals[0]); v++)
+			for (w = 0; w < sizeof(vals) / sizeof(vals[0]); w++) {
+				memset(&d, 0, sizeof(d));
+				d.arch = archs[0];
+				d.nr = pnr;
+				d.args[pairs[i].a] = vals[v];
+				d.args[pairs[i].b] = vals[w];
+				ck_assert_msg(bpf_run(&ref, &d) ==
+				    bpf_run(&compact, &d), "%s arg%u=%llx "
+				    "arg%u=%llx", pairs[i].name, pairs[i].a,
+				    (unsigned long long)vals[v], pairs[i].b,
+				    (unsigned long long)vals[w]);
+				checked++;
+			}
+	}
 	ck_assert_uint_gt(checked, 100000);
 	free(ref.filter);
 	free(compact.filter);
+}
+END_TEST
+
+/* The loaded program's answer for syscall name with args a0..a3. */
+static uint32_t
+answer(const struct sock_fprog *f, const char *name, uint64_t a0,
+    uint64_t a1, uint64_t a2, uint64_t a3)
+{
+	struct seccomp_data d = { .arch = AUDIT_ARCH_X86_64 };
+
+	d.nr = seccomp_syscall_resolve_name(name);
+	ck_assert_int_ge(d.nr, 0);
+	d.args[0] = a0;
+	d.args[1] = a1;
+	d.args[2] = a2;
+	d.args[3] = a3;
+	return bpf_run(f, &d);
+}
+
+START_TEST(filter_refuses_setid_modes_and_odd_sockets)
+{
+	const uint32_t ok = SECCOMP_RET_ALLOW;
+	const uint32_t eperm = SECCOMP_RET_ERRNO | EPERM;
+	const uint32_t enosys = SECCOMP_RET_ERRNO | ENOSYS;
+	struct sock_fprog f = { .len = sb_bpf_len,
+	    .filter = (struct sock_filter *)sb_bpf_insns };
+
+	ck_assert_uint_eq(answer(&f, "chmod", 0, 0755, 0, 0), ok);
+	ck_assert_uint_eq(answer(&f, "chmod", 0, 04755, 0, 0), eperm);
+	ck_assert_uint_eq(answer(&f, "fchmod", 3, 02755, 0, 0), eperm);
+	ck_assert_uint_eq(answer(&f, "fchmodat", 3, 0, 06000, 0), eperm);
+	ck_assert_uint_eq(answer(&f, "fchmodat2", 3, 0, 04000, 0), eperm);
+	ck_assert_uint_eq(answer(&f, "fchmodat2", 3, 0, 0644, 0), ok);
+	ck_assert_uint_eq(answer(&f, "creat", 0, 04755, 0, 0), eperm);
+	ck_assert_uint_eq(answer(&f, "mknod", 0, 0100000 | 02755, 0, 0),
+	    eperm);
+	ck_assert_uint_eq(answer(&f, "mknodat", 3, 0, 0010644, 0), ok);
+	ck_assert_uint_eq(answer(&f, "open", 0, 0101, 04755, 0), eperm);
+	ck_assert_uint_eq(answer(&f, "open", 0, 0101, 0755, 0), ok);
+	/* no creating flag: the mode is ignored by the kernel, and here */
+	ck_assert_uint_eq(answer(&f, "open", 0, 0, 04755, 0), ok);
+	ck_assert_uint_eq(answer(&f, "openat", 3, 0, 020200002, 02700),
+	    eperm);
+	ck_assert_uint_eq(answer(&f, "openat", 3, 0, 02, 02700), ok);
+	ck_assert_uint_eq(answer(&f, "mkdir", 0, 06777, 0, 0), ok);
+	ck_assert_uint_eq(answer(&f, "openat2", 3, 0, 0, 24), enosys);
+	ck_assert_uint_eq(answer(&f, "memfd_create", 0, 0, 0, 0), enosys);
+	ck_assert_uint_eq(answer(&f, "socket", 2, 1, 0, 0), ok);
+	ck_assert_uint_eq(answer(&f, "socket", 2, 1, 132, 0), enosys);
+	ck_assert_uint_eq(answer(&f, "socket", 10, 1, 262, 0), enosys);
+	ck_assert_uint_eq(answer(&f, "socket", 16, 3, 0, 0), enosys);
+	ck_assert_uint_eq(answer(&f, "socketpair", 1, 1, 0, 0), ok);
+	ck_assert_uint_eq(answer(&f, "socketpair", 16, 3, 0, 0), enosys);
+	ck_assert_uint_eq(answer(&f, "socketpair", 38, 5, 0, 0), enosys);
 }
 END_TEST
 
@@ -546,8 +634,11 @@ sandbox_suite(void)
 	tcase_add_test(t, output_zero_cap_counts_only);
 	suite_add_tcase(s, t);
 	t = tcase_create("policy");
+	/* interprets two programs for ~400k syscall/argument cases */
+	tcase_set_timeout(t, 60);
 	tcase_add_test(t, embedded_filter_equals_a_fresh_compile);
 	tcase_add_test(t, compact_filter_answers_like_libseccomp);
+	tcase_add_test(t, filter_refuses_setid_modes_and_odd_sockets);
 	tcase_add_test(t, policy_denies_the_named_groups);
 	tcase_add_test(t, policy_lists_each_syscall_once);
 	tcase_add_test(t, stage_names_are_unique);

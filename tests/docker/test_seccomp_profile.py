@@ -29,7 +29,8 @@ NEWER_THAN_HEADERS = {"fchmodat2"}
 
 # Calls the sandbox makes through libc wrappers while building a run.
 SETUP = {"clone", "clone3", "unshare", "setns", "mount", "umount2",
-         "pivot_root", "mount_setattr", "sethostname", "personality",
+         "pivot_root", "mount_setattr", "open_tree", "move_mount",
+         "sethostname", "personality",
          "ioctl", "socket", "prctl", "seccomp", "capset", "setrlimit",
          "prlimit64", "setgroups", "setresuid", "setresgid", "execve",
          "wait4", "waitid", "pidfd_open", "pidfd_send_signal", "kill",

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include <check.h>
+#include <ctype.h>
+#include <stdio.h>
 #include <json-c/json.h>
 
 #include "render.h"
@@ -48,6 +50,75 @@ START_TEST(ill_formed_bytes_become_replacement_characters)
 }
 END_TEST
 
+/* The decoder of the documented scheme (render.h, render_text_bytes). */
+static size_t
+unescape(const char *t, char *out)
+{
+	size_t w = 0;
+	unsigned v;
+
+	while (*t != '\0') {
+		if (t[0] == '\\' && t[1] == '\\') {
+			out[w++] = '\\';
+			t += 2;
+		} else if (t[0] == '\\' && t[1] == 'x' &&
+		    sscanf(t + 2, "%2x", &v) == 1 && isxdigit((unsigned char)t[2])
+		    && isxdigit((unsigned char)t[3])) {
+			out[w++] = (char)v;
+			t += 4;
+		} else {
+			out[w++] = *t++;
+		}
+	}
+	return w;
+}
+
+START_TEST(text_rendering_keeps_every_byte)
+{
+	static const struct { const char *in; size_t len; const char *out; }
+	    cases[] = {
+		{ "a\0b", 3, "a\\x00b" },
+		{ "tab\tnl\ncr\r", 10, "tab\tnl\ncr\r" },
+		{ "\x1b[31mred\x7f", 9, "\\x1b[31mred\\x7f" },
+		{ "caf\xc3\xa9 \xff\xc3", 8, "caf\xc3\xa9 \\xff\\xc3" },
+		{ "C:\\dir\\\\x", 9, "C:\\dir\\\\\\x" },
+		{ "\\x41 \\xZ1 \\", 11, "\\\\x41 \\xZ1 \\" },
+	};
+	char *t, back[64];
+	unsigned char buf[512];
+	size_t i, n, esc;
+	unsigned seed = 10;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		t = render_text_bytes(cases[i].in, cases[i].len, NULL);
+		ck_assert_str_eq(t, cases[i].out);
+		n = unescape(t, back);
+		ck_assert_uint_eq(n, cases[i].len);
+		ck_assert_int_eq(memcmp(back, cases[i].in, n), 0);
+		free(t);
+	}
+	/* any bytes at all decode back exactly (backslashes, x, hex digits
+	 * and NULs made frequent) */
+	for (i = 0; i < 2000; i++) {
+		static const char alpha[] = "\\x0aF\0\xc3\xa9\xff\n";
+		char *dec;
+
+		for (n = 0; n < sizeof(buf); n++) {
+			seed = seed * 1103515245 + 12345;
+			buf[n] = (seed >> 16) % 3 == 0 ? (unsigned char)(seed >> 8) :
+			    (unsigned char)alpha[(seed >> 20) % (sizeof(alpha) - 1)];
+		}
+		t = render_text_bytes((const char *)buf, sizeof(buf), &esc);
+		ck_assert_ptr_nonnull(t);
+		ck_assert_ptr_nonnull(dec = malloc(strlen(t) + 1));
+		ck_assert_uint_eq(unescape(t, dec), sizeof(buf));
+		ck_assert_int_eq(memcmp(dec, buf, sizeof(buf)), 0);
+		free(dec);
+		free(t);
+	}
+}
+END_TEST
+
 START_TEST(base64_round_trips)
 {
 	static const char *const enc[] = { "", "Zg==", "Zm8=", "Zm9v",
@@ -81,6 +152,7 @@ render_suite(void)
 	tcase_add_test(tc, utf8_validity_follows_the_standard);
 	tcase_add_test(tc, utf8_cut_keeps_whole_characters);
 	tcase_add_test(tc, ill_formed_bytes_become_replacement_characters);
+	tcase_add_test(tc, text_rendering_keeps_every_byte);
 	tcase_add_test(tc, base64_round_trips);
 	suite_add_tcase(s, tc);
 	return s;
