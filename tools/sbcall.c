@@ -1,8 +1,9 @@
 /*
- * The sandboxed-call seam: the one place between dispatch and the sandbox.
- * Dispatch opens, cancels and closes a call here (tool_call_open() and
- * friends, declared in tool.h); each sandboxed tool's handler runs its
- * sandbox stage through sbcall_run().
+ * The sandboxed-call seam. Dispatch opens, cancels and closes a call here
+ * (tool_call_open() and friends, declared in tool.h: the only way the
+ * protocol layer reaches the sandbox), and each sandboxed tool's handler
+ * runs its sandbox stage through sbcall_run(), the only way a tool starts
+ * a sandbox.
  *
  * The shared path of the sandboxed tools from a plain request to sb_run().
  * Trusts that args passed the schema; still refuses environment names the

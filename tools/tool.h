@@ -40,7 +40,8 @@ struct tool_prestart {
 /* Server-wide, immutable once serving starts; shared by every thread. */
 struct tool_env {
 	const struct policy *policy;	/* borrowed, never NULL once built */
-	struct sb_ctx *sb;		/* borrowed; NULL if no sandboxed tool */
+	struct sb_ctx *sb;		/* borrowed; NULL when the sandbox could not
+				 * be built: sandboxed tools refuse */
 	struct tool_slots *slots;	/* borrowed; shared, internally locked */
 	struct tool_prestart prestart;	/* all NULL: nothing started ahead */
 	bool fixtures;			/* conformance fixture tools offered */
