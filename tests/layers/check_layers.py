@@ -47,21 +47,23 @@ def sources(root):
 
 def symbol_graph(build):
     """file -> the files whose symbols it uses, from the objects' nm."""
-    defs, undef = {}, {}
+    names = {}
     for d in ("server", "transport", "tools", "policy"):
         for o in glob.glob(os.path.join(build, d, "CMakeFiles", "*.dir",
                                         "*.c.o")):
             name = d + "/" + os.path.basename(o)[:-2]
-            if name in EXCEPT or name.startswith("server/main"):
-                continue
-            out = subprocess.run(["nm", o], capture_output=True, text=True,
-                                 check=True).stdout
-            for line in out.splitlines():
-                f = line.split()
-                if len(f) == 3 and f[1] in "TDBR":
-                    defs[f[2]] = name
-                elif len(f) == 2 and f[0] == "U":
-                    undef.setdefault(name, set()).add(f[1])
+            if name not in EXCEPT and not name.startswith("server/main"):
+                names[o] = name
+    defs, undef = {}, {}
+    out = subprocess.run(["nm", "-A"] + sorted(names), capture_output=True,
+                         text=True, check=True).stdout
+    for line in out.splitlines():
+        obj, _, rest = line.partition(":")
+        name, f = names[obj], rest.split()
+        if len(f) == 3 and f[1] in "TDBR":
+            defs[f[2]] = name
+        elif len(f) == 2 and f[0] == "U":
+            undef.setdefault(name, set()).add(f[1])
     return {n: {defs[u] for u in us if u in defs and defs[u] != n}
             for n, us in undef.items()}
 
