@@ -296,6 +296,7 @@ databases_clear(struct policy *p)
 	for (i = 0; i < p->ndatabases; i++) {
 		free(p->databases[i].name);
 		free(p->databases[i].path);
+		policy_unpin_database(&p->databases[i]);
 	}
 	memset(p->databases, 0, sizeof(p->databases));
 	p->ndatabases = 0;

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /* Bounds on what a policy may hold (config files are user input). */
 #define POLICY_MAX_COMMANDS	256	/* an allow-list, not a PATH copy */
@@ -78,6 +79,19 @@ struct policy_skill {
 struct policy_database {
 	char *name;		/* owned: what the model passes */
 	char *path;		/* owned: absolute host path, read-only */
+	/*
+	 * Pinned at policy_finalize (policy_pin_database): the directory
+	 * holding path, opened once (O_PATH), and the file's identity then.
+	 * query_sqlite opens the file and its journals only beneath dirfd,
+	 * never following a symlink, and refuses another inode (see
+	 * tools/sqlite_vfs.c): a sandbox that can write that directory
+	 * cannot point the server at another file.
+	 */
+	bool pinned;		/* dirfd, base, dev and ino are set */
+	int dirfd;		/* owned when pinned */
+	char *base;		/* owned: last component of path */
+	dev_t dev;
+	ino_t ino;
 };
 
 struct policy_env {

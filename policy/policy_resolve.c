@@ -609,6 +609,10 @@ resolve_databases(struct policy *p, char *err, size_t errlen)
 			policy_set_err(err, errlen, "out of memory");
 			return -1;
 		}
+		/* opened beneath this directory, as this inode, from now on */
+		policy_unpin_database(d);
+		if (policy_pin_database(d, err, errlen) != 0)
+			return -1;
 	}
 	return 0;
 }

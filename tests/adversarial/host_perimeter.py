@@ -1,0 +1,324 @@
+#!/usr/bin/python3
+"""Attacks on what surrounds the sandbox on the host side (issue 10).
+
+Each case starts the real `mcp-sandbox` server on stdio, as the running user
+(root in CI) or, with --unpriv, as uid 65534 (setpriv), and attacks through
+its tools as a model would: sandboxed code (run_command, run_code) changes
+what it can reach, then a host-side tool (query_sqlite, write_file) is called
+and its exact answer checked, with the host checked before and after.
+Usage: host_perimeter.py --server BIN [--unpriv] CASE
+Exit 0 pass, 1 fail, 77 skipped (ctest SKIP_RETURN_CODE).
+"""
+import argparse
+import json
+import os
+import select
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+
+SKIP = 77
+NOBODY = 65534
+PLAIN_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+READ_DEADLINE_S = 20	# one answer; a sandboxed call takes milliseconds
+
+
+class Fail(Exception):
+    pass
+
+
+def expect(cond, what):
+    if not cond:
+        raise Fail(what)
+
+
+def eq(got, want, what):
+    if got != want:
+        raise Fail(f"{what}: got {got!r}, want {want!r}")
+
+
+class Server:
+    """One mcp-sandbox on stdio, initialized; call() returns a result."""
+
+    def __init__(self, suite, args, env=None):
+        e = {"PATH": PLAIN_PATH}
+        if env:
+            e.update(env)
+        self.p = subprocess.Popen(suite.prefix() + [suite.server] + args,
+                                  stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, env=e)
+        self.buf = b""
+        self.next_id = 1
+        r = self.request("initialize", {"protocolVersion": "2025-11-25",
+                                        "capabilities": {}})
+        expect("result" in r, f"initialize: {r}")
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, msg):
+        self.p.stdin.write(json.dumps(msg).encode() + b"\n")
+        self.p.stdin.flush()
+
+    def read(self):
+        end = time.monotonic() + READ_DEADLINE_S
+        while b"\n" not in self.buf:
+            left = end - time.monotonic()
+            if left <= 0:
+                raise Fail("no answer within the deadline")
+            r, _, _ = select.select([self.p.stdout], [], [], left)
+            if not r:
+                continue
+            chunk = os.read(self.p.stdout.fileno(), 65536)
+            if not chunk:
+                raise Fail("server closed stdout: " +
+                           self.p.stderr.read().decode("utf-8", "replace"))
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def request(self, method, params):
+        rid = self.next_id
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": rid, "method": method,
+                   "params": params})
+        while True:
+            m = self.read()
+            if m.get("id") == rid:
+                return m
+
+    def call(self, name, args):
+        r = self.request("tools/call", {"name": name, "arguments": args})
+        expect("result" in r, f"{name}: {r}")
+        return r["result"]
+
+    def close(self):
+        """EOF; the server must exit 0. Returns its stderr."""
+        self.p.stdin.close()
+        try:
+            rc = self.p.wait(timeout=READ_DEADLINE_S)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait()
+            raise Fail("server did not exit after EOF")
+        errtext = self.p.stderr.read().decode("utf-8", "replace")
+        eq(rc, 0, "server exit status (stderr: " + errtext + ")")
+        return errtext
+
+
+def text(res):
+    return res["content"][0]["text"]
+
+
+def sh(srv, script, code=0):
+    """Runs script in the sandbox (run_code sh); checks its exit status."""
+    r = srv.call("run_code", {"language": "sh", "code": script})
+    sc = r.get("structuredContent", {})
+    eq(sc.get("exit_code"), code, f"sandboxed sh exit ({sc.get('stderr')!r})")
+    return sc
+
+
+class Suite:
+    def __init__(self, server, unpriv):
+        self.server = server
+        self.unpriv = unpriv
+        self.tmp = tempfile.mkdtemp(prefix="mcp-perim-")
+        os.chmod(self.tmp, 0o755)
+        # the uid the server runs as, and the host uid of its sandboxes
+        self.suid = NOBODY if unpriv else os.geteuid()
+        self.kuid = NOBODY
+
+    def cleanup(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def prefix(self):
+        if not self.unpriv:
+            return []
+        return ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}",
+                "--clear-groups", "--inh-caps=-all"]
+
+    def give(self, path, uid):
+        if os.geteuid() == 0:
+            os.chown(path, uid, uid)
+
+    def workspace(self):
+        """A user's --workspace the sandboxes may write."""
+        d = tempfile.mkdtemp(dir=self.tmp)
+        os.chmod(d, 0o755)
+        self.give(d, self.kuid)
+        return d
+
+
+def make_db(path, value, owner):
+    c = sqlite3.connect(path)
+    c.execute("CREATE TABLE t(v TEXT)")
+    c.execute("INSERT INTO t VALUES (?)", (value,))
+    c.commit()
+    c.close()
+    os.chmod(path, 0o644)
+    if os.geteuid() == 0:
+        os.chown(path, owner, owner)
+
+
+def query(srv, db="d"):
+    return srv.call("query_sqlite", {"database": db,
+                                     "sql": "SELECT v FROM t"})
+
+
+def rows(res):
+    expect(not res.get("isError"), f"query failed: {text(res)}")
+    return res["structuredContent"]["rows"]
+
+
+# class 1: host-side opens of paths a sandbox can change ---------------------
+
+def secret_db(s):
+    """A database only the server's uid can read, outside every bind."""
+    d = os.path.join(s.tmp, "private")
+    os.mkdir(d, 0o700)
+    s.give(d, s.suid)
+    p = os.path.join(d, "secret.sqlite")
+    make_db(p, "SECRET", s.suid)
+    os.chmod(p, 0o600)
+    return p
+
+
+def case_sqlite_symlink_swap(s):
+    """The database in the workspace becomes a symlink to another SQLite
+    file the server can read: the server refuses, never follows it."""
+    ws = s.workspace()
+    make_db(os.path.join(ws, "data.sqlite"), "good", s.kuid)
+    secret = secret_db(s)
+    srv = Server(s, ["--workspace", ws, "--database",
+                     f"d={ws}/data.sqlite"])
+    eq(rows(query(srv)), [["good"]], "before the swap")
+    sh(srv, f"ln -sfn {secret} /workspace/data.sqlite")
+    expect(os.path.islink(os.path.join(ws, "data.sqlite")), "no symlink")
+    r = query(srv)
+    eq(r.get("isError"), True, "query after the swap is refused")
+    eq(text(r), "The database file was replaced by a symbolic link since "
+       "the server started; it is not followed.", "refusal")
+    sh(srv, "rm /workspace/data.sqlite")
+    r = query(srv)
+    eq(text(r), "The database file is gone from its directory since the "
+       "server started (No such file or directory).", "after removal")
+    srv.close()
+
+
+def case_sqlite_rename_swap(s):
+    """Another SQLite file renamed over the database: refused (inode)."""
+    ws = s.workspace()
+    make_db(os.path.join(ws, "data.sqlite"), "good", s.kuid)
+    srv = Server(s, ["--workspace", ws, "--database",
+                     f"d={ws}/data.sqlite"])
+    eq(rows(query(srv)), [["good"]], "before the swap")
+    sh(srv, "python3 -c \"import sqlite3; c = sqlite3.connect("
+       "'/workspace/evil.sqlite'); c.execute('CREATE TABLE t(v)'); "
+       "c.execute(\\\"INSERT INTO t VALUES ('evil')\\\"); c.commit()\" && "
+       "mv /workspace/evil.sqlite /workspace/data.sqlite")
+    r = query(srv)
+    eq(r.get("isError"), True, "query after the rename is refused")
+    eq(text(r), "The database file was replaced by another file since the "
+       "server started; only the file found at start is opened (restart "
+       "the server to use the new one).", "refusal")
+    srv.close()
+
+
+def case_sqlite_dir_swap(s):
+    """The database's directory renamed away and replaced by a symlink to
+    a directory holding another database of the same name: the server
+    still reads the file it found at start (its directory fd is pinned)."""
+    ws = s.workspace()
+    sub = os.path.join(ws, "sub")
+    os.mkdir(sub)
+    s.give(sub, s.kuid)
+    make_db(os.path.join(sub, "data.sqlite"), "good", s.kuid)
+    other = os.path.join(s.tmp, "other")
+    os.mkdir(other, 0o755)
+    make_db(os.path.join(other, "data.sqlite"), "SECRET", s.suid)
+    os.chmod(os.path.join(other, "data.sqlite"), 0o600)
+    srv = Server(s, ["--workspace", ws, "--database",
+                     f"d={sub}/data.sqlite"])
+    eq(rows(query(srv)), [["good"]], "before the swap")
+    sh(srv, f"mv /workspace/sub /workspace/old && "
+       f"ln -s {other} /workspace/sub")
+    eq(rows(query(srv)), [["good"]], "after the swap: the pinned file")
+    srv.close()
+
+
+def case_sqlite_journal_symlink(s):
+    """Symlinks planted at the journal names (-journal, -wal) are never
+    opened: the query reads the database alone."""
+    ws = s.workspace()
+    make_db(os.path.join(ws, "data.sqlite"), "good", s.kuid)
+    secret = secret_db(s)
+    srv = Server(s, ["--workspace", ws, "--database",
+                     f"d={ws}/data.sqlite"])
+    sh(srv, f"ln -s {secret} /workspace/data.sqlite-journal && "
+       f"ln -s {secret} /workspace/data.sqlite-wal")
+    r = query(srv)
+    expect("SECRET" not in json.dumps(r), f"the secret leaked: {r}")
+    eq(rows(r), [["good"]], "the database, without the planted journals")
+    srv.close()
+
+
+CASES = {
+    "sqlite_symlink_swap": case_sqlite_symlink_swap,
+    "sqlite_rename_swap": case_sqlite_rename_swap,
+    "sqlite_dir_swap": case_sqlite_dir_swap,
+    "sqlite_journal_symlink": case_sqlite_journal_symlink,
+}
+# cases that need the server to be root (they build a scene of host users)
+ROOT_ONLY = set()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--server", required=True)
+    ap.add_argument("--unpriv", action="store_true",
+                    help="run the server as uid 65534 (setpriv)")
+    ap.add_argument("case", choices=sorted(CASES) + ["list"])
+    a = ap.parse_args()
+    if a.case == "list":
+        print("\n".join(sorted(CASES)))
+        return 0
+    if a.unpriv:
+        if os.geteuid() != 0 or not shutil.which("setpriv"):
+            print("skip: --unpriv needs root and setpriv to drop to 65534")
+            return SKIP
+        if a.case in ROOT_ONLY:
+            print("skip: this case needs a root server")
+            return SKIP
+        ok = subprocess.run(["setpriv", f"--reuid={NOBODY}",
+                             f"--regid={NOBODY}", "--clear-groups",
+                             "unshare", "-U", "true"],
+                            capture_output=True).returncode == 0
+        if not ok:
+            print("skip: unprivileged user namespaces are not allowed here")
+            return SKIP
+        if subprocess.run(["setpriv", f"--reuid={NOBODY}",
+                           f"--regid={NOBODY}", "--clear-groups", "test",
+                           "-x", a.server], capture_output=True
+                          ).returncode != 0:
+            print(f"skip: {a.server} is not reachable by uid 65534")
+            return SKIP
+    elif os.geteuid() != 0:
+        # the scenes give files to uid 65534 (the sandboxes' kernel uid)
+        print("skip: the cases build their scene as root")
+        return SKIP
+    s = Suite(a.server, a.unpriv)
+    try:
+        CASES[a.case](s)
+    except Fail as e:
+        print(f"FAIL {a.case}: {e}")
+        return 1
+    finally:
+        s.cleanup()
+    print(f"ok {a.case}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
