@@ -48,6 +48,7 @@ static const struct limit_def limit_defs[] = {
 	{ "sql_bytes", "sql-bytes", LIM(sql_bytes), 1024, 64 << 20 },
 	{ "sql_timeout_ms", "sql-timeout-ms", LIM(sql_timeout_ms), 10, 600000 },
 	{ "tmp_mb", "tmp-mb", LIM(tmp_mb), 1, 4096 },
+	{ "workspace_mb", "workspace-mb", LIM(workspace_mb), 0, 65536 },
 	{ "warm_python", "warm-python", LIM(warm_python), 0,
 	    POLICY_MAX_WARM_PYTHON },
 };
@@ -94,6 +95,8 @@ const struct policy_flag policy_flags[] = {
 	    "bytes a query returns at most" },
 	{ "sql-timeout-ms", required_argument, "MS", "deadline of a query" },
 	{ "tmp-mb", required_argument, "MB", "size of a sandbox's /tmp" },
+	{ "workspace-mb", required_argument, "MB",
+	    "size cap of a fresh workspace (0: none)" },
 	{ "warm-python", required_argument, "N",
 	    "run_code pythons kept started ahead (0: none)" },
 	{ NULL, 0, NULL, NULL },

@@ -115,6 +115,7 @@ struct policy_limits {
 	uint32_t sql_bytes;		/* result bytes of a query, at most */
 	uint32_t sql_timeout_ms;	/* deadline of one query */
 	uint32_t tmp_mb;		/* size of the sandbox's /tmp */
+	uint32_t workspace_mb;		/* fresh workspace's cap; 0: none */
 	uint32_t warm_python;		/* run_code pythons started ahead */
 };
 

@@ -3,6 +3,7 @@
  * protocol logic here. Only main() may exit the process; everything it
  * builds is immutable once serving starts.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -296,6 +297,23 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 		log_err("cannot block signals");
 		return 1;
 	}
+	/* before any thread: the private parent, the capped workspaces'
+	 * mount namespace (unshare needs a single-threaded process) */
+	if (workspace_setup(pol->limits.workspace_mb) != 0) {
+		log_err("cannot make the private parent of workspaces: %s",
+		    strerror(errno));
+		return 1;
+	}
+	{
+		uint32_t mb;
+		const char *why;
+
+		if (workspace_capped(&mb, &why))
+			log_info("fresh workspaces: tmpfs of %u MiB each", mb);
+		else if (pol->limits.workspace_mb > 0)
+			log_warn("fresh workspaces are not size-capped: %s "
+			    "(see mcp-sandbox --check)", why);
+	}
 	env.policy = pol;
 	env.fixtures = cli->fixtures;
 	memset(&sberr, 0, sizeof(sberr));
@@ -372,6 +390,21 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 	return rc;
 }
 
+/* --check lines of the server's own layers (tools/workspace.c). */
+static void
+check_server_layers(cmd_check_line_fn fn, void *arg)
+{
+	struct policy *p;
+	char err[256];	/* the embedded default never fails */
+	uint32_t mb = 0;
+
+	if ((p = policy_new_default(err, sizeof(err))) != NULL) {
+		mb = p->limits.workspace_mb;
+		policy_free(p);
+	}
+	workspace_check(mb, fn, arg);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -384,7 +417,7 @@ main(int argc, char **argv)
 	if ((rc = parse_args(argc, argv, &cli)) >= 0)
 		goto out;
 	if (cli.check) {
-		rc = cmd_check_main(argc, argv);
+		rc = cmd_check_run(argc, argv, check_server_layers);
 		goto out;
 	}
 	if ((rc = build_policy(&cli, &pol)) >= 0)

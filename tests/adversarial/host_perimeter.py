@@ -264,14 +264,128 @@ def case_sqlite_journal_symlink(s):
     srv.close()
 
 
+# class 3 (workspace part) and class 10: the fresh workspace ------------------
+
+def tmpdir_for(s):
+    """A TMPDIR of the server's own: its private parent is the one entry."""
+    d = os.path.join(s.tmp, "tmpdir")
+    os.mkdir(d, 0o755)
+    s.give(d, s.suid)
+    return d
+
+
+def only_entry(d):
+    names = os.listdir(d)
+    eq(len(names), 1, f"entries of {d}")
+    return os.path.join(d, names[0])
+
+
+def as_other_user(cmd):
+    """cmd as a local user who is neither the server nor its sandboxes."""
+    return subprocess.run(["setpriv", "--reuid=12345", "--regid=12345",
+                           "--clear-groups", "--inh-caps=-all"] + cmd,
+                          capture_output=True, text=True)
+
+
+def case_workspace_parent(s):
+    """A sandbox makes its workspace world-writable and leaves a file
+    there: another local user still cannot traverse to it, because fresh
+    workspaces live in a 0700 parent owned by the server."""
+    tmpdir = tmpdir_for(s)
+    # uncapped: the workspace is a directory on the host's file system
+    # (a capped one is a tmpfs only the server's mount namespace holds)
+    srv = Server(s, ["--workspace-mb", "0"], env={"TMPDIR": tmpdir})
+    sh(srv, "chmod 0777 /workspace && echo private > /workspace/f && "
+       "chmod 0666 /workspace/f")
+    parent = only_entry(tmpdir)
+    st = os.stat(parent)
+    eq((st.st_mode & 0o7777, st.st_uid), (0o700, s.suid), "the parent")
+    ws = only_entry(parent)
+    eq(os.stat(ws).st_mode & 0o777, 0o777, "the sandbox's chmod held")
+    r = as_other_user(["cat", os.path.join(ws, "f")])
+    eq((r.returncode, r.stdout, r.stderr),
+       (1, "", f"cat: {ws}/f: Permission denied\n"), "another user reads")
+    r = as_other_user(["ls", parent])
+    eq(r.returncode, 2, f"another user lists the parent ({r.stderr})")
+    srv.close()
+    eq(os.listdir(tmpdir), [], "the parent is removed at exit")
+
+
+def case_workspace_full(s):
+    """A run fills its fresh workspace: ENOSPC inside at the cap, the host
+    file system untouched, write_file says why, the server keeps serving;
+    the tmpfs lives in the server's mount namespace only."""
+    tmpdir = tmpdir_for(s)
+    srv = Server(s, ["--workspace-mb", "8"], env={"TMPDIR": tmpdir})
+    sc = sh(srv, "head -c 16M /dev/zero > /workspace/big; echo $?; "
+            "wc -c < /workspace/big")
+    eq(sc["stdout"], "1\n8388608\n", "the fill stopped at the cap")
+    eq(sc["stderr"], "head: error writing 'standard output': No space "
+       "left on device\n", "the sandbox saw ENOSPC")
+    parent = only_entry(tmpdir)
+    ws = only_entry(parent)
+    # the host's view: an empty directory; the server's: the full tmpfs
+    eq(os.listdir(ws), [], "the host's namespace sees the mount point")
+    with open("/proc/self/mountinfo") as f:
+        expect(ws not in f.read(), "the tmpfs is in the host's namespace")
+    mine = f"/proc/{srv.p.pid}/root{ws}"
+    eq(os.path.getsize(mine + "/big"), 8 << 20, "the server's view")
+    with open(f"/proc/{srv.p.pid}/mountinfo") as f:
+        m = [l.split() for l in f if l.split()[4] == ws]
+    eq(len(m), 1, "one mount on the workspace in the server's namespace")
+    expect(m[0][-3:-1] == ["tmpfs", "mcp-workspace"], f"its fs: {m[0]}")
+    expect("size=8192k" in m[0][-1], f"its options: {m[0][-1]}")
+    r = srv.call("write_file", {"path": "note.txt", "content": "x" * 65536})
+    eq(r.get("isError"), True, "write_file on a full workspace")
+    eq(text(r), "No space left for 'note.txt': the workspace is full (a "
+       "fresh workspace holds at most workspace_mb = 8 MiB; a --workspace "
+       "directory, what its file system has free). A new file was not "
+       "kept; an existing one may hold part of the content. Remove files "
+       "and try again.", "its message")
+    expect(not os.path.exists(mine + "/note.txt"), "half a file was kept")
+    sh(srv, "rm /workspace/big")
+    r = srv.call("write_file", {"path": "note.txt", "content": "hello"})
+    eq(r.get("isError"), None, f"write_file after freeing: {r}")
+    eq(r["structuredContent"]["size"], 5, "written")
+    srv.close()
+    eq(os.listdir(tmpdir), [], "workspace and parent removed at exit")
+
+
+def case_workspace_uncapped_unpriv(s):
+    """An unprivileged server cannot mount the tmpfs: it says so at start
+    and --check gives the cause and the fix."""
+    tmpdir = tmpdir_for(s)
+    srv = Server(s, ["--workspace-mb", "8"], env={"TMPDIR": tmpdir})
+    sh(srv, "true")
+    errtext = srv.close()
+    expect("fresh workspaces are not size-capped: an unprivileged server "
+           "cannot mount a tmpfs" in errtext, f"start-up warning: {errtext}")
+    r = subprocess.run(s.prefix() + [s.server, "--check"],
+                       capture_output=True, text=True,
+                       env={"PATH": PLAIN_PATH, "TMPDIR": tmpdir})
+    lines = r.stdout.splitlines()
+    i = [k for k, l in enumerate(lines) if "workspace cap:" in l]
+    eq(len(i), 1, "one workspace cap line")
+    eq(lines[i[0]], "absent   workspace cap: fresh workspaces are not "
+       "size-capped: an unprivileged server cannot mount a tmpfs (it needs "
+       "CAP_SYS_ADMIN in a mount namespace of its own); a run can fill "
+       f"the file system of $TMPDIR ({tmpdir})", "--check line")
+    expect(lines[i[0] + 1].startswith("         fix: run the server as "
+                                      "root"), lines[i[0] + 1])
+
+
 CASES = {
     "sqlite_symlink_swap": case_sqlite_symlink_swap,
     "sqlite_rename_swap": case_sqlite_rename_swap,
     "sqlite_dir_swap": case_sqlite_dir_swap,
     "sqlite_journal_symlink": case_sqlite_journal_symlink,
+    "workspace_parent": case_workspace_parent,
+    "workspace_full": case_workspace_full,
+    "workspace_uncapped": case_workspace_uncapped_unpriv,
 }
-# cases that need the server to be root (they build a scene of host users)
-ROOT_ONLY = set()
+# cases that need a root server (the tmpfs cap), or an unprivileged one
+ROOT_ONLY = {"workspace_full"}
+UNPRIV_ONLY = {"workspace_uncapped"}
 
 
 def main():
@@ -304,6 +418,9 @@ def main():
                           ).returncode != 0:
             print(f"skip: {a.server} is not reachable by uid 65534")
             return SKIP
+    elif a.case in UNPRIV_ONLY:
+        print("skip: this case needs an unprivileged server")
+        return SKIP
     elif os.geteuid() != 0:
         # the scenes give files to uid 65534 (the sandboxes' kernel uid)
         print("skip: the cases build their scene as root")
