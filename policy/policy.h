@@ -31,14 +31,32 @@
 /* protected_paths: the sandbox mounts at most SB_MAX_PROTECT of them */
 #define POLICY_MAX_PROTECT	8
 
+/*
+ * Host paths a policy binds into every sandbox (allow_read,
+ * allow_read_write). With a program's own binds (BINDS_MAX_PROG, 8) this
+ * fills the sandbox's 16.
+ */
+#define POLICY_MAX_ALLOW	8
+
+/* Start-up notes kept (programs passed over); more are counted only. */
+#define POLICY_MAX_NOTES	16
+
+struct prog_binds;
+
 /* A program a model may run with run_command. */
 struct policy_command {
 	char *name;		/* owned: what the model passes, e.g. "grep" */
 	char *path;		/* owned: absolute, from finalize; or NULL */
-	char *bind;		/* owned: a directory outside the system
-				 * dirs the program needs (bound read-only),
+	struct prog_binds *binds;	/* owned: files outside the system
+				 * dirs it needs (bound read-only; binds.h),
 				 * or NULL */
 	bool optional;		/* from the default: dropped if missing */
+};
+
+/* A host path bound at the same path in every sandbox. */
+struct policy_allow {
+	char *path;		/* owned: canonical after finalize */
+	bool writable;		/* allow_read_write */
 };
 
 /*
@@ -57,8 +75,7 @@ struct policy_language {
 	bool enabled;		/* asked for by the policy */
 	bool available;		/* enabled and its toolchain was found */
 	char *path;		/* owned: interpreter or compiler, absolute */
-	char *bind;		/* owned: its install prefix when outside the
-				 * system dirs (bound read-only), or NULL */
+	struct prog_binds *binds;	/* owned: as a command's, or NULL */
 };
 
 /* A script of a skill: a file under <skill>/scripts/ with an allowed
@@ -138,6 +155,11 @@ struct policy {
 	char *protect[POLICY_MAX_PROTECT + 1];
 	size_t nprotect;
 	char *sh_path;		/* owned: /bin/sh resolved, for fixed drivers */
+	struct policy_allow allow[POLICY_MAX_ALLOW];	/* extra binds */
+	size_t nallow;
+	/* finalize's warnings for the log: a program passed over, and why */
+	char *notes[POLICY_MAX_NOTES];
+	size_t nnotes;
 	long cores;		/* online CPUs seen at finalize */
 	bool finalized;
 };

@@ -18,6 +18,11 @@ void policy_protect_clear(struct policy *p);
 struct json_object *policy_protect_json(const struct policy *p);
 
 struct policy_database;
+struct json_object;
+
+/* --print-config: every bind, per command and language, and the allowed
+ * paths (owned JSON object; policy_binds.c). */
+struct json_object *binds_to_json(const struct policy *p);
 
 /*
  * Pins d->path (absolute, canonical): opens its directory O_PATH, checks

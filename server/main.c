@@ -410,6 +410,7 @@ main(int argc, char **argv)
 {
 	struct cli cli = { 0 };
 	struct policy *pol = NULL;
+	size_t i;
 	int rc;
 
 	if (argc > 1 && strcmp(argv[1], "exec") == 0)
@@ -427,6 +428,8 @@ main(int argc, char **argv)
 		rc = 0;
 		goto out;
 	}
+	for (i = 0; i < pol->nnotes; i++)
+		log_warn("policy: %s", pol->notes[i]);
 	rc = serve_stdio(&cli, pol);
  out:
 	policy_free(pol);

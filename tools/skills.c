@@ -349,7 +349,7 @@ tool_run_skill_script(const struct tool_call *call,
 	c.workspace_host = copy;
 	c.workspace_path = SKILL_MOUNT;
 	c.workspace_writable = true;	/* the copy is thrown away */
-	c.binds[0] = lang->bind;
+	c.prog_binds = lang->binds;
 	c.what = "the script";
 	if ((st = sbcall_run(call, &c, &res, &r)) != MCP_OK)
 		goto out;

@@ -30,6 +30,10 @@ class Fail(Exception):
     pass
 
 
+class Skip(Exception):
+    pass
+
+
 def expect(cond, what):
     if not cond:
         raise Fail(what)
@@ -129,9 +133,20 @@ class Suite:
         # the uid the server runs as, and the host uid of its sandboxes
         self.suid = NOBODY if unpriv else os.geteuid()
         self.kuid = NOBODY
+        self.vtmp = None
 
     def cleanup(self):
         shutil.rmtree(self.tmp, ignore_errors=True)
+        if self.vtmp:
+            shutil.rmtree(self.vtmp, ignore_errors=True)
+
+    def outside_tmp(self):
+        """A scratch dir outside /tmp (every sandbox makes its own /tmp,
+        so a program there cannot be bound): under /var/tmp."""
+        if not self.vtmp:
+            self.vtmp = tempfile.mkdtemp(prefix="mcp-perim-", dir="/var/tmp")
+            os.chmod(self.vtmp, 0o755)
+        return self.vtmp
 
     def prefix(self):
         if not self.unpriv:
@@ -374,6 +389,189 @@ def case_workspace_uncapped_unpriv(s):
                                       "root"), lines[i[0] + 1])
 
 
+# class 2: binds no wider than the program needs ------------------------------
+
+GREET_LIB = "const char *greet(void) { return \"hello from libgreet\"; }\n"
+GREET_MAIN = ("#include <stdio.h>\nconst char *greet(void);\n"
+              "int main(void) { puts(greet()); return 0; }\n")
+
+
+def home_like(s):
+    """A home directory with a program in ~/bin, a library in ~/lib it
+    finds through RUNPATH $ORIGIN/../lib, and secrets beside them."""
+    home = os.path.join(s.outside_tmp(), "home")
+    for d in ("bin", "lib", ".ssh"):
+        os.makedirs(os.path.join(home, d), 0o755)
+    key = os.path.join(home, ".ssh", "id_ed25519")
+    with open(key, "w") as f:
+        f.write("FAKE-PRIVATE-KEY\n")
+    os.chmod(key, 0o644)	# readable by anyone who can reach it
+    with open(os.path.join(home, ".npmrc"), "w") as f:
+        f.write("//registry.npmjs.org/:_authToken=FAKE-TOKEN\n")
+    os.chmod(os.path.join(home, ".npmrc"), 0o644)
+    shutil.copy("/usr/bin/cat", os.path.join(home, "bin", "mycat"))
+    src = os.path.join(s.tmp, "src")
+    os.mkdir(src)
+    with open(os.path.join(src, "greet.c"), "w") as f:
+        f.write(GREET_LIB)
+    with open(os.path.join(src, "main.c"), "w") as f:
+        f.write(GREET_MAIN)
+    for cmd in (["cc", "-shared", "-fPIC", "-o",
+                 os.path.join(home, "lib", "libgreet.so"),
+                 os.path.join(src, "greet.c")],
+                ["cc", "-o", os.path.join(home, "bin", "greet"),
+                 os.path.join(src, "main.c"), "-L" + home + "/lib",
+                 "-lgreet", "-Wl,-rpath,$ORIGIN/../lib",
+                 "-Wl,--enable-new-dtags"]):
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        eq(r.returncode, 0, f"building the fixture: {r.stderr}")
+    os.chmod(home, 0o755)
+    return home
+
+
+def run_cmd(srv, command, args=()):
+    r = srv.call("run_command", {"command": command, "args": list(args)})
+    sc = r["structuredContent"]
+    return sc["exit_code"], sc["stdout"], sc["stderr"]
+
+
+def case_home_program(s):
+    """~/bin/mycat and ~/bin/greet (with ~/lib/libgreet.so through its
+    RUNPATH) run; the home's key and token stay out of reach, and
+    --print-config lists exactly the files bound."""
+    home = home_like(s)
+    args = ["--allow-command", f"{home}/bin/mycat",
+            "--allow-command", f"{home}/bin/greet"]
+    r = subprocess.run(s.prefix() + [s.server] + args + ["--print-config"],
+                       capture_output=True, text=True,
+                       env={"PATH": PLAIN_PATH})
+    eq(r.returncode, 0, f"--print-config ({r.stderr})")
+    binds = json.loads(r.stdout)["_resolved"]["binds"]["commands"]
+    eq(binds.get("mycat"), [{"host": f"{home}/bin/mycat",
+                             "inside": f"{home}/bin/mycat", "mode": "ro"}],
+       "mycat's binds")
+    eq(binds.get("greet"), [
+        {"host": f"{home}/bin/greet", "inside": f"{home}/bin/greet",
+         "mode": "ro"},
+        {"host": f"{home}/lib/libgreet.so",
+         "inside": f"{home}/lib/libgreet.so", "mode": "ro"}],
+       "greet's binds")
+    srv = Server(s, args)
+    eq(run_cmd(srv, "greet"), (0, "hello from libgreet\n", ""), "greet")
+    for secret in (".ssh/id_ed25519", ".npmrc"):
+        eq(run_cmd(srv, "mycat", [f"{home}/{secret}"]),
+           (1, "", f"mycat: {home}/{secret}: No such file or directory\n"),
+           f"reading ~/{secret}")
+    # each program has its own files only: not even its neighbour's
+    for other in ("bin/greet", "lib/libgreet.so"):
+        eq(run_cmd(srv, "mycat", [f"{home}/{other}"]),
+           (1, "", f"mycat: {home}/{other}: No such file or directory\n"),
+           f"mycat reads ~/{other}")
+    srv.close()
+
+
+def pyenv_python():
+    import glob
+    for exe in sorted(glob.glob("/root/.pyenv/versions/3.*/bin/python3.*")):
+        base = os.path.basename(exe)
+        if base.count(".") == 1 and base[len("python3."):].isdigit():
+            return exe
+    return None
+
+
+def case_python_nonsystem(s):
+    """A pyenv python first on PATH runs with its own standard library
+    (import struct works) and nothing else of its prefix."""
+    exe = pyenv_python()
+    if exe is None:
+        raise Skip("no pyenv python at /root/.pyenv")
+    prefix = os.path.dirname(os.path.dirname(exe))
+    ver = os.path.basename(exe)[len("python"):]
+    srv = Server(s, ["--warm-python", "0"],
+                 env={"PATH": os.path.dirname(exe) + ":" + PLAIN_PATH})
+    r = srv.call("run_code", {"language": "python3", "code":
+                 "import struct, sys, os\n"
+                 "print(sys.prefix, struct.pack('<H', 258).hex())\n"
+                 "print(sorted(os.listdir(sys.prefix)))\n"
+                 "print(sorted(os.listdir(sys.prefix + '/bin')))\n"
+                 "print(os.path.exists('/root/.pyenv/shims'))\n"})
+    eq(r["structuredContent"]["stdout"],
+       f"{prefix} 0201\n['bin', 'lib']\n['python{ver}']\nFalse\n",
+       f"the pyenv python inside ({r['structuredContent']['stderr']})")
+    srv.close()
+
+
+def case_python_refused(s):
+    """A python whose standard library is not beside it (a lone copy in
+    ~/bin) is passed over at start with the reason; the system python is
+    used instead."""
+    exe = pyenv_python()
+    if exe is None:
+        raise Skip("no pyenv python at /root/.pyenv")
+    home = os.path.join(s.outside_tmp(), "home")
+    os.makedirs(os.path.join(home, "bin"), 0o755)
+    ver = os.path.basename(exe)[len("python"):]
+    lone = os.path.join(home, "bin", f"python{ver}")
+    shutil.copy(exe, lone)
+    os.symlink(f"python{ver}", os.path.join(home, "bin", "python3"))
+    env = {"PATH": f"{home}/bin:{PLAIN_PATH}"}
+    r = subprocess.run(s.prefix() + [s.server, "--print-config"],
+                       capture_output=True, text=True, env=env)
+    cfg = json.loads(r.stdout)
+    eq(cfg["_resolved"]["languages"]["python3"],
+       os.path.realpath("/usr/bin/python3"), "the python used")
+    srv = Server(s, ["--warm-python", "0"], env=env)
+    errtext = srv.close()
+    want = (f"policy: python3: the first on PATH is passed over: the "
+            f"standard library of the Python at {lone} is not where it "
+            f"looks for it ({home}/lib/python{ver}/os.py)")
+    expect(want in errtext, f"start-up note: {errtext}")
+
+
+def case_allow_paths(s):
+    """allow_read and allow_read_write bind exactly the named paths, read-
+    only and read-write, into every sandbox; a path a sandbox makes itself
+    is refused at start with the reason."""
+    base = s.outside_tmp()
+    ro = os.path.join(base, "data")
+    rw = os.path.join(base, "out")
+    for d in (ro, rw):
+        os.mkdir(d, 0o755)
+    s.give(rw, s.kuid)
+    with open(os.path.join(ro, "x"), "w") as f:
+        f.write("shared data\n")
+    os.chmod(os.path.join(ro, "x"), 0o644)
+    cfg = os.path.join(base, "policy.json")
+    with open(cfg, "w") as f:
+        json.dump({"allow_read": [ro], "allow_read_write": [rw]}, f)
+    os.chmod(cfg, 0o644)
+    r = subprocess.run(s.prefix() + [s.server, "--config", cfg,
+                                     "--print-config"],
+                       capture_output=True, text=True,
+                       env={"PATH": PLAIN_PATH})
+    eq(json.loads(r.stdout)["_resolved"]["binds"]["every_sandbox"],
+       [{"host": ro, "inside": ro, "mode": "ro"},
+        {"host": rw, "inside": rw, "mode": "rw"}], "--print-config")
+    srv = Server(s, ["--config", cfg])
+    sc = sh(srv, f"cat {ro}/x; echo new > {rw}/y; echo bad > {ro}/z; "
+            f"ls {base}")
+    eq(sc["stdout"], "shared data\ndata\nout\n", "what the sandbox sees")
+    eq(sc["stderr"], f"sh: 1: cannot create {ro}/z: Read-only file "
+       "system\n", "allow_read is read-only")
+    with open(os.path.join(rw, "y")) as f:
+        eq(f.read(), "new\n", "written through allow_read_write")
+    expect(not os.path.exists(os.path.join(ro, "z")), "wrote to allow_read")
+    srv.close()
+    with open(cfg, "w") as f:
+        json.dump({"allow_read": ["/tmp"]}, f)
+    r = subprocess.run(s.prefix() + [s.server, "--config", cfg],
+                       capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                       env={"PATH": PLAIN_PATH})
+    eq((r.returncode, r.stderr), (2, "mcp-sandbox: allow_read: /tmp is on "
+       "or above /tmp, which every sandbox makes or binds itself; name a "
+       "path outside it\n"), "a reserved path")
+
+
 CASES = {
     "sqlite_symlink_swap": case_sqlite_symlink_swap,
     "sqlite_rename_swap": case_sqlite_rename_swap,
@@ -382,9 +580,14 @@ CASES = {
     "workspace_parent": case_workspace_parent,
     "workspace_full": case_workspace_full,
     "workspace_uncapped": case_workspace_uncapped_unpriv,
+    "home_program": case_home_program,
+    "python_nonsystem": case_python_nonsystem,
+    "python_refused": case_python_refused,
+    "allow_paths": case_allow_paths,
 }
 # cases that need a root server (the tmpfs cap), or an unprivileged one
-ROOT_ONLY = {"workspace_full"}
+# (the pyenv pythons live in /root, which uid 65534 cannot traverse)
+ROOT_ONLY = {"workspace_full", "python_nonsystem", "python_refused"}
 UNPRIV_ONLY = {"workspace_uncapped"}
 
 
@@ -431,6 +634,9 @@ def main():
     except Fail as e:
         print(f"FAIL {a.case}: {e}")
         return 1
+    except Skip as e:
+        print(f"skip: {e}")
+        return SKIP
     finally:
         s.cleanup()
     print(f"ok {a.case}")
