@@ -353,6 +353,8 @@ policy_skills_clear(struct policy *p)
 		free(p->skills[i].name);
 		free(p->skills[i].summary);
 		free(p->skills[i].dir);
+		if (p->skills[i].pinned)
+			(void)close(p->skills[i].dirfd);
 		for (j = 0; j < p->skills[i].nscripts; j++)
 			free(p->skills[i].scripts[j].name);
 	}

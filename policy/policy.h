@@ -89,6 +89,13 @@ struct policy_skill {
 	char *name;		/* owned: from front matter (or folder name) */
 	char *summary;		/* owned: front matter description, one line */
 	char *dir;		/* owned: absolute path of the skill folder */
+	/*
+	 * The folder as found at start (O_PATH, owned when pinned): copies
+	 * are made from it, never from dir again, so a folder renamed or
+	 * replaced (by a symlink, say) after start is not followed.
+	 */
+	int dirfd;
+	bool pinned;
 	struct policy_script scripts[POLICY_MAX_SCRIPTS];
 	size_t nscripts;
 };

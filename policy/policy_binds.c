@@ -1,6 +1,6 @@
 /*
  * The binds of programs outside the system directories, and of the paths
- * a policy allows (see binds.h). Nothing here runs a program: an ELF file
+ * a policy allows (see policy_binds.h). Nothing here runs a program: an ELF file
  * is read (PT_INTERP, DT_NEEDED, DT_RUNPATH/DT_RPATH) and its libraries
  * are looked up the way ld.so looks them up; a "#!" line names the
  * interpreter; a CPython finds its standard library by the landmark its
@@ -642,7 +642,7 @@ overlaps(const struct prog_binds *b, const char *allowed)
 int
 binds_resolve_allow(struct policy *p, char *err, size_t errlen)
 {
-	char real[PATH_MAX];
+	char real[PATH_MAX], ws[PATH_MAX];
 	struct stat st;
 	const char *o;
 	size_t i, j;
@@ -686,11 +686,11 @@ binds_resolve_allow(struct policy *p, char *err, size_t errlen)
 				    p->allow[j].path);
 				return -1;
 			}
-		if (p->workspace != NULL && (under(p->workspace, a->path) ||
-		    under(a->path, p->workspace))) {
+		if (p->workspace != NULL && realpath(p->workspace, ws) !=
+		    NULL && (under(ws, a->path) || under(a->path, ws))) {
 			(void)snprintf(err, errlen, "%s: %s overlaps the "
 			    "workspace %s, which every sandbox has already",
-			    key, a->path, p->workspace);
+			    key, a->path, ws);
 			return -1;
 		}
 		for (j = 0; j < p->ncommands; j++) {
@@ -767,4 +767,35 @@ binds_to_json(const struct policy *p)
 	}
 	json_object_object_add(o, "every_sandbox", a);
 	return o;
+}
+
+/*
+ * The directory a sandbox could write that holds path (the user's
+ * workspace, an allow_read_write path), or NULL. path need not exist: its
+ * nearest existing ancestor is resolved.
+ */
+const char *
+binds_sandbox_writable(const struct policy *p, const char *path,
+    char *buf, size_t buflen)
+{
+	char real[PATH_MAX], probe[PATH_MAX], *slash;
+	size_t i;
+
+	(void)snprintf(probe, sizeof(probe), "%s", path);
+	while (realpath(probe, real) == NULL) {
+		if ((slash = strrchr(probe, '/')) == NULL || slash == probe)
+			return NULL;
+		*slash = '\0';
+	}
+	if (p->workspace != NULL && realpath(p->workspace, probe) != NULL &&
+	    under(real, probe)) {
+		(void)snprintf(buf, buflen, "%s", probe);
+		return buf;
+	}
+	for (i = 0; i < p->nallow; i++)
+		if (p->allow[i].writable && under(real, p->allow[i].path)) {
+			(void)snprintf(buf, buflen, "%s", p->allow[i].path);
+			return buf;
+		}
+	return NULL;
 }

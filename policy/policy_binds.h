@@ -53,4 +53,12 @@ void prog_binds_free(struct prog_binds *b);
 int binds_resolve_allow(struct policy *p, char *err, size_t errlen)
     __attribute__((warn_unused_result));
 
+/*
+ * The workspace or allow_read_write directory (canonical, into buf) that
+ * holds path, or NULL: a file the server reads or writes with its own
+ * rights must not lie where sandboxed code can replace it.
+ */
+const char *binds_sandbox_writable(const struct policy *p, const char *path,
+    char *buf, size_t buflen);
+
 #endif

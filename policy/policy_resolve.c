@@ -596,6 +596,15 @@ scan_skills(struct policy *p, char *err, size_t errlen)
 		sk->summary = desc != NULL ? desc : strdup("");
 		sk->dir = strdup(dir);
 		name = desc = NULL;
+		if ((sk->dirfd = openat(skfd, ".", O_PATH | O_DIRECTORY |
+		    O_CLOEXEC)) >= 0)
+			sk->pinned = true;
+		else {
+			policy_set_err(err, errlen, "skill %s: %s", dir,
+			    strerror(errno));
+			(void)close(skfd);
+			goto out;
+		}
 		if (sk->summary == NULL || sk->dir == NULL ||
 		    scan_scripts(p, sk, skfd) != 0) {
 			(void)close(skfd);

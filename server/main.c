@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "policy_binds.h"
 #include "cmd_check.h"
 #include "cmd_exec.h"
 #include "dispatch.h"
@@ -277,6 +279,37 @@ build_policy(const struct cli *cli, struct policy **ret)
 	return -1;
 }
 
+/*
+ * Files the server itself reads or writes with its own rights (the config
+ * at the next start, the audit log, the token file) may not lie where
+ * sandboxed code can replace them: the user's workspace or an
+ * allow_read_write path. 0, or -1 after saying why.
+ */
+static int
+check_host_files(const struct cli *cli, const struct policy *pol)
+{
+	const struct { const char *what, *path; } files[] = {
+		{ "--config", cli->config },
+		{ "audit_log", pol->audit_log },
+		{ "--token-file", cli->http.token_file },
+	};
+	char dir[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		if (files[i].path == NULL ||
+		    binds_sandbox_writable(pol, files[i].path, dir,
+		    sizeof(dir)) == NULL)
+			continue;
+		fprintf(stderr, "mcp-sandbox: %s %s lies in %s, which "
+		    "sandboxed code can write: it could replace the file the "
+		    "server trusts; keep it outside\n", files[i].what,
+		    files[i].path, dir);
+		return -1;
+	}
+	return 0;
+}
+
 /* Serves stdio (or HTTP with --http) until EOF or a signal. */
 static int
 serve_stdio(const struct cli *cli, struct policy *pol)
@@ -430,6 +463,10 @@ main(int argc, char **argv)
 	}
 	for (i = 0; i < pol->nnotes; i++)
 		log_warn("policy: %s", pol->notes[i]);
+	if (check_host_files(&cli, pol) != 0) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
 	rc = serve_stdio(&cli, pol);
  out:
 	policy_free(pol);

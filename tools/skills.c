@@ -168,7 +168,11 @@ skill_copy(const struct policy_skill *sk, char **ret)
 	}
 	if (workspace_open(NULL, b.uid, &tmp, err, sizeof(err)) != 0)
 		return -EIO;
-	sfd = open(sk->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* the folder found at start, whatever its path leads to now */
+	sfd = sk->pinned ? openat(sk->dirfd, ".", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC) : -1;
+	if (!sk->pinned)
+		errno = EBADF;
 	dfd = open(tmp->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (sfd < 0 || dfd < 0)
 		rc = -errno;

@@ -572,6 +572,100 @@ def case_allow_paths(s):
        "path outside it\n"), "a reserved path")
 
 
+def make_skill(root, name, line):
+    d = os.path.join(root, name)
+    os.makedirs(os.path.join(d, "scripts"))
+    with open(os.path.join(d, "SKILL.md"), "w") as f:
+        f.write(f"---\nname: {name}\ndescription: says a line\n---\n")
+    with open(os.path.join(d, "scripts", "say.sh"), "w") as f:
+        f.write(f"echo {line}\n")
+    for dp, dirs, files in os.walk(root):
+        for n in dirs:
+            os.chmod(os.path.join(dp, n), 0o755)
+        for n in files:
+            os.chmod(os.path.join(dp, n), 0o644)
+
+
+def case_skills_swap(s):
+    """The skills directory sits in the workspace; sandboxed code moves
+    it away and puts a symlink to its own look-alike in its place: the
+    server still copies the skill folder it found at start."""
+    ws = s.workspace()
+    skills = os.path.join(ws, "skills")
+    os.mkdir(skills, 0o755)
+    make_skill(skills, "greet", "original")
+    for dp, dirs, files in os.walk(ws):
+        for n in dirs + files:
+            s.give(os.path.join(dp, n), s.kuid)
+    srv = Server(s, ["--workspace", ws, "--skills-dir", skills])
+    def say():
+        r = srv.call("run_skill_script", {"skill": "greet",
+                                          "script": "say.sh"})
+        return r["structuredContent"]["stdout"]
+    eq(say(), "original\n", "before the swap")
+    sh(srv, "mkdir -p /workspace/fake/greet/scripts && "
+       "printf '%s\\n' '---' 'name: greet' '---' > "
+       "/workspace/fake/greet/SKILL.md && "
+       "echo 'echo evil' > /workspace/fake/greet/scripts/say.sh && "
+       "mv /workspace/skills /workspace/old && "
+       f"ln -s {ws}/fake /workspace/skills")
+    eq(say(), "original\n", "after the swap: the folder found at start")
+    srv.close()
+
+
+def case_host_files_in_workspace(s):
+    """The audit log (or the config, or the token file) inside the
+    workspace could be replaced by sandboxed code: refused at start;
+    an audit log that is a symlink or a FIFO is never opened."""
+    ws = s.workspace()
+    for args, what, path in (
+            (["--audit-log", f"{ws}/audit.log"], "audit_log",
+             f"{ws}/audit.log"),
+            (["--http", "127.0.0.1:0", "--token-file", f"{ws}/tokens"],
+             "--token-file", f"{ws}/tokens")):
+        r = subprocess.run(s.prefix() + [s.server, "--workspace", ws] +
+                           args, capture_output=True, text=True,
+                           stdin=subprocess.DEVNULL,
+                           env={"PATH": PLAIN_PATH}, timeout=20)
+        eq((r.returncode, r.stderr), (2, f"mcp-sandbox: {what} {path} lies "
+           f"in {ws}, which sandboxed code can write: it could replace the "
+           "file the server trusts; keep it outside\n"), what)
+    cfg = os.path.join(ws, "policy.json")
+    with open(cfg, "w") as f:
+        json.dump({"workspace": ws}, f)
+    os.chmod(cfg, 0o644)
+    r = subprocess.run(s.prefix() + [s.server, "--config", cfg],
+                       capture_output=True, text=True,
+                       stdin=subprocess.DEVNULL, env={"PATH": PLAIN_PATH},
+                       timeout=20)
+    eq((r.returncode, r.stderr), (2, f"mcp-sandbox: --config {cfg} lies in "
+       f"{ws}, which sandboxed code can write: it could replace the file "
+       "the server trusts; keep it outside\n"), "--config")
+    # outside the workspace, planted by someone else: not followed
+    d = os.path.join(s.tmp, "logs")
+    os.mkdir(d, 0o755)
+    s.give(d, s.suid)
+    victim = os.path.join(s.tmp, "victim")
+    with open(victim, "w") as f:
+        f.write("untouched\n")
+    os.chmod(victim, 0o666)
+    os.symlink(victim, os.path.join(d, "audit.log"))
+    os.mkfifo(os.path.join(d, "fifo.log"), 0o666)
+    s.give(os.path.join(d, "fifo.log"), s.suid)
+    for name, why in (("audit.log", "it is a symbolic link"),
+                      ("fifo.log", "it is not a regular file")):
+        r = subprocess.run(s.prefix() + [s.server, "--audit-log",
+                                         f"{d}/{name}"],
+                           capture_output=True, text=True,
+                           stdin=subprocess.DEVNULL,
+                           env={"PATH": PLAIN_PATH}, timeout=20)
+        want = f"cannot open audit log {d}/{name}: {why}"
+        eq(r.returncode, 1, f"{name}: exit ({r.stderr})")
+        expect(want in r.stderr, f"{name}: {r.stderr}")
+    with open(victim) as f:
+        eq(f.read(), "untouched\n", "the symlink's target")
+
+
 CASES = {
     "sqlite_symlink_swap": case_sqlite_symlink_swap,
     "sqlite_rename_swap": case_sqlite_rename_swap,
@@ -584,6 +678,8 @@ CASES = {
     "python_nonsystem": case_python_nonsystem,
     "python_refused": case_python_refused,
     "allow_paths": case_allow_paths,
+    "skills_swap": case_skills_swap,
+    "host_files_in_workspace": case_host_files_in_workspace,
 }
 # cases that need a root server (the tmpfs cap), or an unprivileged one
 # (the pyenv pythons live in /root, which uid 65534 cannot traverse)
