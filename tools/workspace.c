@@ -12,7 +12,9 @@
  * namespace, which its sandboxes are cloned from and its file tools work
  * in: a run that fills it gets ENOSPC, the host's file systems are never
  * filled, and the mounts end with the server (nothing to clean up after a
- * crash but an empty parent).
+ * crash but an empty parent). A root server unshares the mount namespace
+ * alone; an unprivileged one first enters a user namespace of its own that
+ * maps only its uid and gid to themselves (own_user_ns).
  *
  * Removal walks directory fds with openat/unlinkat and O_NOFOLLOW, so a
  * symlink a tool planted is unlinked, never followed; a tree deeper than
@@ -99,6 +101,57 @@ parent_dir(void)
 	return wsc.parent;
 }
 
+static int
+write_proc(const char *path, const char *text)
+{
+	ssize_t n;
+	int fd;
+
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = write(fd, text, strlen(text));
+	(void)close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/*
+ * An unprivileged server: a user namespace of its own in which it keeps
+ * its uid and gid (mapped to themselves, nothing else mapped, setgroups
+ * denied), so that it may own a mount namespace. Its rights on host files
+ * stay those of its uid; its sandboxes nest their user namespaces in it
+ * and map their uid to the same host uid as before.
+ */
+static int
+own_user_ns(char *why, size_t whylen)
+{
+	char map[64];	/* "ID ID 1\n" */
+	uid_t u = geteuid();
+	gid_t g = getegid();
+
+	if (unshare(CLONE_NEWUSER) != 0) {
+		(void)snprintf(why, whylen, "an unprivileged server needs a "
+		    "user namespace of its own to mount a tmpfs, and "
+		    "unshare(CLONE_NEWUSER) failed: %s", strerror(errno));
+		return -1;
+	}
+	(void)snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)u,
+	    (unsigned)u);
+	if (write_proc("/proc/self/setgroups", "deny") != 0 ||
+	    write_proc("/proc/self/uid_map", map) != 0) {
+		(void)snprintf(why, whylen, "mapping the server's uid in its "
+		    "user namespace: %s", strerror(errno));
+		return -1;
+	}
+	(void)snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)g,
+	    (unsigned)g);
+	if (write_proc("/proc/self/gid_map", map) != 0) {
+		(void)snprintf(why, whylen, "mapping the server's gid in its "
+		    "user namespace: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * Enters a mount namespace of the server's own, a slave of the host's
  * (host mounts still appear, ours never leave): 0, or -1 with the cause.
@@ -106,12 +159,8 @@ parent_dir(void)
 static int
 own_mount_ns(char *why, size_t whylen)
 {
-	if (geteuid() != 0) {
-		(void)snprintf(why, whylen, "%s", "an unprivileged server "
-		    "cannot mount a tmpfs (it needs CAP_SYS_ADMIN in a mount "
-		    "namespace of its own)");
+	if (geteuid() != 0 && own_user_ns(why, whylen) != 0)
 		return -1;
-	}
 	if (unshare(CLONE_NEWNS) != 0) {
 		(void)snprintf(why, whylen, "unshare(CLONE_NEWNS): %s",
 		    strerror(errno));
@@ -250,10 +299,12 @@ workspace_check(uint32_t cap_mb, workspace_check_fn fn, void *arg)
 	(void)snprintf(detail, sizeof(detail), "fresh workspaces are not "
 	    "size-capped: %s; a run can fill the file system of $TMPDIR "
 	    "(%s)", why[0] ? why : "the tmpfs does not cap writes", base);
-	fn(arg, "workspace cap", false, false, detail, "run the server as "
-	    "root (it mounts the tmpfs in a mount namespace of its own), or "
-	    "give --workspace DIR on a file system with a quota or a size "
-	    "limit of its own (and set TMPDIR there for skill copies)");
+	fn(arg, "workspace cap", false, false, detail, "let the server make "
+	    "a user and a mount namespace (unprivileged user namespaces "
+	    "allowed, no seccomp filter or container policy refusing "
+	    "unshare), or run it as root, or give --workspace DIR on a file "
+	    "system with a quota or a size limit of its own (and set TMPDIR "
+	    "there for skill copies)");
 }
 
 /* A size-capped tmpfs on the fresh directory dir, owned by uid. */
