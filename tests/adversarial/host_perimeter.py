@@ -506,17 +506,26 @@ def case_python_nonsystem(s):
         raise Skip("no pyenv python at /root/.pyenv")
     prefix = os.path.dirname(os.path.dirname(exe))
     ver = os.path.basename(exe)[len("python"):]
-    srv = Server(s, ["--warm-python", "0"],
+    # and the most binds a run can have: 8 allowed paths, deep ones
+    deep = [os.path.join(s.outside_tmp(), "a", "b", f"d{i}", "e", "f")
+            for i in range(8)]
+    for d in deep:
+        os.makedirs(d)
+    cfg = os.path.join(s.outside_tmp(), "policy.json")
+    with open(cfg, "w") as f:
+        json.dump({"allow_read": deep}, f)
+    srv = Server(s, ["--warm-python", "0", "--config", cfg],
                  env={"PATH": os.path.dirname(exe) + ":" + PLAIN_PATH})
     r = srv.call("run_code", {"language": "python3", "code":
                  "import struct, sys, os\n"
                  "print(sys.prefix, struct.pack('<H', 258).hex())\n"
                  "print(sorted(os.listdir(sys.prefix)))\n"
                  "print(sorted(os.listdir(sys.prefix + '/bin')))\n"
-                 "print(os.path.exists('/root/.pyenv/shims'))\n"})
-    eq(r["structuredContent"]["stdout"],
-       f"{prefix} 0201\n['bin', 'lib']\n['python{ver}']\nFalse\n",
-       f"the pyenv python inside ({r['structuredContent']['stderr']})")
+                 "print(os.path.exists('/root/.pyenv/shims'))\n"
+                 f"print(len(os.listdir('{s.outside_tmp()}/a/b')))\n"})
+    eq(r.get("structuredContent", {}).get("stdout"),
+       f"{prefix} 0201\n['bin', 'lib']\n['python{ver}']\nFalse\n8\n",
+       f"the pyenv python inside ({text(r)})")
     srv.close()
 
 
