@@ -18,6 +18,7 @@
 
 #include "policy.h"
 #include "policy_internal.h"
+#include "policy_binds.h"
 
 #define POLICY_JSON_DEPTH	8	/* the config is three levels deep */
 
@@ -48,6 +49,7 @@ static const struct limit_def limit_defs[] = {
 	{ "sql_bytes", "sql-bytes", LIM(sql_bytes), 1024, 64 << 20 },
 	{ "sql_timeout_ms", "sql-timeout-ms", LIM(sql_timeout_ms), 10, 600000 },
 	{ "tmp_mb", "tmp-mb", LIM(tmp_mb), 1, 4096 },
+	{ "workspace_mb", "workspace-mb", LIM(workspace_mb), 0, 65536 },
 	{ "warm_python", "warm-python", LIM(warm_python), 0,
 	    POLICY_MAX_WARM_PYTHON },
 };
@@ -94,6 +96,8 @@ const struct policy_flag policy_flags[] = {
 	    "bytes a query returns at most" },
 	{ "sql-timeout-ms", required_argument, "MS", "deadline of a query" },
 	{ "tmp-mb", required_argument, "MB", "size of a sandbox's /tmp" },
+	{ "workspace-mb", required_argument, "MB",
+	    "size cap of a fresh workspace (0: none)" },
 	{ "warm-python", required_argument, "N",
 	    "run_code pythons kept started ahead (0: none)" },
 	{ NULL, 0, NULL, NULL },
@@ -282,10 +286,35 @@ commands_clear(struct policy *p)
 	for (i = 0; i < p->ncommands; i++) {
 		free(p->commands[i].name);
 		free(p->commands[i].path);
-		free(p->commands[i].bind);
+		prog_binds_free(p->commands[i].binds);
 	}
 	memset(p->commands, 0, sizeof(p->commands));
 	p->ncommands = 0;
+}
+
+/* Drops a command's binds (set again at finalize); 0 for set_str's use. */
+static int
+binds_clear(struct prog_binds **b)
+{
+	prog_binds_free(*b);
+	*b = NULL;
+	return 0;
+}
+
+static void
+allow_clear(struct policy *p, bool writable)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < p->nallow; i++) {
+		if (p->allow[i].writable == writable) {
+			free(p->allow[i].path);
+			continue;
+		}
+		p->allow[j++] = p->allow[i];
+	}
+	memset(&p->allow[j], 0, (p->nallow - j) * sizeof(p->allow[0]));
+	p->nallow = j;
 }
 
 static void
@@ -296,6 +325,7 @@ databases_clear(struct policy *p)
 	for (i = 0; i < p->ndatabases; i++) {
 		free(p->databases[i].name);
 		free(p->databases[i].path);
+		policy_unpin_database(&p->databases[i]);
 	}
 	memset(p->databases, 0, sizeof(p->databases));
 	p->ndatabases = 0;
@@ -323,6 +353,8 @@ policy_skills_clear(struct policy *p)
 		free(p->skills[i].name);
 		free(p->skills[i].summary);
 		free(p->skills[i].dir);
+		if (p->skills[i].pinned)
+			(void)close(p->skills[i].dirfd);
 		for (j = 0; j < p->skills[i].nscripts; j++)
 			free(p->skills[i].scripts[j].name);
 	}
@@ -363,7 +395,7 @@ command_add(struct policy *p, const char *spec, bool optional, char *err,
 	c->optional = optional;
 	if (set_str(&c->name, name) != 0 ||
 	    set_str(&c->path, spec[0] == '/' ? spec : NULL) != 0 ||
-	    set_str(&c->bind, NULL) != 0) {
+	    binds_clear(&c->binds) != 0) {
 		policy_set_err(err, errlen, "out of memory");
 		return -1;
 	}
@@ -380,7 +412,7 @@ command_remove(struct policy *p, const char *name)
 			continue;
 		free(p->commands[i].name);
 		free(p->commands[i].path);
-		free(p->commands[i].bind);
+		prog_binds_free(p->commands[i].binds);
 		memmove(&p->commands[i], &p->commands[i + 1],
 		    (p->ncommands - i - 1) * sizeof(p->commands[0]));
 		p->ncommands--;
@@ -491,9 +523,9 @@ languages_clear(struct policy *p)
 		p->languages[i].enabled = false;
 		p->languages[i].available = false;
 		free(p->languages[i].path);
-		free(p->languages[i].bind);
+		prog_binds_free(p->languages[i].binds);
 		p->languages[i].path = NULL;
-		p->languages[i].bind = NULL;
+		p->languages[i].binds = NULL;
 	}
 }
 
@@ -625,6 +657,38 @@ cfg_databases(struct policy *p, const struct cfg *c, struct json_object *v)
 	return 0;
 }
 
+/* "allow_read" / "allow_read_write": host paths bound in every sandbox. */
+static int
+cfg_allow(struct policy *p, const struct cfg *c, const char *key,
+    struct json_object *v)
+{
+	bool writable = strcmp(key, "allow_read_write") == 0;
+	size_t i, n;
+
+	if (!json_object_is_type(v, json_type_array))
+		return cfg_fail(c, NULL, key, "must be an array of absolute "
+		    "paths");
+	allow_clear(p, writable);
+	n = json_object_array_length(v);
+	for (i = 0; i < n; i++) {
+		struct json_object *e = json_object_array_get_idx(v, i);
+		const char *path = json_object_get_string(e);
+
+		if (!json_object_is_type(e, json_type_string) ||
+		    path[0] != '/')
+			return cfg_fail(c, NULL, key, "item %zu is not an "
+			    "absolute path", i);
+		if (p->nallow == POLICY_MAX_ALLOW)
+			return cfg_fail(c, NULL, key, "more than %d paths in "
+			    "allow_read and allow_read_write together",
+			    POLICY_MAX_ALLOW);
+		if ((p->allow[p->nallow].path = strdup(path)) == NULL)
+			return cfg_fail(c, NULL, key, "out of memory");
+		p->allow[p->nallow++].writable = writable;
+	}
+	return 0;
+}
+
 static int
 cfg_env(struct policy *p, const struct cfg *c, struct json_object *v)
 {
@@ -714,6 +778,9 @@ cfg_apply(struct policy *p, const struct cfg *c, struct json_object *root,
 			rc = cfg_databases(p, c, v);
 		else if (strcmp(key, "env") == 0)
 			rc = cfg_env(p, c, v);
+		else if (strcmp(key, "allow_read") == 0 ||
+		    strcmp(key, "allow_read_write") == 0)
+			rc = cfg_allow(p, c, key, v);
 		else if (strcmp(key, "limits") == 0)
 			rc = cfg_limits(p, c, v);
 		else if (strcmp(key, "protected_paths") == 0)
@@ -1036,6 +1103,13 @@ policy_to_json(const struct policy *p)
 	json_object_object_add(o, "network", json_object_new_boolean(0));
 	json_object_object_add(o, "audit_log", str_or_null(p->audit_log));
 	json_object_object_add(o, "protected_paths", policy_protect_json(p));
+	a = json_object_new_array();
+	s = json_object_new_array();
+	for (i = 0; i < p->nallow; i++)
+		json_object_array_add(p->allow[i].writable ? s : a,
+		    json_object_new_string(p->allow[i].path));
+	json_object_object_add(o, "allow_read", a);
+	json_object_object_add(o, "allow_read_write", s);
 
 	/* what finalize found on this machine; ignored when loaded back */
 	r = json_object_new_object();
@@ -1060,6 +1134,7 @@ policy_to_json(const struct policy *p)
 		json_object_array_add(a, sk);
 	}
 	json_object_object_add(r, "skills", a);
+	json_object_object_add(r, "binds", binds_to_json(p));
 	json_object_object_add(o, "_resolved", r);
 	return o;
 }
@@ -1090,6 +1165,10 @@ policy_free(struct policy *p)
 	env_clear(p);
 	policy_skills_clear(p);
 	policy_protect_clear(p);
+	allow_clear(p, false);
+	allow_clear(p, true);
+	while (p->nnotes > 0)
+		free(p->notes[--p->nnotes]);
 	free(p->workspace);
 	free(p->skills_dir);
 	free(p->audit_log);

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /* Bounds on what a policy may hold (config files are user input). */
 #define POLICY_MAX_COMMANDS	256	/* an allow-list, not a PATH copy */
@@ -30,14 +31,32 @@
 /* protected_paths: the sandbox mounts at most SB_MAX_PROTECT of them */
 #define POLICY_MAX_PROTECT	8
 
+/*
+ * Host paths a policy binds into every sandbox (allow_read,
+ * allow_read_write). With a program's own binds (BINDS_MAX_PROG, 8) this
+ * fills the sandbox's 16.
+ */
+#define POLICY_MAX_ALLOW	8
+
+/* Start-up notes kept (programs passed over); more are counted only. */
+#define POLICY_MAX_NOTES	16
+
+struct prog_binds;
+
 /* A program a model may run with run_command. */
 struct policy_command {
 	char *name;		/* owned: what the model passes, e.g. "grep" */
 	char *path;		/* owned: absolute, from finalize; or NULL */
-	char *bind;		/* owned: a directory outside the system
-				 * dirs the program needs (bound read-only),
+	struct prog_binds *binds;	/* owned: files outside the system
+				 * dirs it needs (bound read-only; binds.h),
 				 * or NULL */
 	bool optional;		/* from the default: dropped if missing */
+};
+
+/* A host path bound at the same path in every sandbox. */
+struct policy_allow {
+	char *path;		/* owned: canonical after finalize */
+	bool writable;		/* allow_read_write */
 };
 
 /*
@@ -56,8 +75,7 @@ struct policy_language {
 	bool enabled;		/* asked for by the policy */
 	bool available;		/* enabled and its toolchain was found */
 	char *path;		/* owned: interpreter or compiler, absolute */
-	char *bind;		/* owned: its install prefix when outside the
-				 * system dirs (bound read-only), or NULL */
+	struct prog_binds *binds;	/* owned: as a command's, or NULL */
 };
 
 /* A script of a skill: a file under <skill>/scripts/ with an allowed
@@ -71,6 +89,13 @@ struct policy_skill {
 	char *name;		/* owned: from front matter (or folder name) */
 	char *summary;		/* owned: front matter description, one line */
 	char *dir;		/* owned: absolute path of the skill folder */
+	/*
+	 * The folder as found at start (O_PATH, owned when pinned): copies
+	 * are made from it, never from dir again, so a folder renamed or
+	 * replaced (by a symlink, say) after start is not followed.
+	 */
+	int dirfd;
+	bool pinned;
 	struct policy_script scripts[POLICY_MAX_SCRIPTS];
 	size_t nscripts;
 };
@@ -78,6 +103,19 @@ struct policy_skill {
 struct policy_database {
 	char *name;		/* owned: what the model passes */
 	char *path;		/* owned: absolute host path, read-only */
+	/*
+	 * Pinned at policy_finalize (policy_pin_database): the directory
+	 * holding path, opened once (O_PATH), and the file's identity then.
+	 * query_sqlite opens the file and its journals only beneath dirfd,
+	 * never following a symlink, and refuses another inode (see
+	 * tools/sqlite_vfs.c): a sandbox that can write that directory
+	 * cannot point the server at another file.
+	 */
+	bool pinned;		/* dirfd, base, dev and ino are set */
+	int dirfd;		/* owned when pinned */
+	char *base;		/* owned: last component of path */
+	dev_t dev;
+	ino_t ino;
 };
 
 struct policy_env {
@@ -101,6 +139,7 @@ struct policy_limits {
 	uint32_t sql_bytes;		/* result bytes of a query, at most */
 	uint32_t sql_timeout_ms;	/* deadline of one query */
 	uint32_t tmp_mb;		/* size of the sandbox's /tmp */
+	uint32_t workspace_mb;		/* fresh workspace's cap; 0: none */
 	uint32_t warm_python;		/* run_code pythons started ahead */
 };
 
@@ -123,6 +162,11 @@ struct policy {
 	char *protect[POLICY_MAX_PROTECT + 1];
 	size_t nprotect;
 	char *sh_path;		/* owned: /bin/sh resolved, for fixed drivers */
+	struct policy_allow allow[POLICY_MAX_ALLOW];	/* extra binds */
+	size_t nallow;
+	/* finalize's warnings for the log: a program passed over, and why */
+	char *notes[POLICY_MAX_NOTES];
+	size_t nnotes;
 	long cores;		/* online CPUs seen at finalize */
 	bool finalized;
 };

@@ -1,7 +1,8 @@
 /*
  * policy_finalize(): binds the policy to this machine at start, before the
- * environment is emptied. Programs become absolute paths (plus the install
- * prefix to bind when it is outside the system directories), languages
+ * environment is emptied. Programs become absolute paths (plus, when they
+ * live outside the system directories, exactly the files they need:
+ * binds.c), languages
  * whose toolchain is missing become unavailable, skills are scanned from
  * their SKILL.md front matter and scripts/ folder, databases must exist.
  * Runs once, single-threaded; never runs a program.
@@ -17,25 +18,16 @@
 
 #include "policy.h"
 #include "policy_internal.h"
+#include "policy_binds.h"
 
 #define RESOLVE_DEFAULT_PATH	"/usr/local/bin:/usr/bin:/bin"
 #define SKILL_MD_MAX		(64 * 1024)	/* front matter is at the top */
 #define SKILL_MAX_ENTRIES	1024	/* folders scanned in skills_dir */
 
-/* Directories every sandbox binds read-only: no extra bind needed. */
-static const char *const system_dirs[] = {
-	"/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/lib32/", "/etc/",
-};
-
 static bool
 in_system_dir(const char *path)
 {
-	size_t i;
-
-	for (i = 0; i < sizeof(system_dirs) / sizeof(system_dirs[0]); i++)
-		if (strncmp(path, system_dirs[i], strlen(system_dirs[i])) == 0)
-			return true;
-	return false;
+	return binds_system_path(path);
 }
 
 /* Trees the sandbox makes afresh; nothing from the host can appear there. */
@@ -134,18 +126,34 @@ is_script(const char *path)
 	return r;
 }
 
+/* A start-up note for the log (policy.h: notes): "what: why". */
+static void
+note(struct policy *p, const char *what, const char *why)
+{
+	char buf[1024];	/* a program and a sentence */
+
+	if (p->nnotes == POLICY_MAX_NOTES)
+		return;
+	(void)snprintf(buf, sizeof(buf), "%s: %s", what, why);
+	if ((p->notes[p->nnotes] = strdup(buf)) != NULL)
+		p->nnotes++;
+}
+
 /*
- * Resolves a program name (or absolute path) to its real absolute path and,
- * when it lives outside the system directories, the prefix to bind (the
- * parent of its bin/ folder). 0, or -1 when not found.
+ * Resolves a program name (or absolute path) to its real absolute path
+ * and, when it lives outside the system directories, the files it needs
+ * bound (binds.c; NULL for a system program). 0; -1 when not found (why
+ * empty) or when it cannot run in a sandbox (why says so).
  */
 static int
 resolve_program(const char *spec, bool python, char **ret_path,
-    char **ret_bind)
+    struct prog_binds **ret_binds, char *why, size_t whylen)
 {
-	char *found = NULL, real[PATH_MAX], *slash;
+	char *found = NULL, real[PATH_MAX];
 	int rc = -1;
 
+	why[0] = '\0';
+	*ret_binds = NULL;
 	if (spec[0] == '/') {
 		if (!is_executable_file(spec) || (found = strdup(spec)) == NULL)
 			return -1;
@@ -154,26 +162,23 @@ resolve_program(const char *spec, bool python, char **ret_path,
 		return -1;
 	if (realpath(found, real) == NULL)
 		goto out;
-	if ((*ret_path = strdup(real)) == NULL)
-		goto out;
-	*ret_bind = NULL;
 	/* the sandbox mounts its own /tmp, /dev and /proc: a toolchain that
 	 * lives there cannot be bound in at its own path, so it is absent */
 	if (!in_system_dir(real) && in_sandbox_owned_dir(real)) {
-		free(*ret_path);
-		*ret_path = NULL;
+		if ((size_t)snprintf(why, whylen, "%s lies in /tmp, /dev, "
+		    "/proc or /sys, which every sandbox makes afresh, so it "
+		    "cannot be bound at its own path; install it elsewhere",
+		    real) >= whylen)
+			why[whylen - 1] = '\0';	/* cut; still a reason */
 		goto out;
 	}
-	if (!in_system_dir(real)) {
-		/* /prefix/bin/prog -> /prefix */
-		if ((slash = strrchr(real, '/')) != NULL && slash != real)
-			*slash = '\0';
-		if ((slash = strrchr(real, '/')) != NULL && slash != real)
-			*slash = '\0';
-		if ((*ret_bind = strdup(real)) == NULL) {
-			free(*ret_path);
-			goto out;
-		}
+	if (!in_system_dir(real) &&
+	    binds_for_program(real, python, ret_binds, why, whylen) != 0)
+		goto out;
+	if ((*ret_path = strdup(real)) == NULL) {
+		prog_binds_free(*ret_binds);
+		*ret_binds = NULL;
+		goto out;
 	}
 	rc = 0;
  out:
@@ -195,26 +200,39 @@ resolve_commands(struct policy *p, char *err, size_t errlen)
 	while (i < p->ncommands) {
 		struct policy_command *c = &p->commands[i];
 		const char *spec = c->path != NULL ? c->path : c->name;
-		char *path = NULL, *bind = NULL;
+		struct prog_binds *binds = NULL;
+		char *path = NULL, why[768];	/* binds.c's sentence */
 
 		if (resolve_program(spec, is_python_name(c->name), &path,
-		    &bind) == 0) {
+		    &binds, why, sizeof(why)) == 0) {
 			free(c->path);
-			free(c->bind);
+			prog_binds_free(c->binds);
 			c->path = path;
-			c->bind = bind;
+			c->binds = binds;
 			i++;
 			continue;
 		}
 		if (!c->optional) {
-			policy_set_err(err, errlen, "command '%s': %s", c->name,
-			    spec[0] == '/' ? "not an executable file" :
-			    "not found on PATH");
+			if (why[0] != '\0')
+				policy_set_err(err, errlen, "command '%s': "
+				    "cannot run in a sandbox: %s", c->name, why);
+			else
+				policy_set_err(err, errlen, "command '%s': %s",
+				    c->name, spec[0] == '/' ?
+				    "not an executable file" :
+				    "not found on PATH");
 			return -1;
+		}
+		if (why[0] != '\0')
+		{
+			char what[POLICY_MAX_NAME + 32];	/* the name */
+			(void)snprintf(what, sizeof(what), "command '%s' is "
+			    "left out", c->name);
+			note(p, what, why);
 		}
 		free(c->name);
 		free(c->path);
-		free(c->bind);
+		prog_binds_free(c->binds);
 		memmove(c, c + 1, (p->ncommands - i - 1) * sizeof(*c));
 		p->ncommands--;
 		memset(&p->commands[p->ncommands], 0, sizeof(*c));
@@ -231,10 +249,12 @@ resolve_languages(struct policy *p)
 		[POLICY_LANG_SH] = { "sh", NULL },
 		[POLICY_LANG_C] = { "cc", "gcc" },
 	};
+	char why[768], real[PATH_MAX];	/* binds.c's sentence */
 	int l, k;
 
 	for (l = 0; l < POLICY_LANG_COUNT; l++) {
 		struct policy_language *lang = &p->languages[l];
+		bool py = l == POLICY_LANG_PYTHON3;
 
 		lang->available = false;
 		if (!lang->enabled)
@@ -244,15 +264,32 @@ resolve_languages(struct policy *p)
 			continue;
 		for (k = 0; k < 2 && programs[l][k] != NULL; k++) {
 			free(lang->path);
-			free(lang->bind);
-			lang->path = lang->bind = NULL;
-			if (resolve_program(programs[l][k],
-			    l == POLICY_LANG_PYTHON3, &lang->path,
-			    &lang->bind) == 0) {
+			prog_binds_free(lang->binds);
+			lang->path = NULL;
+			lang->binds = NULL;
+			if (resolve_program(programs[l][k], py, &lang->path,
+			    &lang->binds, why, sizeof(why)) == 0) {
 				lang->available = true;
 				break;
 			}
-			lang->path = lang->bind = NULL;
+			/* the first on PATH cannot run inside: the system's */
+			if (why[0] != '\0') {
+				char *path = NULL;
+				char what[64];	/* a program name */
+				(void)snprintf(what, sizeof(what), "%s: the "
+				    "first on PATH is passed over",
+				    programs[l][k]);
+				note(p, what, why);
+				if (path_search_dirs(programs[l][k], &path) ==
+				    0 && realpath(path, real) != NULL &&
+				    in_system_dir(real) &&
+				    (lang->path = strdup(real)) != NULL) {
+					free(path);
+					lang->available = true;
+					break;
+				}
+				free(path);
+			}
 		}
 	}
 }
@@ -559,6 +596,15 @@ scan_skills(struct policy *p, char *err, size_t errlen)
 		sk->summary = desc != NULL ? desc : strdup("");
 		sk->dir = strdup(dir);
 		name = desc = NULL;
+		if ((sk->dirfd = openat(skfd, ".", O_PATH | O_DIRECTORY |
+		    O_CLOEXEC)) >= 0)
+			sk->pinned = true;
+		else {
+			policy_set_err(err, errlen, "skill %s: %s", dir,
+			    strerror(errno));
+			(void)close(skfd);
+			goto out;
+		}
 		if (sk->summary == NULL || sk->dir == NULL ||
 		    scan_scripts(p, sk, skfd) != 0) {
 			(void)close(skfd);
@@ -609,6 +655,10 @@ resolve_databases(struct policy *p, char *err, size_t errlen)
 			policy_set_err(err, errlen, "out of memory");
 			return -1;
 		}
+		/* opened beneath this directory, as this inode, from now on */
+		policy_unpin_database(d);
+		if (policy_pin_database(d, err, errlen) != 0)
+			return -1;
 	}
 	return 0;
 }
@@ -616,7 +666,8 @@ resolve_databases(struct policy *p, char *err, size_t errlen)
 int
 policy_finalize(struct policy *p, char *err, size_t errlen)
 {
-	char *bind = NULL;
+	struct prog_binds *binds = NULL;
+	char why[768];	/* binds.c's sentence */
 
 	if (p->finalized)
 		return 0;
@@ -628,10 +679,13 @@ policy_finalize(struct policy *p, char *err, size_t errlen)
 	}
 	free(p->sh_path);
 	p->sh_path = NULL;
-	if (resolve_program("sh", false, &p->sh_path, &bind) == 0)
-		free(bind);
-	else
+	if (resolve_program("sh", false, &p->sh_path, &binds, why,
+	    sizeof(why)) == 0 && binds != NULL) {
+		/* the fixed drivers run sh by this path with no binds */
+		prog_binds_free(binds);
+		free(p->sh_path);
 		p->sh_path = NULL;
+	}
 	if (resolve_commands(p, err, errlen) != 0)
 		return -1;
 	resolve_languages(p);
@@ -639,6 +693,8 @@ policy_finalize(struct policy *p, char *err, size_t errlen)
 	if (p->skills_dir != NULL && scan_skills(p, err, errlen) != 0)
 		return -1;
 	if (resolve_databases(p, err, errlen) != 0)
+		return -1;
+	if (binds_resolve_allow(p, err, errlen) != 0)
 		return -1;
 	p->cores = sysconf(_SC_NPROCESSORS_ONLN);
 	if (p->cores < 1)

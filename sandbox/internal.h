@@ -16,9 +16,15 @@
 
 #include "sandbox.h"
 
-/* Mount operations in one plan: system dirs, /dev, /etc, binds, and room. */
-#define SB_MAX_MOPS		64
-/* Extra read-only binds a request may ask for. */
+/*
+ * Mount operations in one plan: the system entries (some 35: dirs, /dev,
+ * /etc files, symlinks), /tmp, /proc, the workspace and its protected
+ * names, then up to SB_MAX_BINDS binds, each with the directories made
+ * for its parents (a pyenv python's three binds take nine operations, a
+ * bind four levels down up to five).
+ */
+#define SB_MAX_MOPS		160
+/* Extra binds a request may ask for (read-only unless asked). */
 #define SB_MAX_BINDS		16
 /* Protected names of the workspace (sb_request.workspace_protect). */
 #define SB_MAX_PROTECT		8

@@ -509,10 +509,19 @@ add_request_binds(struct sb_plan *p, const struct sb_request *req,
 			    "neither a file nor a dir)");
 			return kind;
 		}
+		if (req->binds[i].writable && kind != S_IFDIR) {
+			sb_fail(res, SB_STAGE_REQUEST, EINVAL, "a writable "
+			    "bind must be a directory");
+			return -EINVAL;
+		}
 		if ((s = plan_strdup(p, req->binds[i].sandbox_path)) == NULL)
 			return -ENOMEM;
+		/* Landlock: writes beneath it, as in the workspace */
+		if (req->binds[i].writable)
+			add_ll_rule(p, s, SB_LL_RW);
 		if ((rc = add_bind(p, s, req->binds[i].host_path,
-		    kind == S_IFDIR, false, false, SB_STAGE_MOUNTS)) < 0)
+		    kind == S_IFDIR, req->binds[i].writable, false,
+		    SB_STAGE_MOUNTS)) < 0)
 			return rc;
 	}
 	return 0;

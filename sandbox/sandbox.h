@@ -80,10 +80,11 @@ struct sb_config {
  */
 struct sb_ctx;
 
-/* A read-only bind of a host path (file or directory) into the sandbox. */
+/* A bind of a host path (file or directory) into the sandbox. */
 struct sb_bind {
 	const char *host_path;		/* absolute, no symlinks in it */
 	const char *sandbox_path;	/* absolute, normalised, outside reserved dirs */
+	bool writable;			/* read-write (a directory: Landlock too) */
 };
 
 /* Resource limits of one run. Zero means the SB_DEFAULT_ named. */
@@ -140,7 +141,7 @@ struct sb_request {
 	 * ".." or a '/' is refused); one that is a symlink fails the request.
 	 */
 	const char *const *workspace_protect;
-	const struct sb_bind *binds;	/* extra read-only binds */
+	const struct sb_bind *binds;	/* extra binds, read-only by default */
 	size_t nbinds;
 	struct sb_limits limits;
 	enum sb_network network;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -22,11 +23,23 @@ audit_open(const char *path, char *err, size_t errlen)
 	struct audit *a;
 	int fd;
 
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY,
-	    0600);
+	struct stat st;
+
+	/* never through a symlink, never a FIFO or device (a planted one
+	 * would block the server or send its lines elsewhere) */
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY |
+	    O_NOFOLLOW | O_NONBLOCK, 0600);
 	if (fd < 0) {
 		(void)snprintf(err, errlen, "cannot open audit log %s: %s",
-		    path, strerror(errno));
+		    path, errno == ELOOP ? "it is a symbolic link" :
+		    errno == ENXIO ? "it is not a regular file" :
+		    strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		(void)close(fd);
+		(void)snprintf(err, errlen, "audit log %s is not a regular "
+		    "file", path);
 		return NULL;
 	}
 	if ((a = calloc(1, sizeof(*a))) == NULL) {

@@ -5,7 +5,18 @@
 #ifndef CMD_CHECK_H
 #define CMD_CHECK_H
 
+#include <stdbool.h>
+
 /* Returns 0 if the default policy can run, 1 if it cannot. */
 int cmd_check_main(int argc, char **argv);
+
+/*
+ * The same, with the lines of layers outside the sandbox library (the
+ * server's workspace cap): extra reports through fn/arg after sb_check.
+ */
+typedef void (*cmd_check_line_fn)(void *arg, const char *layer, bool ok,
+    bool required, const char *detail, const char *fix);	/* sb_check_fn */
+typedef void (*cmd_check_extra_fn)(cmd_check_line_fn fn, void *arg);
+int cmd_check_run(int argc, char **argv, cmd_check_extra_fn extra);
 
 #endif /* CMD_CHECK_H */

@@ -3,7 +3,9 @@
  * protocol logic here. Only main() may exit the process; everything it
  * builds is immutable once serving starts.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "policy_binds.h"
 #include "cmd_check.h"
 #include "cmd_exec.h"
 #include "dispatch.h"
@@ -276,6 +279,37 @@ build_policy(const struct cli *cli, struct policy **ret)
 	return -1;
 }
 
+/*
+ * Files the server itself reads or writes with its own rights (the config
+ * at the next start, the audit log, the token file) may not lie where
+ * sandboxed code can replace them: the user's workspace or an
+ * allow_read_write path. 0, or -1 after saying why.
+ */
+static int
+check_host_files(const struct cli *cli, const struct policy *pol)
+{
+	const struct { const char *what, *path; } files[] = {
+		{ "--config", cli->config },
+		{ "audit_log", pol->audit_log },
+		{ "--token-file", cli->http.token_file },
+	};
+	char dir[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		if (files[i].path == NULL ||
+		    binds_sandbox_writable(pol, files[i].path, dir,
+		    sizeof(dir)) == NULL)
+			continue;
+		fprintf(stderr, "mcp-sandbox: %s %s lies in %s, which "
+		    "sandboxed code can write: it could replace the file the "
+		    "server trusts; keep it outside\n", files[i].what,
+		    files[i].path, dir);
+		return -1;
+	}
+	return 0;
+}
+
 /* Serves stdio (or HTTP with --http) until EOF or a signal. */
 static int
 serve_stdio(const struct cli *cli, struct policy *pol)
@@ -295,6 +329,23 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 	if (transport_stdio_block_signals() != 0) {
 		log_err("cannot block signals");
 		return 1;
+	}
+	/* before any thread: the private parent, the capped workspaces'
+	 * mount namespace (unshare needs a single-threaded process) */
+	if (workspace_setup(pol->limits.workspace_mb) != 0) {
+		log_err("cannot make the private parent of workspaces: %s",
+		    strerror(errno));
+		return 1;
+	}
+	{
+		uint32_t mb;
+		const char *why;
+
+		if (workspace_capped(&mb, &why))
+			log_info("fresh workspaces: tmpfs of %u MiB each", mb);
+		else if (pol->limits.workspace_mb > 0)
+			log_warn("fresh workspaces are not size-capped: %s "
+			    "(see mcp-sandbox --check)", why);
 	}
 	env.policy = pol;
 	env.fixtures = cli->fixtures;
@@ -372,11 +423,27 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 	return rc;
 }
 
+/* --check lines of the server's own layers (tools/workspace.c). */
+static void
+check_server_layers(cmd_check_line_fn fn, void *arg)
+{
+	struct policy *p;
+	char err[256];	/* the embedded default never fails */
+	uint32_t mb = 0;
+
+	if ((p = policy_new_default(err, sizeof(err))) != NULL) {
+		mb = p->limits.workspace_mb;
+		policy_free(p);
+	}
+	workspace_check(mb, fn, arg);
+}
+
 int
 main(int argc, char **argv)
 {
 	struct cli cli = { 0 };
 	struct policy *pol = NULL;
+	size_t i;
 	int rc;
 
 	if (argc > 1 && strcmp(argv[1], "exec") == 0)
@@ -384,7 +451,7 @@ main(int argc, char **argv)
 	if ((rc = parse_args(argc, argv, &cli)) >= 0)
 		goto out;
 	if (cli.check) {
-		rc = cmd_check_main(argc, argv);
+		rc = cmd_check_run(argc, argv, check_server_layers);
 		goto out;
 	}
 	if ((rc = build_policy(&cli, &pol)) >= 0)
@@ -392,6 +459,12 @@ main(int argc, char **argv)
 	if (cli.print_config) {
 		policy_print(pol, stdout);
 		rc = 0;
+		goto out;
+	}
+	for (i = 0; i < pol->nnotes; i++)
+		log_warn("policy: %s", pol->notes[i]);
+	if (check_host_files(&cli, pol) != 0) {
+		rc = EXIT_USAGE;
 		goto out;
 	}
 	rc = serve_stdio(&cli, pol);

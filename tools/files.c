@@ -136,7 +136,12 @@ files_path_error(const struct tool_call *call, const char *path, int err)
 	case ENOSPC:
 	case EDQUOT:
 		render_refused(call->audit, "no space");
-		r = tool_result_error("No space left for '%s'.", p);
+		r = tool_result_error("No space left for '%s': the workspace "
+		    "is full (a fresh workspace holds at most workspace_mb = %u "
+		    "MiB; a --workspace directory, what its file system has "
+		    "free). A new file was not kept; an existing one may hold "
+		    "part of the content. Remove files and try again.", p,
+		    call->env->policy->limits.workspace_mb);
 		break;
 	case ENOSYS:
 		render_refused(call->audit, "openat2 missing");
@@ -600,6 +605,9 @@ tool_write_file(const struct tool_call *call,
 			continue;
 		if (n < 0) {
 			r = files_path_error(call, path, errno);
+			/* a file we created is not left half written */
+			if (!existed)
+				(void)unlinkat(parent, base, 0);
 			goto done;
 		}
 		done += (size_t)n;

@@ -86,7 +86,7 @@ tool_run_code(const struct tool_call *call,
 		goto out;
 	}
 	c.program = lang->path;
-	c.binds[0] = lang->bind;
+	c.prog_binds = lang->binds;
 	switch (l) {
 	case POLICY_LANG_PYTHON3:
 		head[nhead++] = "python3";

@@ -81,7 +81,7 @@ tool_run_command(const struct tool_call *call,
 	c.env = toolargs_get(args, "env");
 	sbcall_common_args(call, args, &c);
 	c.workspace_writable = true;
-	c.binds[0] = cmd->bind;
+	c.prog_binds = cmd->binds;
 	c.what = "the command";
 	if ((st = sbcall_run(call, &c, &res, &r)) != MCP_OK)
 		goto out;

@@ -17,6 +17,7 @@
 
 #include "policy.h"
 #include "render.h"
+#include "policy_binds.h"
 #include "sbcall.h"
 #include "slots.h"
 #include "toolargs.h"
@@ -190,21 +191,36 @@ env_free(char **envp)
 	free(envp);
 }
 
+/* The binds of one run: prog's (may be NULL), then the policy's allowed
+ * paths, into out[max]; *n set. Borrowed strings. */
+static void
+binds_request(const struct policy *p, const struct prog_binds *prog,
+    struct sb_bind *out, size_t max, size_t *n)
+{
+	size_t i, k = 0;
+
+	for (i = 0; prog != NULL && i < prog->n && k < max; i++, k++) {
+		out[k].host_path = prog->b[i].host;
+		out[k].sandbox_path = prog->b[i].inside;
+		out[k].writable = false;
+	}
+	for (i = 0; i < p->nallow && k < max; i++, k++) {
+		out[k].host_path = p->allow[i].path;
+		out[k].sandbox_path = p->allow[i].path;
+		out[k].writable = p->allow[i].writable;
+	}
+	*n = k;
+}
+
 void
 sbcall_request(const struct policy *p, const struct sbcall *c,
     const char *workspace, const char *const *envp,
     struct sb_bind binds[SBCALL_MAX_BINDS], struct sb_request *req)
 {
-	size_t i, nb = 0;
+	size_t nb = 0;
 
 	memset(req, 0, sizeof(*req));
-	for (i = 0; i < SBCALL_MAX_BINDS; i++) {
-		if (c->binds[i] == NULL)
-			continue;
-		binds[nb].host_path = c->binds[i];
-		binds[nb].sandbox_path = c->binds[i];
-		nb++;
-	}
+	binds_request(p, c->prog_binds, binds, SBCALL_MAX_BINDS, &nb);
 	req->program = c->program;
 	req->argv = c->argv;
 	req->envp = envp;

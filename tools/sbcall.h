@@ -18,9 +18,12 @@
 #include "tool.h"
 
 struct policy;
+struct prog_binds;
 
 #define SBCALL_MAX_ENV		32	/* request overrides per call */
-#define SBCALL_MAX_BINDS	4	/* toolchain prefixes per call */
+/* a program's own binds and the policy's allowed paths (binds.h): the
+ * sandbox's SB_MAX_BINDS */
+#define SBCALL_MAX_BINDS	16
 
 struct sbcall {
 	const char *program;		/* absolute, as inside */
@@ -33,8 +36,9 @@ struct sbcall {
 	const char *workspace_path;	/* inside; NULL: /workspace */
 	bool workspace_writable;
 	bool empty_env;			/* no variables at all (skills) */
-	/* host dirs bound read-only at the same path inside; NULLs skipped */
-	const char *binds[SBCALL_MAX_BINDS];
+	/* what the program needs bound (binds.c), or NULL; the policy's
+	 * allow_read / allow_read_write paths are added to every run */
+	const struct prog_binds *prog_binds;
 	const char *what;		/* "the command", for messages */
 	/*
 	 * Set only by run_code for python3: the same call as stdin for a

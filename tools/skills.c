@@ -168,7 +168,11 @@ skill_copy(const struct policy_skill *sk, char **ret)
 	}
 	if (workspace_open(NULL, b.uid, &tmp, err, sizeof(err)) != 0)
 		return -EIO;
-	sfd = open(sk->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* the folder found at start, whatever its path leads to now */
+	sfd = sk->pinned ? openat(sk->dirfd, ".", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC) : -1;
+	if (!sk->pinned)
+		errno = EBADF;
 	dfd = open(tmp->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (sfd < 0 || dfd < 0)
 		rc = -errno;
@@ -349,7 +353,7 @@ tool_run_skill_script(const struct tool_call *call,
 	c.workspace_host = copy;
 	c.workspace_path = SKILL_MOUNT;
 	c.workspace_writable = true;	/* the copy is thrown away */
-	c.binds[0] = lang->bind;
+	c.prog_binds = lang->binds;
 	c.what = "the script";
 	if ((st = sbcall_run(call, &c, &res, &r)) != MCP_OK)
 		goto out;

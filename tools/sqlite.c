@@ -25,6 +25,7 @@
 #include "render.h"
 #include "sandbox.h"
 #include "sandboxed.h"
+#include "sqlite_vfs.h"
 
 #define SQL_PROGRESS_OPS	1000	/* VM steps between deadline checks */
 #define SQL_MAX_PARAMS		64	/* schema maxItems of params */
@@ -322,7 +323,8 @@ tool_query_sqlite(const struct tool_call *call,
 	sqlite3_stmt *stmt = NULL;
 	const char *name, *sql, *tail = NULL;
 	size_t bytes = 0, nrows = 0, max_rows = pol->limits.sql_rows;
-	bool truncated = false, fail = false;
+	bool truncated = false, fail = false, entered = false;
+	char vmsg[256];	/* sqlvfs_enter's sentence */
 	int rc, i, ncol, nparam;
 
 	(void)json_object_object_get_ex(args, "database", &v);
@@ -354,8 +356,15 @@ tool_query_sqlite(const struct tool_call *call,
 	}
 
 	(void)pthread_once(&heap_limit_once, set_heap_limit);
+	/* the file pinned at start, beneath its directory fd (sqlite_vfs.c) */
+	if (sqlvfs_enter(pdb, vmsg, sizeof(vmsg)) != 0) {
+		r = sql_error(call, "database replaced", "%s", vmsg);
+		goto out;
+	}
+	entered = true;
 	rc = sqlite3_open_v2(pdb->path, &db, SQLITE_OPEN_READONLY |
-	    SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE, NULL);
+	    SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE |
+	    SQLITE_OPEN_NOFOLLOW, SQLVFS_NAME);
 	if (rc != SQLITE_OK) {
 		r = sql_error(call, "database open failed", "The database "
 		    "could not be opened: %s.", db ? sqlite3_errmsg(db) :
@@ -511,6 +520,8 @@ tool_query_sqlite(const struct tool_call *call,
 	json_object_put(st);
 	sqlite3_finalize(stmt);
 	sqlite3_close_v2(db);
+	if (entered)
+		sqlvfs_leave();
 	if (r == NULL)
 		return MCP_ERR_NOMEM;
 	*ret_result = r;

@@ -131,7 +131,7 @@ start_one(struct warm *w, const char *ws)
 	memset(&c, 0, sizeof(c));
 	c.program = lang->path;
 	c.argv = argv;
-	c.binds[0] = lang->bind;
+	c.prog_binds = lang->binds;
 	c.workspace_writable = true;
 	/* the call's deadline is set at sb_finish(); this bounds the CPU */
 	c.timeout_ms = p->limits.max_timeout_ms;

@@ -1,5 +1,21 @@
 /*
  * Workspace directories: a user's (kept) or a fresh private one (removed).
+ *
+ * Fresh workspaces (and skill copies) live in one parent per server,
+ * "$TMPDIR/mcp-sandbox-XXXXXX", mode 0700 and owned by the server: no
+ * other local user can traverse to them, whatever a sandbox does to the
+ * modes inside its own workspace (a sandbox reaches its workspace only
+ * through its bind, never through the parent).
+ *
+ * With a size cap (workspace_setup(), policy workspace_mb) each fresh
+ * workspace is a tmpfs of that size mounted in the server's own mount
+ * namespace, which its sandboxes are cloned from and its file tools work
+ * in: a run that fills it gets ENOSPC, the host's file systems are never
+ * filled, and the mounts end with the server (nothing to clean up after a
+ * crash but an empty parent). A root server unshares the mount namespace
+ * alone; an unprivileged one first enters a user namespace of its own that
+ * maps only its uid and gid to themselves (own_user_ns).
+ *
  * Removal walks directory fds with openat/unlinkat and O_NOFOLLOW, so a
  * symlink a tool planted is unlinked, never followed; a tree deeper than
  * WORKSPACE_MAX_DEPTH is flattened by renaming its deep parts to the top
@@ -9,10 +25,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "workspace.h"
@@ -20,6 +40,289 @@
 #define WORKSPACE_MAX_DEPTH	64	/* open fds held while removing */
 #define WORKSPACE_MAX_PASSES	4096	/* flattening passes: depth/64 each */
 #define WORKSPACE_PREFIX	"mcp-sandbox-ws-"
+#define WORKSPACE_PARENT_PREFIX	"mcp-sandbox-"
+/*
+ * Inodes of a capped workspace per MiB of its cap: a tmpfs inode costs
+ * about 1 KiB of unswappable memory, so a cap on bytes alone would let a
+ * run hold memory in millions of empty files; 256 per MiB bounds that at
+ * a quarter of the cap and still allows 65536 files in 256 MiB.
+ */
+#define WORKSPACE_INODES_PER_MB	256
+
+/* Set once (workspace_setup, or the first fresh workspace), then read. */
+static struct {
+	char parent[PATH_MAX];	/* "" until made */
+	uint32_t cap_mb;	/* 0: no cap */
+	bool capped;		/* fresh workspaces are size-capped tmpfs */
+	char why[256];		/* when not capped: the cause */
+	int err;		/* making the parent failed: its errno */
+	pid_t creator;		/* only it removes the parent */
+} wsc;
+static pthread_once_t parent_once = PTHREAD_ONCE_INIT;
+
+static void
+make_parent(void)
+{
+	const char *base = getenv("TMPDIR");
+
+	if (base == NULL || base[0] != '/')
+		base = "/tmp";
+	if ((size_t)snprintf(wsc.parent, sizeof(wsc.parent), "%s/%sXXXXXX",
+	    base, WORKSPACE_PARENT_PREFIX) >= sizeof(wsc.parent)) {
+		wsc.err = ENAMETOOLONG;
+		wsc.parent[0] = '\0';
+		return;
+	}
+	/* mkdtemp: random name, mode 0700, ours; fails if it exists */
+	if (mkdtemp(wsc.parent) == NULL) {
+		wsc.err = errno;
+		wsc.parent[0] = '\0';
+		return;
+	}
+	if (chmod(wsc.parent, 0700) != 0) {
+		wsc.err = errno;
+		(void)rmdir(wsc.parent);
+		wsc.parent[0] = '\0';
+		return;
+	}
+	wsc.creator = getpid();
+	(void)atexit(workspace_teardown);
+}
+
+/* The private parent; NULL with errno when it cannot be made. */
+static const char *
+parent_dir(void)
+{
+	(void)pthread_once(&parent_once, make_parent);
+	if (wsc.parent[0] == '\0') {
+		errno = wsc.err != 0 ? wsc.err : EIO;
+		return NULL;
+	}
+	return wsc.parent;
+}
+
+static int
+write_proc(const char *path, const char *text)
+{
+	ssize_t n;
+	int fd;
+
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = write(fd, text, strlen(text));
+	(void)close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/*
+ * An unprivileged server: a user namespace of its own in which it keeps
+ * its uid and gid (mapped to themselves, nothing else mapped, setgroups
+ * denied), so that it may own a mount namespace. Its rights on host files
+ * stay those of its uid; its sandboxes nest their user namespaces in it
+ * and map their uid to the same host uid as before.
+ */
+static int
+own_user_ns(char *why, size_t whylen)
+{
+	char map[64];	/* "ID ID 1\n" */
+	uid_t u = geteuid();
+	gid_t g = getegid();
+
+	if (unshare(CLONE_NEWUSER) != 0) {
+		(void)snprintf(why, whylen, "an unprivileged server needs a "
+		    "user namespace of its own to mount a tmpfs, and "
+		    "unshare(CLONE_NEWUSER) failed: %s", strerror(errno));
+		return -1;
+	}
+	(void)snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)u,
+	    (unsigned)u);
+	if (write_proc("/proc/self/setgroups", "deny") != 0 ||
+	    write_proc("/proc/self/uid_map", map) != 0) {
+		(void)snprintf(why, whylen, "mapping the server's uid in its "
+		    "user namespace: %s", strerror(errno));
+		return -1;
+	}
+	(void)snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)g,
+	    (unsigned)g);
+	if (write_proc("/proc/self/gid_map", map) != 0) {
+		(void)snprintf(why, whylen, "mapping the server's gid in its "
+		    "user namespace: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Enters a mount namespace of the server's own, a slave of the host's
+ * (host mounts still appear, ours never leave): 0, or -1 with the cause.
+ */
+static int
+own_mount_ns(char *why, size_t whylen)
+{
+	if (geteuid() != 0 && own_user_ns(why, whylen) != 0)
+		return -1;
+	if (unshare(CLONE_NEWNS) != 0) {
+		(void)snprintf(why, whylen, "unshare(CLONE_NEWNS): %s",
+		    strerror(errno));
+		return -1;
+	}
+	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) != 0) {
+		(void)snprintf(why, whylen, "making / a slave mount: %s",
+		    strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int
+workspace_setup(uint32_t cap_mb)
+{
+	if (parent_dir() == NULL)
+		return -1;
+	wsc.cap_mb = cap_mb;
+	wsc.capped = false;
+	wsc.why[0] = '\0';
+	if (cap_mb == 0) {
+		(void)snprintf(wsc.why, sizeof(wsc.why), "%s",
+		    "workspace_mb is 0 (no cap asked for)");
+		return 0;
+	}
+	if (own_mount_ns(wsc.why, sizeof(wsc.why)) == 0)
+		wsc.capped = true;
+	return 0;
+}
+
+void
+workspace_teardown(void)
+{
+	/* empty by now; a forked child that exits leaves it alone */
+	if (wsc.parent[0] != '\0' && getpid() == wsc.creator)
+		(void)rmdir(wsc.parent);
+}
+
+const char *
+workspace_parent(void)
+{
+	return wsc.parent[0] != '\0' ? wsc.parent : NULL;
+}
+
+bool
+workspace_capped(uint32_t *ret_mb, const char **ret_why)
+{
+	if (ret_mb != NULL)
+		*ret_mb = wsc.capped ? wsc.cap_mb : 0;
+	if (ret_why != NULL)
+		*ret_why = wsc.why[0] != '\0' ? wsc.why :
+		    "workspace_setup() was not called";
+	return wsc.capped;
+}
+
+/*
+ * Probe for --check: in a child, a mount namespace of its own and a 1 MiB
+ * tmpfs that a 2 MiB write must overflow with ENOSPC. Exit status: 0 ok,
+ * 1 no mount namespace (why in the pipe), 2 no tmpfs, 3 no ENOSPC.
+ */
+#define CHECK_CAP_MB	1	/* the probe's tmpfs */
+static void
+say(int fd, const char *why)
+{
+	if (write(fd, why, strlen(why)) < 0)
+		return;	/* the parent then reports the exit status alone */
+}
+
+static int
+probe_child(const char *dir, int wfd)
+{
+	char why[256], buf[65536];
+	char file[PATH_MAX];
+	int fd, i;
+
+	if (own_mount_ns(why, sizeof(why)) != 0) {
+		say(wfd, why);
+		return 1;
+	}
+	if (mount("mcp-check", dir, "tmpfs", MS_NOSUID | MS_NODEV,
+	    "size=1m") != 0) {
+		(void)snprintf(why, sizeof(why), "mount tmpfs: %s",
+		    strerror(errno));
+		say(wfd, why);
+		return 2;
+	}
+	(void)snprintf(file, sizeof(file), "%s/fill", dir);
+	if ((fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0600)) < 0)
+		return 3;
+	memset(buf, 'x', sizeof(buf));
+	for (i = 0; i < 2 * CHECK_CAP_MB * 16; i++)
+		if (write(fd, buf, sizeof(buf)) < 0)
+			return errno == ENOSPC ? 0 : 3;
+	return 3;
+}
+
+void
+workspace_check(uint32_t cap_mb, workspace_check_fn fn, void *arg)
+{
+	const char *base = getenv("TMPDIR");
+	char dir[PATH_MAX], why[256] = "", detail[512];
+	int p[2], status = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (base == NULL || base[0] != '/')
+		base = "/tmp";
+	(void)snprintf(dir, sizeof(dir), "%s/%scheck-XXXXXX", base,
+	    WORKSPACE_PARENT_PREFIX);
+	if (mkdtemp(dir) == NULL || pipe2(p, O_CLOEXEC) != 0) {
+		(void)snprintf(detail, sizeof(detail), "cannot probe: %s",
+		    strerror(errno));
+		fn(arg, "workspace cap", false, false, detail, "");
+		return;
+	}
+	if ((pid = fork()) == 0) {
+		(void)close(p[0]);
+		_exit(probe_child(dir, p[1]));
+	}
+	(void)close(p[1]);
+	n = pid > 0 ? read(p[0], why, sizeof(why) - 1) : -1;
+	why[n > 0 ? n : 0] = '\0';
+	(void)close(p[0]);
+	if (pid > 0)
+		(void)waitpid(pid, &status, 0);
+	(void)rmdir(dir);
+	if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		(void)snprintf(detail, sizeof(detail), "fresh workspaces and "
+		    "skill copies are tmpfs of workspace_mb (default %u MiB) in "
+		    "the server's own mount namespace; a full one gives ENOSPC",
+		    cap_mb);
+		fn(arg, "workspace cap", true, false, detail, NULL);
+		return;
+	}
+	(void)snprintf(detail, sizeof(detail), "fresh workspaces are not "
+	    "size-capped: %s; a run can fill the file system of $TMPDIR "
+	    "(%s)", why[0] ? why : "the tmpfs does not cap writes", base);
+	fn(arg, "workspace cap", false, false, detail, "let the server make "
+	    "a user and a mount namespace (unprivileged user namespaces "
+	    "allowed, no seccomp filter or container policy refusing "
+	    "unshare), or run it as root, or give --workspace DIR on a file "
+	    "system with a quota or a size limit of its own (and set TMPDIR "
+	    "there for skill copies)");
+}
+
+/* A size-capped tmpfs on the fresh directory dir, owned by uid. */
+static int
+cap_dir(const char *dir, uid_t uid)
+{
+	char opts[128];	/* size, nr_inodes, mode, uid, gid */
+	uid_t u = uid != (uid_t)-1 ? uid : geteuid();
+
+	(void)snprintf(opts, sizeof(opts),
+	    "size=%um,nr_inodes=%llu,mode=0700,uid=%u,gid=%u", wsc.cap_mb,
+	    (unsigned long long)wsc.cap_mb * WORKSPACE_INODES_PER_MB,
+	    (unsigned)u, (unsigned)(uid != (uid_t)-1 ? uid : getegid()));
+	if (mount("mcp-workspace", dir, "tmpfs", MS_NOSUID | MS_NODEV,
+	    opts) != 0)
+		return -1;
+	return 0;
+}
 
 static void
 set_err(char *err, size_t errlen, const char *what, const char *path, int e)
@@ -51,9 +354,12 @@ workspace_open(const char *dir, uid_t owner_uid, struct workspace **ret,
 			goto fail;
 		}
 	} else {
-		base = getenv("TMPDIR");
-		if (base == NULL || base[0] != '/')
-			base = "/tmp";
+		if ((base = parent_dir()) == NULL) {
+			set_err(err, errlen, "cannot create its parent",
+			    getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+			    errno);
+			goto fail;
+		}
 		if ((size_t)snprintf(tmpl, sizeof(tmpl), "%s/%sXXXXXX", base,
 		    WORKSPACE_PREFIX) >= sizeof(tmpl)) {
 			set_err(err, errlen, "cannot create it", base,
@@ -66,6 +372,12 @@ workspace_open(const char *dir, uid_t owner_uid, struct workspace **ret,
 			goto fail;
 		}
 		ws->owned = true;
+		if (wsc.capped && cap_dir(tmpl, owner_uid) != 0) {
+			set_err(err, errlen, "cannot mount its size-capped "
+			    "tmpfs", tmpl, errno);
+			(void)rmdir(tmpl);
+			goto fail;
+		}
 		if (owner_uid != (uid_t)-1 &&
 		    chown(tmpl, owner_uid, (gid_t)-1) != 0) {
 			set_err(err, errlen,
@@ -199,6 +511,10 @@ workspace_remove_tree(const char *path)
 		first_err = -errno;
 		goto out;
 	}
+	/* a capped workspace: its tmpfs goes with everything in it */
+	if (wsc.capped && umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW) == 0 &&
+	    unlinkat(pfd, name, AT_REMOVEDIR) == 0)
+		goto out;
 	if (unlinkat(pfd, name, 0) == 0)
 		goto out;		/* a file or a symlink: gone */
 	if (errno != EISDIR) {

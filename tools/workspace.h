@@ -1,7 +1,9 @@
 /*
  * The workspace: the one host directory the tools may touch. Either the
  * user's directory (never removed), or a fresh private one (mode 0700,
- * random name under $TMPDIR or /tmp) per stdio server or HTTP session,
+ * random name in the server's private parent under $TMPDIR or /tmp, a
+ * size-capped tmpfs when workspace_setup() could) per stdio server or
+ * HTTP session,
  * removed with everything in it when its owner ends. Removal works on
  * directory fds (openat/unlinkat, O_NOFOLLOW): a symlink planted in the
  * workspace is removed, never followed.
@@ -11,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct workspace {
@@ -27,6 +30,32 @@ struct workspace {
  */
 int workspace_open(const char *dir, uid_t owner_uid, struct workspace **ret,
     char *err, size_t errlen) __attribute__((warn_unused_result));
+
+/*
+ * Once at start, before any thread: makes the private parent of fresh
+ * workspaces and, with cap_mb > 0 and the rights to, enters the server's
+ * own mount namespace so that every fresh workspace is a tmpfs of cap_mb
+ * MiB. Without the rights the workspaces are uncapped and
+ * workspace_capped() says why. -1 (errno) only if the parent cannot be
+ * made. Without workspace_setup the parent is made at the first fresh
+ * workspace, uncapped.
+ */
+int workspace_setup(uint32_t cap_mb);
+
+/* At exit, after every workspace is freed: removes the empty parent. */
+void workspace_teardown(void);
+
+/* The private parent of fresh workspaces, or NULL before it is made. */
+const char *workspace_parent(void);
+
+/* true when fresh workspaces are capped (*ret_mb); else *ret_why. */
+bool workspace_capped(uint32_t *ret_mb, const char **ret_why);
+
+/* --check: reports whether fresh workspaces can be capped here, and if
+ * not, why and what to do (sb_check_fn's shape). Forks a probe. */
+typedef void (*workspace_check_fn)(void *arg, const char *layer, bool ok,
+    bool required, const char *detail, const char *fix);
+void workspace_check(uint32_t cap_mb, workspace_check_fn fn, void *arg);
 
 /* Removes a fresh workspace recursively; keeps a user's. NULL is a no-op. */
 void workspace_free(struct workspace *ws);

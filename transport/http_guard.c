@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <microhttpd.h>
@@ -253,9 +254,20 @@ http_load_tokens(struct http_ctx *ctx, const char *path)
 	size_t got = 0;
 	int fd, rc = -1;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0) {
-		log_err("--token-file %s: %s", path, strerror(errno));
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW |
+	    O_NONBLOCK)) < 0) {
+		log_err("--token-file %s: %s", path, errno == ELOOP ?
+		    "it is a symbolic link" : strerror(errno));
 		return -1;
+	}
+	{
+		struct stat st;
+
+		/* a FIFO would block the start; a device is no token list */
+		if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+			log_err("--token-file %s: not a regular file", path);
+			goto out;
+		}
 	}
 	while (got < sizeof(buf) &&
 	    (n = read(fd, buf + got, sizeof(buf) - got)) != 0) {

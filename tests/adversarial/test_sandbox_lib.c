@@ -699,7 +699,7 @@ pair(unsigned pool)
 	    "open('/out/done','w').close()\n", NULL };
 	struct sb_ctx *ctx = new_ctx(pool);
 	char *ws = make_workspace(), *out = make_workspace();
-	struct sb_bind binds[1] = { { ws, "/shared" } };
+	struct sb_bind binds[1] = { { ws, "/shared", false } };
 	struct pair_side a = { .ctx = ctx }, b = { .ctx = ctx };
 	char path[256];
 	pthread_t ta, tb;
@@ -753,7 +753,7 @@ END_TEST
 START_TEST(missing_bind_source_fails_closed)
 {
 	static const char *const argv[] = { "/bin/true", NULL };
-	struct sb_bind b = { "/nonexistent-mcp-sbx", "/opt/x" };
+	struct sb_bind b = { "/nonexistent-mcp-sbx", "/opt/x", false };
 	struct sb_ctx *ctx = new_ctx(0);
 	struct sb_request req;
 	struct sb_result res;

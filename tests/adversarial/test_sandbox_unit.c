@@ -132,7 +132,7 @@ START_TEST(plan_parents_come_before_children)
 	struct sb_ctx *ctx = new_ctx();
 	struct sb_request req;
 	struct sb_result res;
-	struct sb_bind b = { "/etc", "/opt/data/etc" };
+	struct sb_bind b = { "/etc", "/opt/data/etc", false };
 	struct sb_plan p;
 	size_t i, iopt = 0, idata = 0, ibind = 0;
 
@@ -212,7 +212,8 @@ assert_refused(struct sb_request *req, int want_err)
 START_TEST(plan_refuses_unsafe_requests)
 {
 	struct sb_request req;
-	struct sb_bind b[2] = { { "/etc", "/opt/a" }, { "/etc", "/opt/a/b" } };
+	struct sb_bind b[2] = { { "/etc", "/opt/a", false },
+	    { "/etc", "/opt/a/b", false } };
 	struct sb_bind many[SB_MAX_BINDS + 1];
 	size_t i;
 
@@ -250,7 +251,7 @@ START_TEST(plan_refuses_unsafe_requests)
 	assert_refused(&req, EINVAL);
 	base_request(&req);
 	for (i = 0; i <= SB_MAX_BINDS; i++)
-		many[i] = (struct sb_bind){ "/etc", "/opt/x" };
+		many[i] = (struct sb_bind){ "/etc", "/opt/x", false };
 	req.binds = many;
 	req.nbinds = SB_MAX_BINDS + 1;
 	assert_refused(&req, E2BIG);

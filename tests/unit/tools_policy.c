@@ -5,6 +5,7 @@
  * loads back, and the environment names that are never passed on.
  */
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,6 +233,119 @@ START_TEST(missing_database_stops_the_start)
 }
 END_TEST
 
+START_TEST(allow_paths_are_checked)
+{
+	char err[512];
+	struct policy *p;
+
+	expect_config_error("{\"allow_read\": \"/srv\"}",
+	    ":1: allow_read: must be an array of absolute paths");
+	expect_config_error("{\"allow_read_write\": [\"srv\"]}",
+	    ":1: allow_read_write: item 0 is not an absolute path");
+	expect_config_error("{\"allow_read\": [\"/a\",\"/b\",\"/c\",\"/d\","
+	    "\"/e\",\"/f\",\"/g\",\"/h\",\"/i\"]}", ":1: allow_read: more "
+	    "than 8 paths in allow_read and allow_read_write together");
+	p = policy_new_default(err, sizeof(err));
+	write_cfg("{\"allow_read\": [\"/var/tmp\", \"/var\"]}");
+	ck_assert_int_eq(policy_load_file(p, CFG, err, sizeof(err)), 0);
+	ck_assert_int_eq(policy_finalize(p, err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "allow_read: /var and /var/tmp overlap; name one "
+	    "of them");
+	unlink(CFG);
+	policy_free(p);
+	p = policy_new_default(err, sizeof(err));
+	write_cfg("{\"allow_read_write\": [\"/etc/hostname\"]}");
+	ck_assert_int_eq(policy_load_file(p, CFG, err, sizeof(err)), 0);
+	ck_assert_int_eq(policy_finalize(p, err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "allow_read_write: /etc/hostname is on or above "
+	    "/etc, which every sandbox makes or binds itself; name a path "
+	    "outside it");
+	unlink(CFG);
+	policy_free(p);
+}
+END_TEST
+
+/* A file at /var/tmp (outside the sandbox's own /tmp) with bytes. */
+static void
+write_prog(char *path, size_t len, const void *bytes, size_t n)
+{
+	int fd;
+
+	(void)snprintf(path, len, "/var/tmp/tools-policy-prog-XXXXXX");
+	ck_assert_int_ge((fd = mkstemp(path)), 0);
+	ck_assert_int_eq(write(fd, bytes, n), (ssize_t)n);
+	ck_assert_int_eq(fchmod(fd, 0755), 0);
+	(void)close(fd);
+}
+
+static void
+expect_command_error(const char *path, const char *want)
+{
+	char err[1024];
+	struct policy *p = policy_new_default(err, sizeof(err));
+
+	ck_assert_int_eq(policy_set_flag(p, "allow-command", path, err,
+	    sizeof(err)), 0);
+	ck_assert_int_eq(policy_finalize(p, err, sizeof(err)), -1);
+	ck_assert_str_eq(err, want);
+	policy_free(p);
+}
+
+START_TEST(programs_that_cannot_be_described_are_refused)
+{
+	unsigned char elf[64 + 56];	/* an ELF64 header and one phdr */
+	char path[64], want[1024], head[512];
+	FILE *f;
+	size_t n;
+
+	/* program headers said to lie past the end of the file */
+	memset(elf, 0, sizeof(elf));
+	memcpy(elf, "\177ELF\2\1\1", 7);
+	elf[18] = 62;			/* EM_X86_64 */
+	elf[32] = 200;			/* e_phoff past the end */
+	elf[54] = 56;			/* e_phentsize */
+	elf[56] = 1;			/* e_phnum */
+	write_prog(path, sizeof(path), elf, sizeof(elf));
+	(void)snprintf(want, sizeof(want), "command '%s': cannot run in a "
+	    "sandbox: %s: a malformed ELF file (its program or dynamic "
+	    "headers point outside it)", strrchr(path, '/') + 1, path);
+	expect_command_error(path, want);
+	unlink(path);
+	/* a real program cut short */
+	ck_assert_ptr_nonnull((f = fopen("/usr/bin/cat", "rb")));
+	n = fread(head, 1, sizeof(head), f);
+	(void)fclose(f);
+	write_prog(path, sizeof(path), head, n);
+	(void)snprintf(want, sizeof(want), "command '%s': cannot run in a "
+	    "sandbox: %s: a malformed ELF file (its program or dynamic "
+	    "headers point outside it)", strrchr(path, '/') + 1, path);
+	expect_command_error(path, want);
+	unlink(path);
+	/* a 32-bit ELF */
+	elf[4] = 1;
+	write_prog(path, sizeof(path), elf, sizeof(elf));
+	(void)snprintf(want, sizeof(want), "command '%s': cannot run in a "
+	    "sandbox: %s is not an x86-64 ELF64 program this sandbox runs",
+	    strrchr(path, '/') + 1, path);
+	expect_command_error(path, want);
+	unlink(path);
+	/* a script whose interpreter is missing */
+	write_prog(path, sizeof(path), "#!/nonexistent/python\n", 22);
+	(void)snprintf(want, sizeof(want), "command '%s': cannot run in a "
+	    "sandbox: %s: its interpreter /nonexistent/python is missing",
+	    strrchr(path, '/') + 1, path);
+	expect_command_error(path, want);
+	unlink(path);
+	/* neither ELF nor script */
+	write_prog(path, sizeof(path), "just text\n", 10);
+	(void)snprintf(want, sizeof(want), "command '%s': cannot run in a "
+	    "sandbox: %s is neither an ELF program nor a script",
+	    strrchr(path, '/') + 1, path);
+	expect_command_error(path, want);
+	unlink(path);
+}
+END_TEST
+
 START_TEST(print_config_output_loads_back)
 {
 	char err[512], *text = NULL;
@@ -320,6 +434,8 @@ policy_suite(void)
 	tcase_add_test(tc, print_config_output_loads_back);
 	tcase_add_test(tc, loader_and_interpreter_variables_are_forbidden);
 	tcase_add_test(tc, unavailable_languages_are_dropped);
+	tcase_add_test(tc, allow_paths_are_checked);
+	tcase_add_test(tc, programs_that_cannot_be_described_are_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }

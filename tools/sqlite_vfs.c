@@ -1,0 +1,287 @@
+/*
+ * query_sqlite's databases, opened the way they were found at start.
+ *
+ * SQLite's unix VFS opens a database by path, and again for its journals
+ * (path-journal, path-wal, path-shm); its xFullPathname follows every
+ * symlink in the path. query_sqlite runs in the server, with the server's
+ * rights, in the host's mount namespace: if the database's directory is
+ * one a sandbox can write, sandboxed code could swap the file for a
+ * symlink (or rename another file over it) between two calls and have the
+ * server open a file of its choosing.
+ *
+ * So every database is pinned at start (policy_pin_database): its
+ * directory is opened once, O_PATH, and the file's st_dev/st_ino noted.
+ * The VFS "mcp-pinned" is the unix VFS with two changes:
+ *   - xFullPathname returns the (canonical, checked at start) name as is:
+ *     nothing is resolved again by path;
+ *   - its open(), stat() and access() system calls (xSetSystemCall), for
+ *     the names of the database the calling thread is querying
+ *     (sqlvfs_enter), go beneath the pinned directory fd with openat2
+ *     RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, O_NOFOLLOW and O_NONBLOCK (a
+ *     FIFO planted there cannot block the server); the main file must be
+ *     a regular file with the pinned inode, a journal a regular file.
+ *   Any other name goes to the original system call unchanged.
+ * The system-call table is the unix VFS's, shared by the process: only
+ * query_sqlite uses SQLite here, and names not being queried by the
+ * calling thread pass through untouched.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "policy.h"
+#include "sqlite_vfs.h"
+
+#define SQLVFS_OPEN_RETRIES	8	/* openat2 EAGAIN: a rename raced */
+
+/* The files SQLite opens for one database: itself, then its journals. */
+static const char *const db_suffixes[] = { "", "-journal", "-wal", "-shm" };
+
+static sqlite3_vfs pinned_vfs;
+static sqlite3_vfs *unix_vfs;
+static int (*orig_open)(const char *, int, int);
+static int (*orig_stat)(const char *, struct stat *);
+static int (*orig_access)(const char *, int);
+static pthread_once_t vfs_once = PTHREAD_ONCE_INIT;
+static int vfs_rc = SQLITE_ERROR;
+
+/* The database this thread is querying (sqlvfs_enter), or NULL. */
+static _Thread_local const struct policy_database *cur_db;
+
+/*
+ * The suffix index when path is one of cur_db's files, else -1. The names
+ * come from xFullPathname, which hands back d->path unchanged.
+ */
+static int
+pinned_name(const char *path, const struct policy_database *d)
+{
+	size_t n, i;
+
+	if (d == NULL || path == NULL)
+		return -1;
+	n = strlen(d->path);
+	if (strncmp(path, d->path, n) != 0)
+		return -1;
+	for (i = 0; i < sizeof(db_suffixes) / sizeof(db_suffixes[0]); i++)
+		if (strcmp(path + n, db_suffixes[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* openat2 beneath the pinned directory, no symlink anywhere; -1/errno. */
+static int
+open_beneath(const struct policy_database *d, const char *name, int flags,
+    mode_t mode)
+{
+	struct open_how how;
+	int i, fd = -1;
+
+	memset(&how, 0, sizeof(how));
+	how.flags = (uint64_t)(flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
+	    O_NOCTTY);
+	how.mode = (flags & O_CREAT) ? mode : 0;
+	how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+	    RESOLVE_NO_MAGICLINKS;
+	for (i = 0; i < SQLVFS_OPEN_RETRIES; i++) {
+		fd = (int)syscall(SYS_openat2, d->dirfd, name, &how,
+		    sizeof(how));
+		if (fd >= 0 || errno != EAGAIN)
+			break;
+	}
+	return fd;
+}
+
+static int
+pinned_open(const char *path, int flags, int mode)
+{
+	const struct policy_database *d = cur_db;
+	char name[NAME_MAX + 16];	/* base + the longest suffix */
+	struct stat st;
+	int k, fd, e;
+
+	if ((k = pinned_name(path, d)) < 0)
+		return orig_open(path, flags, mode);
+	if ((size_t)snprintf(name, sizeof(name), "%s%s", d->base,
+	    db_suffixes[k]) >= sizeof(name)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if ((fd = open_beneath(d, name, flags, (mode_t)mode)) < 0)
+		return -1;
+	if (fstat(fd, &st) != 0)
+		goto fail;
+	if (!S_ISREG(st.st_mode)) {
+		errno = EINVAL;
+		goto fail;
+	}
+	if (k == 0 && (st.st_dev != d->dev || st.st_ino != d->ino)) {
+		errno = ESTALE;	/* another file now has the name */
+		goto fail;
+	}
+	/* SQLite does blocking I/O on a regular file: clear O_NONBLOCK */
+	if ((flags & O_NONBLOCK) == 0 &&
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0)
+		goto fail;
+	return fd;
+ fail:
+	e = errno;
+	(void)close(fd);
+	errno = e;
+	return -1;
+}
+
+static int
+pinned_stat(const char *path, struct stat *st)
+{
+	const struct policy_database *d = cur_db;
+	char name[NAME_MAX + 16];
+	int k;
+
+	if ((k = pinned_name(path, d)) < 0)
+		return orig_stat(path, st);
+	if ((size_t)snprintf(name, sizeof(name), "%s%s", d->base,
+	    db_suffixes[k]) >= sizeof(name)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (fstatat(d->dirfd, name, st, AT_SYMLINK_NOFOLLOW) != 0)
+		return -1;
+	if (k > 0 && !S_ISREG(st->st_mode)) {
+		errno = ENOENT;	/* a planted journal: never opened, absent */
+		return -1;
+	}
+	return 0;
+}
+
+static int
+pinned_access(const char *path, int mode)
+{
+	const struct policy_database *d = cur_db;
+	char name[NAME_MAX + 16];
+	struct stat st;
+	int k;
+
+	if ((k = pinned_name(path, d)) < 0)
+		return orig_access(path, mode);
+	if ((size_t)snprintf(name, sizeof(name), "%s%s", d->base,
+	    db_suffixes[k]) >= sizeof(name)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (fstatat(d->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return -1;
+	if (k > 0 && !S_ISREG(st.st_mode)) {
+		errno = ENOENT;	/* as in pinned_stat */
+		return -1;
+	}
+	return faccessat(d->dirfd, name, mode, AT_SYMLINK_NOFOLLOW);
+}
+
+/* The name SQLite gave (d->path, canonical since start), unresolved. */
+static int
+pinned_full_pathname(sqlite3_vfs *vfs, const char *name, int nout, char *out)
+{
+	(void)vfs;
+	if (name == NULL || name[0] != '/' || (int)strlen(name) >= nout)
+		return SQLITE_CANTOPEN;
+	memcpy(out, name, strlen(name) + 1);
+	return SQLITE_OK;
+}
+
+static int
+pinned_xopen(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *f,
+    int flags, int *out_flags)
+{
+	(void)vfs;
+	return unix_vfs->xOpen(unix_vfs, name, f, flags, out_flags);
+}
+
+static void
+vfs_register(void)
+{
+	if ((unix_vfs = sqlite3_vfs_find("unix")) == NULL ||
+	    unix_vfs->iVersion < 3 || unix_vfs->xGetSystemCall == NULL)
+		return;
+	orig_open = (int (*)(const char *, int, int))
+	    unix_vfs->xGetSystemCall(unix_vfs, "open");
+	orig_stat = (int (*)(const char *, struct stat *))
+	    unix_vfs->xGetSystemCall(unix_vfs, "stat");
+	orig_access = (int (*)(const char *, int))
+	    unix_vfs->xGetSystemCall(unix_vfs, "access");
+	if (orig_open == NULL || orig_stat == NULL || orig_access == NULL)
+		return;
+	if (unix_vfs->xSetSystemCall(unix_vfs, "open",
+	    (sqlite3_syscall_ptr)pinned_open) != SQLITE_OK ||
+	    unix_vfs->xSetSystemCall(unix_vfs, "stat",
+	    (sqlite3_syscall_ptr)pinned_stat) != SQLITE_OK ||
+	    unix_vfs->xSetSystemCall(unix_vfs, "access",
+	    (sqlite3_syscall_ptr)pinned_access) != SQLITE_OK)
+		return;
+	pinned_vfs = *unix_vfs;
+	pinned_vfs.zName = SQLVFS_NAME;
+	pinned_vfs.pNext = NULL;
+	pinned_vfs.xOpen = pinned_xopen;
+	pinned_vfs.xFullPathname = pinned_full_pathname;
+	/* the system calls are unix_vfs's; ours would not be consulted */
+	pinned_vfs.xSetSystemCall = NULL;
+	pinned_vfs.xGetSystemCall = NULL;
+	pinned_vfs.xNextSystemCall = NULL;
+	vfs_rc = sqlite3_vfs_register(&pinned_vfs, 0);
+}
+
+int
+sqlvfs_enter(const struct policy_database *d, char *msg, size_t msglen)
+{
+	struct stat st;
+
+	(void)pthread_once(&vfs_once, vfs_register);
+	if (vfs_rc != SQLITE_OK) {
+		(void)snprintf(msg, msglen, "%s", "The database cannot be "
+		    "opened safely: SQLite's unix VFS does not let its system "
+		    "calls be replaced.");
+		return -1;
+	}
+	if (!d->pinned) {
+		(void)snprintf(msg, msglen, "%s", "The database was not "
+		    "checked at start.");
+		return -1;
+	}
+	if (fstatat(d->dirfd, d->base, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+		(void)snprintf(msg, msglen, "The database file is gone from "
+		    "its directory since the server started (%s).",
+		    strerror(errno));
+		return -1;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		(void)snprintf(msg, msglen, "%s", "The database file was "
+		    "replaced by a symbolic link since the server started; "
+		    "it is not followed.");
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_dev != d->dev ||
+	    st.st_ino != d->ino) {
+		(void)snprintf(msg, msglen, "%s", "The database file was "
+		    "replaced by another file since the server started; only "
+		    "the file found at start is opened (restart the server "
+		    "to use the new one).");
+		return -1;
+	}
+	cur_db = d;
+	return 0;
+}
+
+void
+sqlvfs_leave(void)
+{
+	cur_db = NULL;
+}
