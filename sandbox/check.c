@@ -206,20 +206,37 @@ limits_report(const struct sb_ctx *ctx, sb_check_fn fn, void *arg)
 	    "cgroups: kernel memory (page tables, socket and pipe buffers)",
 	    SB_RLIM_MEMLOCK / 1024);
 	fn(arg, "memory bounds", true, false, why, "");
-	n = count_uid_procs(ctx->uid);
-	(void)snprintf(why, sizeof(why), "sandboxes run as kernel uid %u, "
-	    "one per-uid pool for all of them: each takes %d inotify "
-	    "instances and %d watches of it (its own user namespace's "
-	    "limits); pending signals and POSIX mqueue bytes are counted per "
-	    "sandbox (RLIMIT_SIGPENDING %u, RLIMIT_MSGQUEUE %u); pipe pages "
-	    "(fs.pipe-user-pages-soft) are shared: past it pipes get one "
-	    "page; %d other process%s of this uid here", (unsigned)ctx->uid,
-	    SB_INOTIFY_INSTANCES, SB_INOTIFY_WATCHES, SB_RLIM_SIGPENDING,
-	    SB_RLIM_MSGQUEUE, n < 0 ? 0 : n, n == 1 ? "" : "es");
-	fn(arg, "kernel uid", n == 0, false, why, n == 0 ? "" :
-	    "give the sandbox uid (sb_config.uid) to nothing else on the "
-	    "host, or raise fs.inotify.max_user_instances to cover "
-	    "max_sandboxes x 16 plus their use");
+	n = ctx->uid_pool_on ? 0 : count_uid_procs(ctx->uid);
+	if (ctx->uid_pool_on)
+		(void)snprintf(why, sizeof(why), "each run at once has a kernel "
+		    "uid of its own, %u..%u (checked unused at start: no passwd "
+		    "entry, subuid range or process of it), the workspace "
+		    "mounted id-mapped so that its files stay uid %u's on disk: "
+		    "pipe pages, epoll watches and fds in flight are per run. "
+		    "inotify is counted against the server's own uid whatever "
+		    "the run's: each run takes %d instances and %d watches of "
+		    "it", (unsigned)ctx->uids.base, (unsigned)(ctx->uids.base +
+		    ctx->uids.n - 1), (unsigned)ctx->uid, SB_INOTIFY_INSTANCES,
+		    SB_INOTIFY_WATCHES);
+	else
+		(void)snprintf(why, sizeof(why), "every run is kernel uid %u "
+		    "(%s): pipe pages (fs.pipe-user-pages-soft, past it pipes "
+		    "get two pages), epoll watches and fds in flight are one "
+		    "pool for all runs and %d other process%s of this uid here; "
+		    "inotify is counted against the server's uid: each run "
+		    "takes %d instances and %d watches of it; pending signals "
+		    "and mqueue bytes are per run (RLIMIT_SIGPENDING %u, "
+		    "RLIMIT_MSGQUEUE %u)", (unsigned)ctx->uid, ctx->host_root ?
+		    "no per-slot uids asked for" : "an unprivileged server has "
+		    "only its own", n < 0 ? 0 : n, n == 1 ? "" : "es",
+		    SB_INOTIFY_INSTANCES, SB_INOTIFY_WATCHES, SB_RLIM_SIGPENDING,
+		    SB_RLIM_MSGQUEUE);
+	fn(arg, "kernel uid", ctx->uid_pool_on, false, why,
+	    ctx->uid_pool_on ? "keep fs.inotify.max_user_instances above "
+	    "16 x the runs at once plus the server uid's own use" :
+	    ctx->host_root ? "a server sets sb_config.uid_slots (mcp-sandbox "
+	    "does, one per sandbox slot)" : "run the server as root (tools "
+	    "still run unprivileged) for a uid per run");
 }
 
 int
@@ -271,6 +288,9 @@ sb_check(const struct sb_config *cfg, sb_check_fn fn, void *arg)
 		probe_cfg = *cfg;
 	if (probe_cfg.netns_pool == 0)
 		probe_cfg.netns_pool = 1;
+	/* and one per-slot uid, to check the range as a server would */
+	if (probe_cfg.uid_slots == 0)
+		probe_cfg.uid_slots = 1;
 	if (sb_ctx_new(&probe_cfg, &ctx, &res) < 0) {
 		fn(arg, "sandbox context", false, true, res.message,
 		    "see the layer named in the message");

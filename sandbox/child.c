@@ -259,6 +259,14 @@ do_mop(const struct sb_mop *m)
 		return 0;
 	case SB_MOP_PROTECT:
 		return protect_mop(m);
+	case SB_MOP_TREE:
+		/* made, flagged and id-mapped by the parent (exec.c) */
+		if (mkdir(m->path, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		if (syscall(SYS_move_mount, m->fd, "", AT_FDCWD, m->path,
+		    MOVE_MOUNT_F_EMPTY_PATH) < 0)
+			return -errno;
+		return 0;
 	case SB_MOP_PROC:
 		if (mkdir(m->path, 0555) < 0 && errno != EEXIST)
 			return -errno;
@@ -746,6 +754,7 @@ sb_child_init(const struct sb_plan *p)
 		_exit(127);
 	(void)close(SB_FD_SYNC);
 	build_root(p);
+	(void)close(SB_FD_WSTREE);
 	if (p->init_name != NULL)
 		clear_cmdline(p->init_name);
 	(void)syscall(SYS_close_range, (unsigned)SB_FD_FIRST_BIND, ~0U, 0U);

@@ -252,6 +252,11 @@ sb_ctx_new(const struct sb_config *cfg, struct sb_ctx **ret,
 		(void)close(ctx->ipc_home_fd);
 		ctx->ipc_home_fd = -1;
 	}
+	if (ctx->host_root && cfg->uid_slots > 0) {
+		if ((rc = sb_uid_pool_init(&ctx->uids, ctx, cfg, res)) < 0)
+			goto fail;
+		ctx->uid_pool_on = true;
+	}
 	ctx->last_cap = read_last_cap();
 	ctx->landlock_abi = sb_landlock_abi();
 	if (cfg->netns_pool > 0 && ctx->host_root &&
@@ -273,6 +278,8 @@ sb_ctx_free(struct sb_ctx *ctx)
 		sb_netns_pool_fini(&ctx->pool);
 	if (ctx->ipc_home_fd >= 0)
 		(void)close(ctx->ipc_home_fd);
+	if (ctx->uid_pool_on)
+		sb_uid_pool_fini(&ctx->uids);
 	free(ctx);
 }
 

@@ -7,6 +7,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/mount.h>
+#include <linux/openat2.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -81,7 +83,7 @@ write_file(const char *path, const char *s)
 }
 
 static int
-write_maps(const struct sb_ctx *ctx, pid_t pid)
+write_maps(const struct sb_ctx *ctx, pid_t pid, uid_t uid)
 {
 	char path[64], map[64];
 	int rc;
@@ -94,7 +96,7 @@ write_maps(const struct sb_ctx *ctx, pid_t pid)
 	}
 	(void)snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
 	(void)snprintf(map, sizeof(map), "%u %u 1\n", SB_INSIDE_UID,
-	    (unsigned)ctx->uid);
+	    (unsigned)uid);
 	if ((rc = write_file(path, map)) < 0)
 		return rc;
 	(void)snprintf(path, sizeof(path), "/proc/%d/gid_map", pid);
@@ -395,6 +397,7 @@ struct chans {
 	int stat[2];		/* status records, child -> parent */
 	int sync[2];		/* socket: "maps written"; held open by us */
 	int in;			/* memfd with stdin bytes, or -1 */
+	int tree;		/* the workspace as a detached mount, or -1 */
 };
 
 static void
@@ -409,10 +412,11 @@ chans_close(struct chans *c)
 		close_fd(&c->sync[i]);
 	}
 	close_fd(&c->in);
+	close_fd(&c->tree);
 }
 
 static int
-chans_open(struct chans *c, const struct sb_ctx *ctx,
+chans_open(struct chans *c, const struct sb_ctx *ctx, uid_t uid,
     const struct sb_request *req, struct sb_result *res)
 {
 	int rc;
@@ -430,8 +434,8 @@ chans_open(struct chans *c, const struct sb_ctx *ctx,
 		return rc;
 	}
 	/* /dev/stdout reopens the pipe: let the sandbox uid own its ends. */
-	if (ctx->host_root && (fchown(c->out[1], ctx->uid, ctx->gid) < 0 ||
-	    fchown(c->err[1], ctx->uid, ctx->gid) < 0)) {
+	if (ctx->host_root && (fchown(c->out[1], uid, ctx->gid) < 0 ||
+	    fchown(c->err[1], uid, ctx->gid) < 0)) {
 		rc = -errno;
 		sb_fail(res, SB_STAGE_RESOURCES, -rc, "pipe owner");
 		return rc;
@@ -538,7 +542,7 @@ ipc_enter(const struct sb_ctx *ctx, const struct sb_plan *p)
  */
 static int
 launch(struct sb_ctx *ctx, struct sb_plan *p, struct chans *c, int *slot,
-    struct run *r, struct sb_result *res)
+    uid_t uid, struct run *r, struct sb_result *res)
 {
 	unsigned long flags = SB_NS_FLAGS;
 	int rc;
@@ -548,6 +552,7 @@ launch(struct sb_ctx *ctx, struct sb_plan *p, struct chans *c, int *slot,
 	p->fd_from[SB_FD_STDOUT - SB_FD_STATUS] = c->out[1];
 	p->fd_from[SB_FD_STDERR - SB_FD_STATUS] = c->err[1];
 	p->fd_from[SB_FD_STDIN - SB_FD_STATUS] = c->in;
+	p->fd_from[SB_FD_WSTREE - SB_FD_STATUS] = c->tree;
 	if (ctx->pool_on && (*slot = sb_netns_pool_take(&ctx->pool)) >= 0) {
 		if (setns(ctx->pool.fds[*slot], CLONE_NEWNET) < 0) {
 			rc = -errno;
@@ -595,9 +600,10 @@ launch(struct sb_ctx *ctx, struct sb_plan *p, struct chans *c, int *slot,
 	close_fd(&c->stat[1]);
 	close_fd(&c->sync[0]);
 	close_fd(&c->in);
+	close_fd(&c->tree);
 	if (p->start_idle)
 		start_low(c, r->pid);
-	if ((rc = write_maps(ctx, r->pid)) < 0) {
+	if ((rc = write_maps(ctx, r->pid, uid)) < 0) {
 		sb_fail(res, SB_STAGE_USERNS_MAP, -rc, "writing the id maps");
 		return rc;
 	}
@@ -641,6 +647,8 @@ struct sb_started {
 	struct chans c;
 	struct run r;
 	int slot;		/* netns pool slot, or -1 */
+	int uid_slot;		/* uid pool slot, or -1: the shared uid */
+	uid_t uid;		/* the run's kernel uid */
 };
 
 static void
@@ -649,10 +657,12 @@ started_init(struct sb_started *s, struct sb_ctx *ctx)
 	memset(s, 0, sizeof(*s));
 	s->ctx = ctx;
 	s->slot = -1;
+	s->uid_slot = -1;
+	s->uid = ctx->uid;
 	s->r = (struct run){ .pid = -1, .pidfd = -1, .out = -1, .err = -1,
 	    .status = -1, .in_w = -1 };
 	s->c = (struct chans){ .out = { -1, -1 }, .err = { -1, -1 },
-	    .stat = { -1, -1 }, .sync = { -1, -1 }, .in = -1 };
+	    .stat = { -1, -1 }, .sync = { -1, -1 }, .in = -1, .tree = -1 };
 }
 
 /* Kills what runs, if anything, and releases everything s holds. */
@@ -666,6 +676,10 @@ started_fini(struct sb_started *s)
 	if (s->slot >= 0)
 		sb_netns_pool_give(&s->ctx->pool, s->slot);
 	s->slot = -1;
+	/* after the reap: no process of the run holds the uid any more */
+	if (s->uid_slot >= 0)
+		sb_uid_pool_give(&s->ctx->uids, s->uid_slot);
+	s->uid_slot = -1;
 	close_fd(&s->r.out);
 	close_fd(&s->r.err);
 	close_fd(&s->r.status);
@@ -677,6 +691,69 @@ started_fini(struct sb_started *s)
 		free(s->p);
 		s->p = NULL;
 	}
+}
+
+/*
+ * The workspace of a run with per-slot uids, as a detached mount the child
+ * moves into place: a clone of the host dir (opened without following any
+ * symlink), nosuid, nodev, read-only unless writable, and id-mapped so
+ * that its on-disk owner (the context's uid) is the run's slot uid inside
+ * and what the run creates is the context's uid on disk. A filesystem that
+ * cannot be id-mapped (EINVAL) gets the plain clone, and the run the
+ * shared uid instead of its slot.
+ */
+static int
+ws_tree(struct sb_started *s, struct sb_result *res)
+{
+	const struct sb_mop *m = &s->p->mops[s->p->ws_mop];
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS,
+	};
+	struct mount_attr attr = { 0 };
+	int fd, rc = 0;
+
+	if ((fd = (int)syscall(SYS_openat2, AT_FDCWD, m->host, &how,
+	    sizeof(how))) < 0) {
+		rc = -errno;
+		sb_fail(res, SB_STAGE_MOUNTS, -rc, "opening the workspace");
+		return rc;
+	}
+	s->c.tree = (int)syscall(SYS_open_tree, fd, "", OPEN_TREE_CLONE |
+	    OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+	rc = s->c.tree < 0 ? -errno : 0;
+	(void)close(fd);
+	if (rc < 0) {
+		sb_fail(res, SB_STAGE_MOUNTS, -rc, "cloning the workspace");
+		return rc;
+	}
+	attr.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+	    (m->writable ? 0 : MOUNT_ATTR_RDONLY);
+	if (s->uid_slot >= 0) {
+		struct mount_attr idm = attr;
+
+		idm.attr_set |= MOUNT_ATTR_IDMAP;
+		idm.userns_fd = (uint64_t)s->ctx->uids.userns_fd[s->uid_slot];
+		if (syscall(SYS_mount_setattr, s->c.tree, "", AT_EMPTY_PATH,
+		    &idm, sizeof(idm)) == 0)
+			return 0;
+		if (errno != EINVAL && errno != EOPNOTSUPP) {
+			rc = -errno;
+			sb_fail(res, SB_STAGE_MOUNTS, -rc,
+			    "id-mapping the workspace");
+			return rc;
+		}
+		sb_uid_pool_give(&s->ctx->uids, s->uid_slot);
+		s->uid_slot = -1;
+		s->uid = s->ctx->uid;
+	}
+	if (syscall(SYS_mount_setattr, s->c.tree, "", AT_EMPTY_PATH, &attr,
+	    sizeof(attr)) < 0) {
+		rc = -errno;
+		sb_fail(res, SB_STAGE_MOUNTS, -rc, "the workspace's flags");
+		return rc;
+	}
+	return 0;
 }
 
 /*
@@ -699,8 +776,13 @@ start_run(struct sb_started *s, const struct sb_request *req,
 		s->p = NULL;
 		return rc;
 	}
+	if (s->ctx->uid_pool_on &&
+	    (s->uid_slot = sb_uid_pool_take(&s->ctx->uids)) >= 0) {
+		s->uid = s->ctx->uids.base + (uid_t)s->uid_slot;
+	}
 	if ((rc = sb_program_check(s->ctx, req, res)) < 0 ||
-	    (rc = chans_open(&s->c, s->ctx, req, res)) < 0)
+	    (s->p->ws_tree && (rc = ws_tree(s, res)) < 0) ||
+	    (rc = chans_open(&s->c, s->ctx, s->uid, req, res)) < 0)
 		return rc;
 	if (pipe_stdin) {
 		if (pipe2(in, O_CLOEXEC) < 0 ||
@@ -712,7 +794,7 @@ start_run(struct sb_started *s, const struct sb_request *req,
 		s->c.in = in[0];
 		s->r.in_w = in[1];
 	}
-	return launch(s->ctx, s->p, &s->c, &s->slot, &s->r, res);
+	return launch(s->ctx, s->p, &s->c, &s->slot, s->uid, &s->r, res);
 }
 
 /*

@@ -83,6 +83,7 @@ enum sb_child_fd {
 	SB_FD_STDOUT,		/* pipe, write end */
 	SB_FD_STDERR,		/* pipe, write end */
 	SB_FD_STDIN,		/* memfd with the stdin bytes, or -1 */
+	SB_FD_WSTREE,		/* the workspace as a detached mount, or -1 */
 	SB_FD_FIRST_BIND,	/* O_PATH sources of binds, opened by the child */
 };
 
@@ -110,6 +111,7 @@ enum sb_mop_kind {
 	SB_MOP_TMPFS,		/* tmpfs at path with options arg */
 	SB_MOP_PROC,		/* procfs at path with options arg */
 	SB_MOP_PROTECT,		/* path (in the workspace) read-only over itself */
+	SB_MOP_TREE,		/* the parent's detached mount fd -> path */
 };
 
 /* One step of building the new root; paths are relative to it. */
@@ -227,6 +229,9 @@ struct sb_plan {
 	unsigned inotify_instances, inotify_watches;
 	/* cmdline of the init instead of the server's (child.c) */
 	const char *init_name;
+	/* the workspace is made by the parent (uid pool): its mop's index */
+	bool ws_tree;
+	size_t ws_mop;
 
 	struct sb_limits limits;	/* request limits, defaults filled in */
 	const char *cwd;		/* inside */
@@ -264,6 +269,32 @@ struct sb_netns_pool {
 	int home_fd;			/* the server's own netns, owned */
 };
 
+/* Per-slot kernel uids (sb_config.uid_slots), root servers only. */
+#define SB_MAX_UID_SLOTS	SB_MAX_NETNS_POOL
+/*
+ * The default range is this many blocks of SB_MAX_UID_SLOTS uids from
+ * SB_SLOT_UID_BASE (0x70000000..0x70003fff): one block per server on the
+ * host, each held by an flock on its file in /run (root-only writable).
+ */
+#define SB_UID_BLOCKS		256
+#define SB_UID_LOCK_FMT		"/run/mcp-sandbox-uids-%u.lock"
+
+struct sb_uid_pool {
+	pthread_mutex_t lock;
+	uid_t base;
+	unsigned n;
+	bool busy[SB_MAX_UID_SLOTS];
+	/*
+	 * A user namespace per slot whose uid map swaps ctx->uid and base + i
+	 * (every other id maps to itself):
+	 * the workspace's id mapping (MOUNT_ATTR_IDMAP), so that files owned
+	 * by ctx->uid on disk are the slot uid's inside, and its new files
+	 * ctx->uid's on disk, whichever slot a session's call lands in.
+	 */
+	int userns_fd[SB_MAX_UID_SLOTS];
+	int lock_fd;		/* the block's flock (default range), or -1 */
+};
+
 struct sb_ctx {
 	uid_t uid, gid;			/* kernel ids of the sandboxed process */
 	bool host_root;			/* server runs with euid 0 */
@@ -283,6 +314,8 @@ struct sb_ctx {
 	 * it cannot, see ctx.c): then System V IPC is refused instead.
 	 */
 	int ipc_home_fd;
+	bool uid_pool_on;
+	struct sb_uid_pool uids;
 };
 
 /* policy.c: the const tables. */
@@ -372,6 +405,14 @@ int sb_output_init(struct sb_output *o, size_t cap)
 void sb_output_append(struct sb_output *o, const char *buf, size_t n);
 void sb_output_finish(struct sb_output *o);
 void sb_output_fini(struct sb_output *o);
+
+/* uids.c: the per-slot uid pool */
+int sb_uid_pool_init(struct sb_uid_pool *u, const struct sb_ctx *ctx,
+    const struct sb_config *cfg, struct sb_result *res)
+    __attribute__((warn_unused_result));
+int sb_uid_pool_take(struct sb_uid_pool *u);
+void sb_uid_pool_give(struct sb_uid_pool *u, int slot);
+void sb_uid_pool_fini(struct sb_uid_pool *u);
 
 /* netns.c */
 int sb_netns_pool_init(struct sb_netns_pool *p, unsigned n)

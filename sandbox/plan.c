@@ -476,10 +476,34 @@ add_protected(struct sb_plan *p, const struct sb_request *req,
 	return 0;
 }
 
+/*
+ * With per-slot uids the parent mounts the workspace itself, id-mapped to
+ * the run's uid (exec.c, ws_tree), as a detached tree the child moves in.
+ */
+static int
+add_tree(struct sb_plan *p, const char *abs_path, const char *host,
+    bool writable)
+{
+	struct sb_mop *m;
+	int rc;
+
+	if ((rc = add_parents(p, abs_path, SB_STAGE_MOUNTS)) < 0)
+		return rc;
+	p->ws_mop = p->nmops;
+	if ((m = add_mop(p, SB_MOP_TREE, SB_STAGE_MOUNTS, abs_path)) == NULL)
+		return -E2BIG;
+	m->host = host;
+	m->fd = SB_FD_WSTREE;
+	m->src_dir = true;
+	m->writable = writable;
+	p->ws_tree = true;
+	return 0;
+}
+
 /* The workspace (also the cwd) and the extra read-only binds. */
 static int
-add_request_binds(struct sb_plan *p, const struct sb_request *req,
-    const char *ws, struct sb_result *res)
+add_request_binds(const struct sb_ctx *ctx, struct sb_plan *p,
+    const struct sb_request *req, const char *ws, struct sb_result *res)
 {
 	const char *s;
 	size_t i;
@@ -494,8 +518,13 @@ add_request_binds(struct sb_plan *p, const struct sb_request *req,
 		}
 		if ((s = plan_strdup(p, ws)) == NULL)
 			return -ENOMEM;
-		if ((rc = add_bind(p, s, req->workspace_host, true,
-		    req->workspace_writable, false, SB_STAGE_MOUNTS)) < 0)
+		if (ctx->uid_pool_on)
+			rc = add_tree(p, s, req->workspace_host,
+			    req->workspace_writable);
+		else
+			rc = add_bind(p, s, req->workspace_host, true,
+			    req->workspace_writable, false, SB_STAGE_MOUNTS);
+		if (rc < 0)
 			return rc;
 		p->cwd = s;
 		if (req->workspace_protect != NULL &&
@@ -684,7 +713,7 @@ sb_plan_build(struct sb_ctx *ctx, const struct sb_request *req,
 	    (rc = add_system(ctx, p)) < 0 ||
 	    (rc = add_tmp(p, p->limits.tmp_bytes)) < 0)
 		goto fail;
-	if ((rc = add_request_binds(p, req, ws, res)) < 0) {
+	if ((rc = add_request_binds(ctx, p, req, ws, res)) < 0) {
 		if (res->failed_stage == SB_STAGE_NONE)
 			goto fail;
 		sb_plan_fini(p);

@@ -65,10 +65,31 @@ enum sb_stage {
 	SB_STAGE_COUNT
 };
 
+/*
+ * A root server's per-slot kernel uids (sb_config.uid_slots): slot i runs
+ * as base + i, so that per-uid kernel pools (pipe pages, epoll watches,
+ * fds in flight) are not one for all sandboxes. The default range starts
+ * here, just above systemd-nspawn's container range (0x80000-0x6fffffff),
+ * in blocks of 64, one per server on the host (16384 uids in all);
+ * sb_ctx_new() takes a block no other server holds and checks it unused
+ * (no passwd entry, subuid range or process of it).
+ */
+#define SB_SLOT_UID_BASE	0x70000000u
+
 /* Server-wide settings, read once by sb_ctx_new(). Zero means default. */
 struct sb_config {
 	uid_t uid;		/* kernel uid when the server is root (65534) */
 	gid_t gid;		/* kernel gid when the server is root (65534) */
+	/*
+	 * Root only: this many runs at once get a kernel uid of their own
+	 * (uid_base + i; the workspace is mounted id-mapped so that its
+	 * files stay owned by uid on disk); the rest, and every run of an
+	 * unprivileged server, run as uid. 0: none.
+	 */
+	unsigned uid_slots;
+	uid_t uid_base;		/* first of them (0: a free block of the default) */
+	/* a directory whose entries must not be owned by the range (or NULL) */
+	const char *uid_check_dir;
 	unsigned netns_pool;	/* pre-created empty netns (0: a fresh one per run) */
 	const char *staging;	/* host dir the new root is built on ("/tmp") */
 };

@@ -354,6 +354,10 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 	 * made once and lent to one run at a time: no per-call netns creation
 	 * (~0.6 ms, and as much again torn down in a kernel worker) */
 	sbcfg.netns_pool = pol->limits.max_sandboxes + pol->limits.warm_python;
+	/* a root server: as many kernel uids of their own (sandbox/uids.c),
+	 * so per-uid kernel pools (pipe pages, epoll watches, fds in flight)
+	 * are not one for all sandboxes */
+	sbcfg.uid_slots = sbcfg.netns_pool;
 	if (sb_ctx_new(&sbcfg, &env.sb, &sberr) != 0) {
 		/* fail closed: serve the pure tools, refuse sandboxed ones */
 		log_err("sandbox unavailable (%s): sandboxed tools will refuse "

@@ -818,6 +818,188 @@ START_TEST(runs_leak_no_fd_into_the_server)
 }
 END_TEST
 
+/* A context with per-slot uids (ignored unless we are root). */
+static struct sb_ctx *
+uid_ctx(unsigned slots, uid_t base, struct sb_result *res, int *rc)
+{
+	struct sb_config cfg = { .netns_pool = slots, .uid_slots = slots,
+	    .uid_base = base };
+	struct sb_ctx *ctx = NULL;
+
+	*rc = sb_ctx_new(&cfg, &ctx, res);
+	return ctx;
+}
+
+/* The second field of "1000 KUID 1", the program's uid map. */
+static unsigned long
+kuid_of(const char *uid_map)
+{
+	unsigned long in = 0, out = 0, n = 0;
+
+	ck_assert_int_eq(sscanf(uid_map, "%lu %lu %lu", &in, &out, &n), 3);
+	ck_assert_uint_eq(in, 1000);
+	ck_assert_uint_eq(n, 1);
+	return out;
+}
+
+/*
+ * Issue 10, class 5: two runs at once of a root server get two kernel
+ * uids of the range and both write the one workspace (id-mapped: its files
+ * stay the context uid's on disk). One run filling its uid's pipe buffer
+ * pages (fs.pipe-user-pages-soft: then that uid's new pipes get one page)
+ * leaves the other's pipes whole, and one exhausting its share of inotify
+ * instances leaves the other's inotify_init1 working. Unprivileged, the
+ * range is ignored: every run is the server's uid, and pipe pages are one
+ * pool (the documented residual).
+ */
+START_TEST(runs_at_once_get_their_own_kernel_uid)
+{
+	static const char *const hold[] = { PY, "-I", "-c",
+	    "import ctypes, fcntl, os, sys\n"
+	    "libc = ctypes.CDLL(None, use_errno=True)\n"
+	    "n = 0\n"
+	    "while n < 900 and libc.inotify_init1(0) >= 0: n += 1\n"
+	    "e = ctypes.get_errno()\n"
+	    "big = []\n"
+	    "try:\n"
+	    " while len(big) < 400:\n"
+	    "  r, w = os.pipe(); big.append(w); fcntl.fcntl(w, 1031, 1 << 20)\n"
+	    "except OSError: pass\n"
+	    "full = False\n"
+	    "while not full and len(big) < 600:\n"
+	    " r, w = os.pipe(); big.append(w)\n"
+	    " full = fcntl.fcntl(r, 1032) < 65536\n"
+	    "print(open('/proc/self/uid_map').read().split()[1], n, e,"
+	    " full, flush=True)\n"
+	    "open('a', 'w').write('a\\n')\n"
+	    "os.rename('a', 'held')\n"
+	    "sys.stdin.read()\n", NULL };
+	static const char *const next[] = { "/bin/sh", "-c",
+	    "read x < held && echo b >> held && cat /proc/self/uid_map &&"
+	    " exec " PY " -I -c 'import ctypes, fcntl, os; l = ctypes.CDLL("
+	    "None, use_errno=True); r, w = os.pipe(); print("
+	    "l.inotify_init1(0) >= 0, fcntl.fcntl(r, 1032))'", NULL };
+	uid_t base;
+	struct sb_request ra, rb;
+	struct sb_result res, resb;
+	struct sb_started *a = NULL;
+	struct sb_ctx *ctx;
+	char *ws = make_workspace(), path[256], line[64], big[8];
+	unsigned long ka, kb, n, e;
+	struct stat st;
+	FILE *f;
+	int i, rc;
+
+	ctx = uid_ctx(2, 0, &res, &rc);
+	ck_assert_msg(rc == 0, "%s", res.message);
+	/* a free block of the default range: other servers may hold some */
+	base = ctx->uids.base;
+	ck_assert(!ctx->uid_pool_on || (base >= SB_SLOT_UID_BASE &&
+	    (base - SB_SLOT_UID_BASE) % SB_MAX_UID_SLOTS == 0));
+	request(&ra, hold);
+	ra.workspace_host = ws;
+	ra.workspace_writable = true;
+	ra.limits.nofile = 1400;	/* 16 inotify + 64 big and small pipes */
+	ck_assert_int_eq(sb_start(ctx, &ra, &a, &res), 0);
+	sb_result_fini(&res);
+	(void)snprintf(path, sizeof(path), "%s/held", ws);
+	for (i = 0; i < 3000 && access(path, F_OK) != 0; i++)
+		usleep(2000);
+	ck_assert_int_eq(access(path, F_OK), 0);
+	request(&rb, next);
+	rb.workspace_host = ws;
+	rb.workspace_writable = true;
+	ck_assert_int_eq(sb_run(ctx, &rb, NULL, &resb), 0);
+	ck_assert_msg(resb.exited && resb.exit_code == 0, "%s",
+	    resb.err_out.data);
+	ck_assert_int_eq(sb_finish(a, &ra, NULL, &res), 0);
+	ck_assert_int_eq(sscanf(res.out.data, "%lu %lu %lu %7s", &ka, &n, &e,
+	    big), 4);
+	ck_assert_str_eq(big, "True");
+	ck_assert_uint_eq(n, 16);	/* SB_INOTIFY_INSTANCES */
+	ck_assert_uint_eq(e, EMFILE);
+	kb = kuid_of(resb.out.data);
+	ck_assert_ptr_nonnull(strchr(resb.out.data, '\n'));
+	if (geteuid() == 0) {
+		ck_assert_uint_eq(ka, base);
+		ck_assert_uint_eq(kb, base + 1);
+		ck_assert_str_eq(strchr(resb.out.data, '\n') + 1,
+		    "True 65536\n");
+	} else {
+		ck_assert_uint_eq(ka, geteuid());
+		ck_assert_uint_eq(kb, geteuid());
+		ck_assert_str_eq(strchr(resb.out.data, '\n') + 1,
+		    "True 8192\n");	/* PIPE_MIN_DEF_BUFFERS pages */
+	}
+	/* written by both runs, owned on disk by the context's uid */
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq(st.st_uid, geteuid() == 0 ? 65534 : geteuid());
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
+	ck_assert_str_eq(line, "a\n");
+	ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
+	ck_assert_str_eq(line, "b\n");
+	fclose(f);
+	sb_result_fini(&res);
+	sb_result_fini(&resb);
+	sb_ctx_free(ctx);
+	(void)unlink(path);
+	(void)rmdir(ws);
+	free(ws);
+}
+END_TEST
+
+/* A range a process runs in, or too low, is refused at start. */
+START_TEST(a_uid_range_in_use_is_refused)
+{
+	const uid_t busy = SB_SLOT_UID_BASE + 100;
+	struct sb_result res;
+	struct sb_ctx *ctx;
+	int go[2], ws, rc;
+	char c;
+	pid_t pid;
+
+	if (geteuid() != 0)
+		return;	/* unprivileged servers have no range */
+	ctx = uid_ctx(2, 1000, &res, &rc);
+	ck_assert_int_eq(rc, -EINVAL);
+	ck_assert_ptr_null(ctx);
+	ck_assert_int_eq(pipe(go), 0);
+	pid = fork();
+	if (pid == 0) {
+		close(go[1]);
+		if (setresuid(busy, busy, busy) == 0)
+			(void)!read(go[0], &c, 1);
+		_exit(0);
+	}
+	close(go[0]);
+	/* until the child has changed its uid, the range looks free */
+	for (rc = 0; rc == 0; ) {
+		ctx = uid_ctx(4, busy - 3, &res, &rc);
+		if (rc == 0)
+			sb_ctx_free(ctx);
+	}
+	ck_assert_int_eq(rc, -EADDRINUSE);
+	ck_assert_ptr_nonnull(strstr(res.message, "in use (process "));
+	/* two servers at once, default range: two blocks, never one */
+	{
+		struct sb_ctx *c1 = uid_ctx(2, 0, &res, &rc), *c2;
+
+		ck_assert_msg(rc == 0, "%s", res.message);
+		c2 = uid_ctx(2, 0, &res, &rc);
+		ck_assert_msg(rc == 0, "%s", res.message);
+		ck_assert_uint_ne(c1->uids.base, c2->uids.base);
+		sb_ctx_free(c1);
+		sb_ctx_free(c2);
+	}
+	close(go[1]);
+	waitpid(pid, &ws, 0);
+	ctx = uid_ctx(4, busy - 3, &res, &rc);
+	ck_assert_msg(rc == 0, "%s", res.message);
+	sb_ctx_free(ctx);
+}
+END_TEST
+
 /* --check's layers of issue 10, as sb_check() reports them. */
 struct seen_layers {
 	int ipc, memory, uid;
@@ -842,8 +1024,10 @@ note_layer(void *arg, const char *layer, bool ok, bool required,
 		ck_assert_ptr_nonnull(strstr(detail, "memfd_create refused"));
 	} else if (strcmp(layer, "kernel uid") == 0) {
 		s->uid++;
-		ck_assert_ptr_nonnull(strstr(detail, "16 inotify instances"));
-		ck_assert(ok || fix[0] != '\0');
+		ck_assert_ptr_nonnull(strstr(detail, "16 instances"));
+		/* root: a uid per run; unprivileged: the server's own */
+		ck_assert(ok == (geteuid() == 0));
+		ck_assert(fix[0] != '\0');
 	}
 }
 
@@ -887,6 +1071,8 @@ lib_suite(void)
 	tcase_add_test(t, exec_failure_inside_is_a_sandbox_error);
 	tcase_add_test(t, runs_leak_no_fd_into_the_server);
 	tcase_add_test(t, check_reports_the_perimeter_layers);
+	tcase_add_test(t, runs_at_once_get_their_own_kernel_uid);
+	tcase_add_test(t, a_uid_range_in_use_is_refused);
 	suite_add_tcase(s, t);
 	return s;
 }
