@@ -220,15 +220,17 @@ limits_report(const struct sb_ctx *ctx, sb_check_fn fn, void *arg)
 		    SB_INOTIFY_WATCHES);
 	else
 		(void)snprintf(why, sizeof(why), "every run is kernel uid %u "
-		    "(%s): pipe pages (fs.pipe-user-pages-soft, past it pipes "
+		    "(%.200s): pipe pages (fs.pipe-user-pages-soft, past it pipes "
 		    "get two pages), epoll watches and fds in flight are one "
 		    "pool for all runs and %d other process%s of this uid here; "
 		    "inotify is counted against the server's uid: each run "
 		    "takes %d instances and %d watches of it; pending signals "
 		    "and mqueue bytes are per run (RLIMIT_SIGPENDING %u, "
-		    "RLIMIT_MSGQUEUE %u)", (unsigned)ctx->uid, ctx->host_root ?
-		    "no per-slot uids asked for" : "an unprivileged server has "
-		    "only its own", n < 0 ? 0 : n, n == 1 ? "" : "es",
+		    "RLIMIT_MSGQUEUE %u)", (unsigned)ctx->uid, !ctx->host_root ?
+		    "an unprivileged server has only its own" :
+		    ctx->uids.why[0] != '\0' ? ctx->uids.why :
+		    "no per-slot uids asked for", n < 0 ? 0 : n,
+		    n == 1 ? "" : "es",
 		    SB_INOTIFY_INSTANCES, SB_INOTIFY_WATCHES, SB_RLIM_SIGPENDING,
 		    SB_RLIM_MSGQUEUE);
 	fn(arg, "kernel uid", ctx->uid_pool_on, false, why,

@@ -252,10 +252,13 @@ sb_ctx_new(const struct sb_config *cfg, struct sb_ctx **ret,
 		(void)close(ctx->ipc_home_fd);
 		ctx->ipc_home_fd = -1;
 	}
+	ctx->uid_map_all = id_mapped("/proc/self/uid_map", 0) &&
+	    id_mapped("/proc/self/uid_map", SB_ID_LAST_UID);
 	if (ctx->host_root && cfg->uid_slots > 0) {
 		if ((rc = sb_uid_pool_init(&ctx->uids, ctx, cfg, res)) < 0)
 			goto fail;
-		ctx->uid_pool_on = true;
+		ctx->uid_pool_on = rc == 0;
+		rc = 0;
 	}
 	ctx->last_cap = read_last_cap();
 	ctx->landlock_abi = sb_landlock_abi();

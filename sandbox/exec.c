@@ -694,6 +694,21 @@ started_fini(struct sb_started *s)
 }
 
 /*
+ * Extra read-write binds are bound as they are, not id-mapped: a run that
+ * has one keeps the shared uid, which owns them (sandbox/README.md).
+ */
+static bool
+writable_binds(const struct sb_request *req)
+{
+	size_t i;
+
+	for (i = 0; i < req->nbinds; i++)
+		if (req->binds[i].writable)
+			return true;
+	return false;
+}
+
+/*
  * The workspace of a run with per-slot uids, as a detached mount the child
  * moves into place: a clone of the host dir (opened without following any
  * symlink), nosuid, nodev, read-only unless writable, and id-mapped so
@@ -776,7 +791,7 @@ start_run(struct sb_started *s, const struct sb_request *req,
 		s->p = NULL;
 		return rc;
 	}
-	if (s->ctx->uid_pool_on &&
+	if (s->ctx->uid_pool_on && !writable_binds(req) &&
 	    (s->uid_slot = sb_uid_pool_take(&s->ctx->uids)) >= 0) {
 		s->uid = s->ctx->uids.base + (uid_t)s->uid_slot;
 	}

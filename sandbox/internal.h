@@ -278,6 +278,8 @@ struct sb_netns_pool {
  */
 #define SB_UID_BLOCKS		256
 #define SB_UID_LOCK_FMT		"/run/mcp-sandbox-uids-%u.lock"
+/* The highest uid a map can name ((uid_t)-1 is none). */
+#define SB_ID_LAST_UID		4294967294U
 
 struct sb_uid_pool {
 	pthread_mutex_t lock;
@@ -293,6 +295,7 @@ struct sb_uid_pool {
 	 */
 	int userns_fd[SB_MAX_UID_SLOTS];
 	int lock_fd;		/* the block's flock (default range), or -1 */
+	char why[200];		/* why there is no pool, for --check */
 };
 
 struct sb_ctx {
@@ -315,6 +318,7 @@ struct sb_ctx {
 	 */
 	int ipc_home_fd;
 	bool uid_pool_on;
+	bool uid_map_all;		/* our user namespace maps every uid */
 	struct sb_uid_pool uids;
 };
 

@@ -261,6 +261,10 @@ range_used(uid_t base, unsigned n, const char *dir, char *why, size_t len)
 	    procs_use(base, n, why, len) || dir_uses(dir, base, n, why, len);
 }
 
+/*
+ * 0: the pool is ready; 1: not here (u->why says why; runs use the shared
+ * uid); < 0: an error in res (an explicit range that is bad or in use).
+ */
 int
 sb_uid_pool_init(struct sb_uid_pool *u, const struct sb_ctx *ctx,
     const struct sb_config *cfg, struct sb_result *res)
@@ -274,6 +278,12 @@ sb_uid_pool_init(struct sb_uid_pool *u, const struct sb_ctx *ctx,
 	for (i = 0; i < SB_MAX_UID_SLOTS; i++)
 		u->userns_fd[i] = -1;
 	u->n = cfg->uid_slots;
+	/* only where we may map any uid: root of the initial namespace */
+	if (!ctx->uid_map_all) {
+		(void)snprintf(u->why, sizeof(u->why), "the server's user "
+		    "namespace maps too few uids to give runs their own");
+		return 1;
+	}
 	if (cfg->uid_base != 0) {
 		/* a range of the caller's: that one or none */
 		u->base = cfg->uid_base;
@@ -302,7 +312,15 @@ sb_uid_pool_init(struct sb_uid_pool *u, const struct sb_ctx *ctx,
 		}
 		/* the first block no other server holds and nothing uses */
 		for (k = 0; k < SB_UID_BLOCKS; k++) {
-			if ((u->lock_fd = lock_block(k)) < 0)
+			if ((u->lock_fd = lock_block(k)) < 0 &&
+			    errno != EWOULDBLOCK) {
+				/* no /run of ours (a container, a user ns) */
+				(void)snprintf(u->why, sizeof(u->why), "cannot "
+				    "lock " SB_UID_LOCK_FMT ": %s", k,
+				    strerror(errno));
+				return 1;
+			}
+			if (u->lock_fd < 0)
 				continue;
 			u->base = SB_SLOT_UID_BASE + k * SB_MAX_UID_SLOTS;
 			if (!range_used(u->base, u->n, cfg->uid_check_dir, why,
@@ -312,14 +330,13 @@ sb_uid_pool_init(struct sb_uid_pool *u, const struct sb_ctx *ctx,
 			u->lock_fd = -1;
 		}
 		if (k == SB_UID_BLOCKS) {
-			(void)snprintf(msg, sizeof(msg), "no block of %u "
-			    "kernel uids free in %u..%u (locked by other "
-			    "servers, or in use: %s): give the sandboxes "
-			    "another range (sb_config.uid_base)", u->n,
-			    SB_SLOT_UID_BASE, SB_SLOT_UID_BASE + SB_UID_BLOCKS *
+			/* hardening we cannot have here: the shared uid */
+			(void)snprintf(u->why, sizeof(u->why), "no block of "
+			    "%u uids free in %u..%u (locked by other servers, "
+			    "or in use: %s)", u->n, SB_SLOT_UID_BASE,
+			    SB_SLOT_UID_BASE + SB_UID_BLOCKS *
 			    SB_MAX_UID_SLOTS - 1, why[0] ? why : "locks");
-			sb_fail(res, SB_STAGE_CREDENTIALS, EADDRINUSE, msg);
-			return -EADDRINUSE;
+			return 1;
 		}
 	}
 	for (i = 0; i < u->n; i++) {
