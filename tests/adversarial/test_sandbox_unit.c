@@ -189,6 +189,18 @@ START_TEST(plan_sets_every_rlimit)
 		}
 	}
 	ck_assert_int_eq(seen, 15);
+	/* every resource once: nothing inherited from the server (issue 10) */
+	ck_assert_uint_eq(p.nrlimits, RLIM_NLIMITS);
+	for (seen = 0, i = 0; i < p.nrlimits; i++) {
+		ck_assert_int_lt(p.rlimits[i].resource, RLIM_NLIMITS);
+		ck_assert_int_eq(seen & (1 << p.rlimits[i].resource), 0);
+		seen |= 1 << p.rlimits[i].resource;
+		if (p.rlimits[i].resource == RLIMIT_RTPRIO ||
+		    p.rlimits[i].resource == RLIMIT_NICE)
+			ck_assert_uint_eq(p.rlimits[i].hard, 0);
+		if (p.rlimits[i].resource == RLIMIT_STACK)
+			ck_assert_uint_eq(p.rlimits[i].hard, 8u << 20);
+	}
 	sb_plan_fini(&p);
 	sb_ctx_free(ctx);
 }
