@@ -167,6 +167,17 @@ struct http_ctx {
 	bool stopping;			/* set once, under live_lock */
 };
 
+/* transport_http_run() in parts, so that tests/fuzz can drive the same
+ * callbacks without a listening socket (transport_http.c). */
+struct MHD_Daemon;
+struct sockaddr;
+int http_ctx_open(struct http_ctx *ctx, const struct server *srv,
+    const struct http_config *cfg, const char *workspace_dir, uid_t ws_owner);
+struct MHD_Daemon *http_daemon_start(struct http_ctx *ctx, unsigned int flags,
+    const struct sockaddr *addr);
+void http_ctx_stop(struct http_ctx *ctx, struct MHD_Daemon *d);
+void http_ctx_close(struct http_ctx *ctx);
+
 /* ---- stateless sessions in use (http_live.c) ---- */
 
 void http_live_add(struct http_ctx *ctx, struct http_live *l,

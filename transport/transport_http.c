@@ -709,62 +709,128 @@ cancel_everything(struct http_ctx *ctx)
 	http_live_cancel_all(ctx);
 }
 
+/*
+ * Everything the daemon's callbacks need, ready before it starts: metrics,
+ * sessions, tokens, the stateless workspace. 0, or -1 (logged); either way
+ * http_ctx_close() undoes it.
+ */
 int
-transport_http_run(const struct server *srv, const struct http_config *cfg,
-    const char *workspace_dir, uid_t ws_owner)
+http_ctx_open(struct http_ctx *ctx, const struct server *srv,
+    const struct http_config *cfg, const char *workspace_dir, uid_t ws_owner)
 {
-	struct http_ctx ctx;
-	struct MHD_Daemon *d = NULL;
-	const union MHD_DaemonInfo *di;
 	char err[256];
-	unsigned int flags;
-	int rc = 1, sig;
 
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.srv = *srv;
-	ctx.cfg = cfg;
-	(void)pthread_mutex_init(&ctx.calls_lock, NULL);
-	(void)pthread_cond_init(&ctx.calls_done, NULL);
-	(void)pthread_mutex_init(&ctx.live_lock, NULL);
-	if (http_mhd_load(&ctx.mhd, err, sizeof(err)) != 0) {
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->srv = *srv;
+	ctx->cfg = cfg;
+	(void)pthread_mutex_init(&ctx->calls_lock, NULL);
+	(void)pthread_cond_init(&ctx->calls_done, NULL);
+	(void)pthread_mutex_init(&ctx->live_lock, NULL);
+	http_sessions_init(&ctx->sessions, workspace_dir, ws_owner,
+	    &ctx->metrics);
+	if (http_mhd_load(&ctx->mhd, err, sizeof(err)) != 0) {
 		log_err("%s", err);
-		goto out_metrics;
+		return -1;
 	}
-	if (http_metrics_init(&ctx.metrics, srv) != 0) {
+	if (http_metrics_init(&ctx->metrics, srv) != 0) {
 		log_err("out of memory");
-		goto out_metrics;
+		return -1;
 	}
-	ctx.srv.on_call = http_metrics_on_call;
-	ctx.srv.on_call_arg = &ctx.metrics;
-	http_sessions_init(&ctx.sessions, workspace_dir, ws_owner,
-	    &ctx.metrics);
+	ctx->srv.on_call = http_metrics_on_call;
+	ctx->srv.on_call_arg = &ctx->metrics;
 	if (cfg->token_file != NULL &&
-	    http_load_tokens(&ctx, cfg->token_file) != 0)
-		goto out;
-	if (session_ws_open(workspace_dir, ws_owner, &ctx.stateless_ws, err,
+	    http_load_tokens(ctx, cfg->token_file) != 0)
+		return -1;
+	if (session_ws_open(workspace_dir, ws_owner, &ctx->stateless_ws, err,
 	    sizeof(err)) != 0) {
 		log_err("workspace: %s", err);
-		goto out;
+		return -1;
 	}
-	ctx.stateless_ws_path = session_ws_path(ctx.stateless_ws);
+	ctx->stateless_ws_path = session_ws_path(ctx->stateless_ws);
+	return 0;
+}
 
-	flags = MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_THREAD_PER_CONNECTION |
-	    MHD_USE_ITC | MHD_USE_ERROR_LOG;
-	if (cfg->addr.ss_family == AF_INET6)
-		flags |= MHD_USE_IPv6;
-	d = ctx.mhd.start_daemon(flags, 0, NULL, NULL, on_request, &ctx,
-	    MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, &ctx,
-	    MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&cfg->addr,
+/*
+ * Starts libmicrohttpd with our callbacks and caps. flags choose the
+ * threading (the server: a thread per connection; tests/fuzz: none, with
+ * connections it adds itself); addr NULL: no listening socket.
+ */
+struct MHD_Daemon *
+http_daemon_start(struct http_ctx *ctx, unsigned int flags,
+    const struct sockaddr *addr)
+{
+	if (addr == NULL)
+		return ctx->mhd.start_daemon(flags, 0, NULL, NULL, on_request,
+		    ctx, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, ctx,
+		    MHD_OPTION_CONNECTION_LIMIT,
+		    (unsigned int)(MCP_HTTP_MAX_CONNECTIONS +
+		    MCP_HTTP_CONN_SLACK),
+		    MHD_OPTION_CONNECTION_TIMEOUT,
+		    (unsigned int)MCP_HTTP_IDLE_TIMEOUT_S,
+		    MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+		    (size_t)MCP_HTTP_CONN_MEMORY,
+		    MHD_OPTION_NOTIFY_COMPLETED, on_completed, ctx,
+		    MHD_OPTION_NOTIFY_CONNECTION, on_connection, ctx,
+		    MHD_OPTION_END);
+	return ctx->mhd.start_daemon(flags, 0, NULL, NULL, on_request, ctx,
+	    MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, ctx,
+	    MHD_OPTION_SOCK_ADDR, addr,
 	    MHD_OPTION_CONNECTION_LIMIT,
 	    (unsigned int)(MCP_HTTP_MAX_CONNECTIONS + MCP_HTTP_CONN_SLACK),
 	    MHD_OPTION_CONNECTION_TIMEOUT,
 	    (unsigned int)MCP_HTTP_IDLE_TIMEOUT_S,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)MCP_HTTP_CONN_MEMORY,
 	    MHD_OPTION_THREAD_STACK_SIZE, (size_t)MCP_HTTP_THREAD_STACK,
-	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, &ctx,
-	    MHD_OPTION_NOTIFY_CONNECTION, on_connection, &ctx,
+	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, ctx,
+	    MHD_OPTION_NOTIFY_CONNECTION, on_connection, ctx,
 	    MHD_OPTION_END);
-	if (d == NULL) {
+}
+
+/* Stops serving: no new connections, calls cancelled, daemon stopped,
+ * every call thread gone. */
+void
+http_ctx_stop(struct http_ctx *ctx, struct MHD_Daemon *d)
+{
+	(void)ctx->mhd.quiesce_daemon(d);
+	cancel_everything(ctx);
+	ctx->mhd.stop_daemon(d);
+	(void)pthread_mutex_lock(&ctx->calls_lock);
+	while (ctx->calls > 0)
+		(void)pthread_cond_wait(&ctx->calls_done, &ctx->calls_lock);
+	(void)pthread_mutex_unlock(&ctx->calls_lock);
+}
+
+void
+http_ctx_close(struct http_ctx *ctx)
+{
+	http_sessions_fini(&ctx->sessions);
+	session_ws_free(ctx->stateless_ws);
+	explicit_bzero(ctx->tokens, sizeof(ctx->tokens));
+	http_metrics_fini(&ctx->metrics);
+	http_mhd_unload(&ctx->mhd);
+	(void)pthread_mutex_destroy(&ctx->live_lock);
+	(void)pthread_cond_destroy(&ctx->calls_done);
+	(void)pthread_mutex_destroy(&ctx->calls_lock);
+}
+
+int
+transport_http_run(const struct server *srv, const struct http_config *cfg,
+    const char *workspace_dir, uid_t ws_owner)
+{
+	struct http_ctx ctx;
+	struct MHD_Daemon *d;
+	const union MHD_DaemonInfo *di;
+	unsigned int flags;
+	int rc = 1, sig;
+
+	if (http_ctx_open(&ctx, srv, cfg, workspace_dir, ws_owner) != 0)
+		goto out;
+	flags = MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+	    MHD_USE_ITC | MHD_USE_ERROR_LOG;
+	if (cfg->addr.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	if ((d = http_daemon_start(&ctx, flags,
+	    (const struct sockaddr *)&cfg->addr)) == NULL) {
 		log_err("cannot listen on %s (in use, or not an address of "
 		    "this host?)", cfg->listen_text);
 		goto out;
@@ -777,23 +843,9 @@ transport_http_run(const struct server *srv, const struct http_config *cfg,
 
 	sig = wait_for_signal(&ctx);
 	log_info("signal %d: stopping; cancelling calls in flight", sig);
-	(void)ctx.mhd.quiesce_daemon(d);
-	cancel_everything(&ctx);
-	ctx.mhd.stop_daemon(d);
-	(void)pthread_mutex_lock(&ctx.calls_lock);
-	while (ctx.calls > 0)
-		(void)pthread_cond_wait(&ctx.calls_done, &ctx.calls_lock);
-	(void)pthread_mutex_unlock(&ctx.calls_lock);
+	http_ctx_stop(&ctx, d);
 	rc = 0;
  out:
-	http_sessions_fini(&ctx.sessions);
-	session_ws_free(ctx.stateless_ws);
-	explicit_bzero(ctx.tokens, sizeof(ctx.tokens));
- out_metrics:
-	http_metrics_fini(&ctx.metrics);
-	http_mhd_unload(&ctx.mhd);
-	(void)pthread_mutex_destroy(&ctx.live_lock);
-	(void)pthread_cond_destroy(&ctx.calls_done);
-	(void)pthread_mutex_destroy(&ctx.calls_lock);
+	http_ctx_close(&ctx);
 	return rc;
 }
