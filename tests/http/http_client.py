@@ -100,7 +100,7 @@ class Conn:
 class Server:
     """mcp-sandbox --http 127.0.0.1:0 with extra flags; stopped by pid."""
 
-    def __init__(self, binary, *flags, fixtures=True):
+    def __init__(self, binary, *flags, fixtures=True, env=None):
         self.log = tempfile.NamedTemporaryFile(prefix="mcp-http-", suffix=".log",
                                                delete=False)
         fx = ["--conformance-fixtures"] if fixtures else []
@@ -108,7 +108,7 @@ class Server:
             [binary, "--http", "127.0.0.1:0", *fx,
              "--log-level", "debug", *flags],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=self.log)
+            stderr=self.log, env=env)
         deadline = time.monotonic() + START_DEADLINE_S
         self.port = None
         while time.monotonic() < deadline:
