@@ -12,6 +12,9 @@ import time
 
 # Longest wait for the server to log its port, and for requests.
 START_DEADLINE_S = 10
+# Longest wait for a stop: the server's shutdown grace and abort periods
+# (MCP_HTTP_SHUTDOWN_GRACE_S + MCP_HTTP_SHUTDOWN_ABORT_S) and some.
+STOP_DEADLINE_S = 25
 IO_TIMEOUT_S = 30
 
 ACCEPT_BOTH = "application/json, text/event-stream"
@@ -157,7 +160,7 @@ class Server:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
         try:
-            rc = self.proc.wait(timeout=START_DEADLINE_S)
+            rc = self.proc.wait(timeout=STOP_DEADLINE_S)
         finally:
             if self.proc.poll() is None:
                 self.proc.kill()
