@@ -230,6 +230,111 @@ class Kill(unittest.TestCase):
             self.assertEqual(rc, -signal.SIGKILL)
 
 
+def proc_counts(pid):
+    """(open fds, threads, descendant processes) of pid."""
+    fds = len(os.listdir("/proc/%d/fd" % pid))
+    with open("/proc/%d/status" % pid) as f:
+        threads = int([l for l in f if l.startswith("Threads:")][0].split()[1])
+    return fds, threads, len(descendants(pid))
+
+
+class Storms(unittest.TestCase):
+    """Disconnect storms: STORM clients cut off mid-body or mid-SSE, in
+    both eras. The server keeps serving, every call ends, and its fds,
+    threads and processes come back to where they were."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.srv = Server(BIN, env={"PATH": PATH})
+        # a first call of each kind, so that lazy state (warm pythons,
+        # stateless workspace) is in the baseline
+        r = cls.srv.post({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                          "params": {"name": "test_tool_with_progress",
+                                     "_meta": modern_meta()}},
+                         modern_headers("tools/call",
+                                        "test_tool_with_progress"))
+        assert r.status == 200, r.body
+
+    @classmethod
+    def tearDownClass(cls):
+        assert cls.srv.stop() == 0
+
+    def baseline(self):
+        # the /metrics request's own connection is the one counted
+        self.assertTrue(poll_until(lambda: self.srv.metric(
+            "mcp_http_connections") == 1))
+        return proc_counts(self.srv.proc.pid)
+
+    def assert_back(self, base):
+        pid = self.srv.proc.pid
+        self.assertTrue(poll_until(lambda: proc_counts(pid) == base),
+                        "fds/threads/processes %r, were %r" %
+                        (proc_counts(pid), base))
+        self.assertEqual(self.srv.get("/healthz").status, 200)
+
+    def session(self):
+        r = self.srv.post(initialize_body())
+        sid = r.header("Mcp-Session-Id")
+        self.srv.post({"jsonrpc": "2.0", "method": "notifications/initialized"},
+                      {"Mcp-Session-Id": sid})
+        return sid
+
+    def call_bytes(self, rid, modern, sid):
+        body = {"jsonrpc": "2.0", "id": rid, "method": "tools/call",
+                "params": {"name": "test_tool_with_progress",
+                           "_meta": {"progressToken": rid}}}
+        h = {"Mcp-Session-Id": sid}
+        if modern:
+            body["params"]["_meta"] = modern_meta(progressToken=rid)
+            h = modern_headers("tools/call", "test_tool_with_progress")
+        return raw_post(self.srv.port, json.dumps(body).encode(), h)
+
+    def test_storm_mid_body_in_both_eras(self):
+        base = self.baseline()
+        sid = self.session()
+        for i in range(STORM):
+            data = self.call_bytes(100 + i, i % 2 == 1, sid)
+            cut = data.index(b"\r\n\r\n") + 4 + (i % 7) * 3 + 1
+            s = socket.create_connection(("127.0.0.1", self.srv.port),
+                                         timeout=10)
+            s.sendall(data[:cut])
+            if i % 3 == 0:      # a reset instead of a FIN
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                             b"\x01\x00\x00\x00\x00\x00\x00\x00")
+            s.close()
+        self.assert_back(base)
+        self.assertEqual(self.srv.post({"jsonrpc": "2.0", "id": 2,
+                                        "method": "ping"},
+                                       {"Mcp-Session-Id": sid}).status, 200)
+
+    def test_storm_mid_sse_in_both_eras(self):
+        name = 'mcp_tool_calls_total{tool="test_tool_with_progress",outcome="ok"}'
+        base = self.baseline()
+        done = self.srv.metric(name)
+        # the legacy half in sessions of at most MCP_HTTP_MAX_SESSION_CALLS
+        sids = [self.session() for _ in range(STORM // 2 // 16)]
+        cut = []
+        for i in range(STORM):
+            modern = i % 2 == 1
+            c = Conn(self.srv.port)
+            c.send_raw(self.call_bytes(200 + i, modern,
+                                       sids[(i // 2) % len(sids)]))
+            self.assertTrue(c.f.readline().startswith(b"HTTP/1.1 200"))
+            while b"notifications/progress" not in c.f.readline():
+                pass
+            cut.append(c)
+        for i, c in enumerate(cut):
+            if i % 3 == 0:
+                c.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                  b"\x01\x00\x00\x00\x00\x00\x00\x00")
+            c.close()
+        # every call ended: the legacy ones ran to the end, the stateless
+        # ones were cancelled (both count as finished calls)
+        self.assertTrue(poll_until(lambda: self.srv.metric(name) ==
+                                   done + STORM))
+        self.assert_back(base)
+
+
 def raw_post(port, body, headers):
     head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % port
     head += "Content-Type: application/json\r\nAccept: %s\r\n" % ACCEPT_BOTH
