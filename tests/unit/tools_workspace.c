@@ -250,6 +250,51 @@ START_TEST(reap_removes_only_provably_dead_servers_workspaces)
 }
 END_TEST
 
+/*
+ * The same as an unprivileged server (uid 65534) in a shared, sticky
+ * TMPDIR: it reaps its own uid's dead servers' parents and never root's,
+ * though they are named exactly as its own would be.
+ */
+START_TEST(reap_as_an_unprivileged_server_keeps_others)
+{
+	char base[] = "/tmp/tools-ws-reap-unpriv-XXXXXX", boot[9];
+	char mine[160], roots[160], path[PATH_MAX + 200];
+	unsigned long long pidns, start;
+	pid_t dead, kid;
+	int status;
+
+	if (geteuid() != 0)
+		return;		/* needs root to become 65534 and to chown */
+	ck_assert_ptr_nonnull(mkdtemp(base));
+	ck_assert_int_eq(chmod(base, 01777), 0);
+	ids(boot, &pidns, &start);
+	if ((dead = fork()) == 0)
+		_exit(0);
+	ck_assert_int_eq(waitpid(dead, NULL, 0), dead);
+	(void)snprintf(mine, sizeof(mine), "mcp-sandbox-%s-%llu-%d-%llu-aB3dE9",
+	    boot, pidns, (int)dead, start);
+	(void)snprintf(roots, sizeof(roots), "mcp-sandbox-%s-%llu-%d-%llu-zZ9yY8",
+	    boot, pidns, (int)dead, start);
+	mk(base, mine);
+	mk(base, roots);
+	(void)snprintf(path, sizeof(path), "%s/%s", base, mine);
+	ck_assert_int_eq(chown(path, 65534, 65534), 0);
+	(void)snprintf(path, sizeof(path), "%s/%s/file", base, mine);
+	ck_assert_int_eq(chown(path, 65534, 65534), 0);
+	if ((kid = fork()) == 0) {
+		if (setgid(65534) != 0 || setuid(65534) != 0)
+			_exit(2);
+		_exit(workspace_reap_dead(base) == 1 ? 0 : 1);
+	}
+	ck_assert_int_eq(waitpid(kid, &status, 0), kid);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+	ck_assert(!there(base, mine));
+	ck_assert(there(base, roots));
+	ck_assert_int_eq(workspace_remove_tree(base), 0);
+}
+END_TEST
+
 /* The private parent of fresh workspaces is named after its server, so
  * that a later one can judge. */
 START_TEST(the_parent_names_its_server)
@@ -283,6 +328,7 @@ workspace_suite(void)
 	tcase_add_test(tc, user_workspace_is_kept);
 	tcase_add_test(tc, reap_removes_only_provably_dead_servers_workspaces);
 	tcase_add_test(tc, the_parent_names_its_server);
+	tcase_add_test(tc, reap_as_an_unprivileged_server_keeps_others);
 	suite_add_tcase(s, tc);
 	return s;
 }
