@@ -803,10 +803,19 @@ class Guards(unittest.TestCase):
             # each open connection counts; one more is over the cap. They
             # come from two addresses: one may hold only half of them
             # (MCP_HTTP_MAX_CONN_PER_ADDR, test_tenancy.py)
+            # Each sends one request and stays open (keep-alive), so that
+            # the header deadline (10 s from accept) cannot close it while
+            # the others are opened.
             for i in range(MAX_CONNECTIONS):
-                idle.append(socket.create_connection(
+                c = socket.create_connection(
                     ("127.0.0.1", self.srv.port), timeout=30,
-                    source_address=("127.0.0.%d" % (2 + i % 2), 0)))
+                    source_address=("127.0.0.%d" % (2 + i % 2), 0))
+                c.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                idle.append(c)
+            from http_client import _read_response
+            for c in idle:
+                self.assertEqual(_read_response(c.makefile("rb")).status,
+                                 200)
             self.assertTrue(poll_until(refused))
             r = last[0]
             self.assertEqual(r.header("Connection"), "close")

@@ -199,8 +199,16 @@ class SlowClients(unittest.TestCase):
         before = self.srv.metric(
             'mcp_http_rejected_total{reason="address_connections"}')
         try:
+            # each sends one request and stays open (keep-alive): its next
+            # headers are due 60 s later, so the header deadline cannot
+            # close any of them while the test runs
             for _ in range(MAX_CONN_PER_ADDR):
-                held.append(conn_from(self.srv.port, "127.0.0.7"))
+                c = conn_from(self.srv.port, "127.0.0.7")
+                c.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                held.append(c)
+            for c in held:
+                self.assertEqual(_read_response(c.makefile("rb")).status,
+                                 200)
             # the server has seen them all: one more from there is closed
             self.assertTrue(poll_until(lambda: self.srv.metric(
                 "mcp_http_connections") >= MAX_CONN_PER_ADDR))
