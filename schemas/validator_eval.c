@@ -226,12 +226,15 @@ eval_name(struct vctx *c, const struct snode *n, const char *k)
 	char name[SCHEMA_ARG_NAME_MAX], why[SCHEMA_ERR_MESSAGE_MAX], kw[SCHEMA_ERR_KEYWORD_MAX];
 	int r;
 
-	if (c->name == NULL) {
-		if ((c->name = json_object_new_string(k)) == NULL)
-			return sv_abort(c, MCP_ERR_NOMEM, "propertyNames", "out of memory");
-	} else if (json_object_set_string(c->name, k) == 0) {
+	/*
+	 * A fresh string per name, never json_object_set_string() on the
+	 * last one: json-c 0.16 turns a string that outgrew its object back
+	 * into an in-place one when set to "", losing (leaking) its buffer
+	 * and reading the pointer's bytes as the name.
+	 */
+	json_object_put(c->name);
+	if ((c->name = json_object_new_string(k)) == NULL)
 		return sv_abort(c, MCP_ERR_NOMEM, "propertyNames", "out of memory");
-	}
 	c->quiet++;
 	r = sv_node(c, n->propnames, c->name, NULL);
 	c->quiet--;

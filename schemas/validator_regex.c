@@ -67,13 +67,15 @@ puts_(struct out *o, const char *s)
 static size_t
 property(struct out *o, const char *s)
 {
-	const char *name = s + 3, *end = strchr(name, '}');
+	const char *name, *end;
 	size_t n, i;
 
-	if (s[2] != '{' || end == NULL) {
+	/* s[2] first: at a lone \\p ending the pattern, s + 3 is past its NUL */
+	if (s[2] != '{' || (end = strchr(s + 3, '}')) == NULL) {
 		put(o, s, 2);
 		return 2;
 	}
+	name = s + 3;
 	if (strncmp(name, "General_Category=", 17) == 0)
 		name += 17;
 	else if (strncmp(name, "gc=", 3) == 0)

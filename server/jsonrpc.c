@@ -5,6 +5,7 @@
  */
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,20 +292,103 @@ jsonrpc_id_key(struct json_object *id, char *key, size_t keylen)
 	return n < 0 || (size_t)n >= keylen ? -1 : 0;
 }
 
-/* Checks the envelope of an object message and fills msg. On error the
- * message text is in *ret_why. */
+/* The value of hex digit c, or -1. */
+static int
+hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* The code unit of a \uXXXX escape at p (n bytes left), or -1. */
+static long
+u_escape(const char *p, size_t n)
+{
+	long v = 0;
+	int i, d;
+
+	if (n < 6 || p[0] != '\\' || p[1] != 'u')
+		return -1;
+	for (i = 2; i < 6; i++) {
+		if ((d = hexval((unsigned char)p[i])) < 0)
+			return -1;
+		v = v * 16 + d;
+	}
+	return v;
+}
+
+/*
+ * Whether the message text has a \u escape of a surrogate that is not half
+ * of a pair: json-c reads it as U+FFFD, so a string holding U+FFFD may not
+ * be what was sent. Backslashes occur only inside strings in valid JSON,
+ * and every escape is skipped whole, so "\\\\ud800" is not one.
+ */
+static bool
+has_lone_surrogate(const char *buf, size_t len)
+{
+	size_t i;
+	long u, lo;
+
+	for (i = 0; i + 1 < len; i++) {
+		if (buf[i] != '\\')
+			continue;
+		if ((u = u_escape(buf + i, len - i)) < 0xd800 || u > 0xdfff) {
+			i++;	/* the escaped character */
+			continue;
+		}
+		if (u >= 0xdc00)
+			return true;	/* a low half first */
+		lo = u_escape(buf + i + 6, len - i - 6);
+		if (lo < 0xdc00 || lo > 0xdfff)
+			return true;
+		i += 11;	/* the pair */
+	}
+	return false;
+}
+
+/*
+ * Whether id can be echoed exactly as it was sent (buf is the message).
+ * json-c clamps integers beyond 64 bits to INT64_MIN and UINT64_MAX, so
+ * those two values are refused: one sent as such cannot be told from one
+ * clamped. A string with U+FFFD is refused when the message has a lone
+ * surrogate escape, which json-c reads as U+FFFD.
+ */
+static const char *
+id_not_echoable(struct json_object *id, const char *buf, size_t len)
+{
+	if (json_object_is_type(id, json_type_int)) {
+		if (json_object_get_int64(id) == INT64_MIN ||
+		    (json_object_get_int64(id) == INT64_MAX &&
+		    json_object_get_uint64(id) == UINT64_MAX))
+			return "Invalid Request: integer \"id\" must be within "
+			    "-9223372036854775807..18446744073709551614";
+		return NULL;
+	}
+	if (memmem(json_object_get_string(id),
+	    (size_t)json_object_get_string_len(id), "\xef\xbf\xbd", 3) != NULL &&
+	    has_lone_surrogate(buf, len))
+		return "Invalid Request: \"id\" has a lone surrogate escape "
+		    "(\\ud800-\\udfff), which cannot be echoed";
+	return NULL;
+}
+
+/*
+ * Checks the envelope of an object message (buf, len: its text) and fills
+ * msg. On error the message text is in *ret_why. The id is read first, so
+ * that every later error can echo it.
+ */
 static enum mcp_err
-check_envelope(struct rpc_msg *msg, const char **ret_why)
+check_envelope(struct rpc_msg *msg, const char *buf, size_t len,
+    const char **ret_why)
 {
 	struct json_object *root = msg->root, *v, *id = NULL, *method;
 	int has_id;
 
-	if (!json_object_object_get_ex(root, "jsonrpc", &v) ||
-	    !json_object_is_type(v, json_type_string) ||
-	    strcmp(json_object_get_string(v), "2.0") != 0) {
-		*ret_why = "Invalid Request: \"jsonrpc\" must be \"2.0\"";
-		return MCP_ERR_INVALID_REQUEST;
-	}
 	has_id = json_object_object_get_ex(root, "id", &id);
 	if (has_id) {
 		/* MCP: string or integer, never null; the type is echoed */
@@ -319,7 +403,15 @@ check_envelope(struct rpc_msg *msg, const char **ret_why)
 			    "256 bytes";
 			return MCP_ERR_INVALID_REQUEST;
 		}
+		if ((*ret_why = id_not_echoable(id, buf, len)) != NULL)
+			return MCP_ERR_INVALID_REQUEST;
 		msg->id = id;
+	}
+	if (!json_object_object_get_ex(root, "jsonrpc", &v) ||
+	    !json_object_is_type(v, json_type_string) ||
+	    strcmp(json_object_get_string(v), "2.0") != 0) {
+		*ret_why = "Invalid Request: \"jsonrpc\" must be \"2.0\"";
+		return MCP_ERR_INVALID_REQUEST;
 	}
 	if (!json_object_object_get_ex(root, "method", &method)) {
 		if (has_id && (json_object_object_get_ex(root, "result",
@@ -426,7 +518,7 @@ jsonrpc_decode_tok(struct json_tokener *tok, const char *buf, size_t len,
 	}
 	msg->root = root;
 	root = NULL;
-	if ((st = check_envelope(msg, &why)) != MCP_OK) {
+	if ((st = check_envelope(msg, buf, len, &why)) != MCP_OK) {
 		/* a malformed notification gets no answer; a request does */
 		if (msg->id == NULL && st == MCP_ERR_INVALID_PARAMS)
 			goto quiet;

@@ -233,6 +233,18 @@ session_cancel_all(struct session *s)
 }
 
 void
+session_abort_all(struct session *s)
+{
+	struct inflight *f;
+
+	(void)pthread_mutex_lock(&s->lock);
+	for (f = s->inflight; f != NULL; f = f->next)
+		if (f->call != NULL)
+			tool_call_cancel(f->call);
+	(void)pthread_mutex_unlock(&s->lock);
+}
+
+void
 session_wait_idle(struct session *s)
 {
 	(void)pthread_mutex_lock(&s->lock);

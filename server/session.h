@@ -67,6 +67,9 @@ bool session_end(struct session *s, struct inflight *f);
 void session_cancel(struct session *s, const char *key);
 /* Cancels every call in flight (SIGTERM, session DELETE). */
 void session_cancel_all(struct session *s);
+/* Kills the sandbox of every call in flight without cancelling the
+ * calls: each still answers, with the error of a killed run (shutdown). */
+void session_abort_all(struct session *s);
 /* Waits until no call is in flight. */
 void session_wait_idle(struct session *s);
 bool session_is_cancelled(struct session *s, const struct inflight *f);

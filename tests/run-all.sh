@@ -2,7 +2,9 @@
 # Builds mcp-sandbox twice (release, and ASan+UBSan) and runs every test
 # suite in both builds (and also builds it with gcc -O3 and with clang,
 # warnings as errors, without running the tests there): unit, integration (stdio and HTTP), adversarial
-# (sandbox escapes), SDK client and conformance. Exit 0 only if all pass.
+# (sandbox escapes), SDK client, conformance and soak. Then builds the
+# libFuzzer harnesses with clang (build-fuzz) and runs each for a bounded
+# time (label fuzz, tests/fuzz/README.md). Exit 0 only if all pass.
 # Run tests/setup.sh --test first (the README's test command does).
 set -eu
 
@@ -33,6 +35,11 @@ else
 	exit 1
 fi
 
+echo "== fuzz build (clang, libFuzzer + ASan + UBSan)"
+cmake -S "$root" -B "$root/build-fuzz" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_C_COMPILER=clang -DMCP_FUZZ=ON >/dev/null
+cmake --build "$root/build-fuzz" -j"$jobs" --target fuzzers
+
 status=0
 echo "== tests, release build"
 ctest --test-dir "$root/build" --output-on-failure || status=1
@@ -41,5 +48,7 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir "$root/build-asan" --output-on-failure \
     -L 'unit|integration|adversarial' || status=1
+echo "== fuzz tests (each harness for a bounded time)"
+ctest --test-dir "$root/build-fuzz" --output-on-failure -L fuzz || status=1
 [ $status -eq 0 ] && echo "run-all: every suite passed in both builds"
 exit $status

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -23,6 +24,9 @@
 
 #define FILES_OPENAT2_RETRIES	8	/* EAGAIN: a rename raced the walk */
 #define FILES_MAX_WRITE		(8 << 20)	/* schema bound of content */
+/* Names tried for write_file's temporary file before giving up: each is 64
+ * random bits, so a second try only follows a planted name. */
+#define FILES_TMP_TRIES		4
 
 int
 files_root(const struct tool_call *call)
@@ -139,8 +143,8 @@ files_path_error(const struct tool_call *call, const char *path, int err)
 		r = tool_result_error("No space left for '%s': the workspace "
 		    "is full (a fresh workspace holds at most workspace_mb = %u "
 		    "MiB; a --workspace directory, what its file system has "
-		    "free). A new file was not kept; an existing one may hold "
-		    "part of the content. Remove files and try again.", p,
+		    "free). Nothing was changed: a file is replaced whole or "
+		    "not at all. Remove files and try again.", p,
 		    call->env->policy->limits.workspace_mb);
 		break;
 	case ENOSYS:
@@ -411,6 +415,15 @@ give_to_owner(int fd, const struct stat *root_st)
 		return;
 }
 
+/* A file that replaces old gets old's owner (before its mode: a chown
+ * clears set-id bits). Best effort, as above: only root can give away. */
+static void
+keep_owner(int fd, const struct stat *old)
+{
+	if (geteuid() == 0 && fchown(fd, old->st_uid, old->st_gid) != 0)
+		return;
+}
+
 /*
  * Walks the directories of path (all but the last component) from root,
  * one component at a time, never following symlinks, creating missing ones
@@ -470,6 +483,110 @@ open_parent(int root, const struct stat *root_st, char *path, bool create,
 	return cur;
 }
 
+/* Writes len bytes of data to fd in full: 0 or an errno. */
+static int
+write_all(int fd, const char *data, size_t len)
+{
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < len) {
+		n = write(fd, data + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/* Makes the directory entry changes in parent durable: 0 or an errno. */
+static int
+sync_dir(int parent)
+{
+	int dfd, rc = 0;
+
+	if ((dfd = files_openat(parent, ".", O_RDONLY | O_DIRECTORY, 0)) < 0)
+		return -dfd;
+	if (fsync(dfd) != 0)
+		rc = errno;
+	(void)close(dfd);
+	return rc;
+}
+
+/*
+ * Appends to the file open at fd (size old_size): all of data, or on
+ * failure nothing (the file is cut back to old_size). 0 or an errno.
+ */
+static int
+append_whole(int fd, off_t old_size, const char *data, size_t len)
+{
+	int err;
+
+	if ((err = write_all(fd, data, len)) != 0 ||
+	    (fsync(fd) != 0 && (err = errno) != 0)) {
+		/* what can fail here (EIO) leaves nothing better to do */
+		if (ftruncate(fd, old_size) != 0)
+			return err;
+		return err;
+	}
+	return 0;
+}
+
+/*
+ * Puts data at base in parent as a new file, whole or not at all: a
+ * temporary file in the same directory is written, given old's mode and
+ * owner (old NULL: a new file, given to the workspace's owner), synced,
+ * then renamed over base (replace) or to base only if nothing is there.
+ * On failure base is untouched and the temporary file is gone. Returns
+ * 0 or an errno (EEXIST: !replace and base appeared meanwhile).
+ */
+static int
+replace_whole(int parent, const char *base, const struct stat *old,
+    const struct stat *root_st, bool replace, const char *data, size_t len,
+    int *ret_fd)
+{
+	char tmp[32];
+	uint64_t r;
+	int fd = -1, err, i;
+
+	for (i = 0; i < FILES_TMP_TRIES && fd < 0; i++) {
+		if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
+			return EAGAIN;
+		(void)snprintf(tmp, sizeof(tmp), ".mcp-write.%016llx",
+		    (unsigned long long)r);
+		fd = files_openat(parent, tmp, O_RDWR | O_CREAT | O_EXCL |
+		    O_NOFOLLOW, 0644);
+		if (fd < 0 && fd != -EEXIST)
+			return -fd;
+	}
+	if (fd < 0)
+		return EEXIST;
+	if (old != NULL) {
+		/* best effort, as give_to_owner: only root can give away */
+		keep_owner(fd, old);
+		err = fchmod(fd, old->st_mode & 07777) != 0 ? errno : 0;
+	} else {
+		give_to_owner(fd, root_st);
+		err = 0;
+	}
+	if (err == 0)
+		err = write_all(fd, data, len);
+	if (err == 0 && fsync(fd) != 0)
+		err = errno;
+	if (err == 0 && (replace ? renameat(parent, tmp, parent, base) :
+	    renameat2(parent, tmp, parent, base, RENAME_NOREPLACE)) != 0)
+		err = errno;
+	if (err != 0) {
+		(void)unlinkat(parent, tmp, 0);
+		(void)close(fd);
+		return err;
+	}
+	*ret_fd = fd;
+	return sync_dir(parent);
+}
+
 enum mcp_err
 tool_write_file(const struct tool_call *call,
     const struct json_object *args,
@@ -488,8 +605,8 @@ tool_write_file(const struct tool_call *call,
 	char *copy = NULL;
 	void *decoded = NULL;
 	size_t len, clen, done = 0;
-	bool existed = false;
-	int root = -1, parent = -1, pfd = -1, fd = -1, flags;
+	bool existed = false, append;
+	int root = -1, parent = -1, pfd = -1, fd = -1, err;
 
 	if (render_nul_key(args, nul_free) != NULL) {
 		r = render_nul_refusal(call->audit, "path");
@@ -571,47 +688,41 @@ tool_write_file(const struct tool_call *call,
 		r = files_path_error(call, path, -pfd);
 		goto done;
 	}
-	flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK;
-	if (!existed)
-		flags |= O_EXCL;	/* nothing may appear in between */
-	if (strcmp(mode, "append") == 0)
-		flags |= O_APPEND;
-	if ((fd = files_openat(parent, base, flags, 0644)) < 0) {
-		r = files_path_error(call, path, -fd);
-		goto done;
-	}
-	if (fstat(fd, &fst) != 0 || !S_ISREG(fst.st_mode) || (existed &&
-	    (fst.st_ino != pst.st_ino || fst.st_dev != pst.st_dev))) {
-		r = files_path_error(call, path, EAGAIN);
-		goto done;
-	}
-	if (!existed)
-		give_to_owner(fd, &root_st);
-	if ((strcmp(mode, "append") == 0 ? (uint64_t)fst.st_size : 0) +
-	    len > cap) {
+	append = strcmp(mode, "append") == 0;
+	if ((append ? (uint64_t)(existed ? pst.st_size : 0) : 0) + len >
+	    cap) {
 		render_refused(call->audit, "file size limit");
 		r = tool_result_error("Writing %zu bytes would make the file "
 		    "larger than the policy's limit of %u MiB; nothing was "
 		    "written.", len, p->limits.file_size_mb);
 		goto done;
 	}
-	if (strcmp(mode, "overwrite") == 0 && ftruncate(fd, 0) != 0) {
-		r = files_path_error(call, path, errno);
-		goto done;
-	}
-	while (done < len) {
-		ssize_t n = write(fd, data + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			r = files_path_error(call, path, errno);
-			/* a file we created is not left half written */
-			if (!existed)
-				(void)unlinkat(parent, base, 0);
+	if (append && existed) {
+		/* in place: a copy of up to the size cap per append would
+		 * cost more than it saves; a failure cuts the file back */
+		if ((fd = files_openat(parent, base, O_WRONLY | O_APPEND |
+		    O_NOFOLLOW | O_NONBLOCK, 0)) < 0) {
+			r = files_path_error(call, path, -fd);
 			goto done;
 		}
-		done += (size_t)n;
+		if (fstat(fd, &fst) != 0 || !S_ISREG(fst.st_mode) ||
+		    fst.st_ino != pst.st_ino || fst.st_dev != pst.st_dev) {
+			r = files_path_error(call, path, EAGAIN);
+			goto done;
+		}
+		err = append_whole(fd, fst.st_size, data, len);
+	} else {
+		/* overwrite and create: a new file renamed into place */
+		err = replace_whole(parent, base, existed ? &pst : NULL,
+		    &root_st, existed, data, len, &fd);
+		if (err == EEXIST && append)
+			err = EAGAIN;	/* it appeared while we wrote */
 	}
+	if (err != 0) {
+		r = files_path_error(call, path, err);
+		goto done;
+	}
+	done = len;
 	if (fstat(fd, &fst) != 0) {
 		r = files_path_error(call, path, errno);
 		goto done;

@@ -67,8 +67,8 @@ make_parent(void)
 
 	if (base == NULL || base[0] != '/')
 		base = "/tmp";
-	if ((size_t)snprintf(wsc.parent, sizeof(wsc.parent), "%s/%sXXXXXX",
-	    base, WORKSPACE_PARENT_PREFIX) >= sizeof(wsc.parent)) {
+	if (workspace_parent_template(wsc.parent, sizeof(wsc.parent),
+	    base) != 0) {
 		wsc.err = ENAMETOOLONG;
 		wsc.parent[0] = '\0';
 		return;
@@ -87,6 +87,8 @@ make_parent(void)
 	}
 	wsc.creator = getpid();
 	(void)atexit(workspace_teardown);
+	/* what servers killed before us left behind (SIGKILL) */
+	(void)workspace_reap_dead(base);
 }
 
 /* The private parent; NULL with errno when it cannot be made. */

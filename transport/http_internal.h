@@ -37,6 +37,9 @@ enum http_reject {
 	HTTP_REJ_SESSIONS,	/* session cap */
 	HTTP_REJ_SESSION_CALLS,	/* per-session concurrency cap */
 	HTTP_REJ_SESSION,	/* session id missing, unknown or not yours */
+	HTTP_REJ_HEADER_DEADLINE, /* headers not complete in time */
+	HTTP_REJ_ADDR_CONNECTIONS, /* per-address connection cap */
+	HTTP_REJ_SHUTDOWN,	/* a request after SIGTERM */
 	HTTP_REJ_PROTOCOL,	/* method, Accept, types, version, headers */
 	HTTP_REJ_N,
 };
@@ -61,7 +64,7 @@ struct http_metrics {
 	atomic_uint_fast64_t rejected[HTTP_REJ_N];
 	atomic_uint_fast64_t status[HTTP_METRIC_CODES + 1];
 	atomic_uint_fast64_t sessions_created, sessions_expired,
-	    sessions_deleted;
+	    sessions_deleted, sessions_evicted;
 	atomic_uint_fast64_t streams_closed;	/* hung up mid-call */
 	atomic_uint_fast64_t calls_cancelled;	/* ...cancelling it */
 	atomic_int connections;		/* open right now */
@@ -100,6 +103,7 @@ struct http_sessions {
 	const char *ws_dir;		/* borrowed: user's dir or NULL */
 	uid_t ws_owner;
 	struct http_metrics *metrics;	/* borrowed */
+	size_t share;			/* sessions one principal may hold */
 };
 
 enum http_sess_rc {
@@ -112,6 +116,9 @@ enum http_sess_rc {
 
 void http_sessions_init(struct http_sessions *t, const char *ws_dir,
     uid_t ws_owner, struct http_metrics *metrics);
+/* n principals share the session cap equally (MCP_HTTP_MAX_SESSIONS / n
+ * each; n 0 or 1: one principal holds them all). */
+void http_sessions_set_principals(struct http_sessions *t, size_t n);
 /* Ends every session (cancels its calls, waits, removes workspaces). */
 void http_sessions_fini(struct http_sessions *t);
 /* A new session, in the table, with one ref and one active request for
@@ -132,6 +139,58 @@ void http_session_discard(struct http_sessions *t, struct http_session *s);
 size_t http_sessions_count(struct http_sessions *t);
 /* Expires sessions idle for MCP_HTTP_SESSION_IDLE_S (and their workspaces). */
 void http_sessions_sweep(struct http_sessions *t);
+
+/* ---- open connections (http_conn.c): header deadline, address cap ---- */
+
+struct http_conn;
+struct sockaddr;
+
+struct http_conns {
+	pthread_mutex_t lock;
+	struct http_conn *head;		/* owned */
+};
+
+void http_conns_init(struct http_conns *cs);
+void http_conns_fini(struct http_conns *cs);
+/* Whether a client at addr may open one more connection. */
+bool http_conn_admit(struct http_conns *cs, const struct sockaddr *addr);
+/* At accept (MHD's connection-started notification); sets *socket_ctx. */
+void http_conn_started(struct http_conns *cs, const struct sockaddr *addr,
+    int fd, void **socket_ctx);
+/* At close (MHD's connection-closed notification, before the socket is). */
+void http_conn_closed(struct http_conns *cs, void **socket_ctx);
+/* A request's headers are complete (its first access-handler call). */
+void http_conn_headers_done(struct http_conns *cs, void *socket_ctx);
+/* A request ended: the next one on the connection has a deadline too. */
+void http_conn_request_done(struct http_conns *cs, void *socket_ctx);
+/* Shuts down connections past their header deadline; how many. */
+size_t http_conns_sweep(struct http_conns *cs);
+
+/* ---- what belongs to a principal (http_tenant.c) ---- */
+
+/* A principal's workspace for its stateless (2026-07-28) requests. */
+struct http_tenant {
+	uint8_t principal[SHA256_LEN];
+	struct workspace *ws;		/* owned */
+};
+
+struct http_tenants {
+	pthread_mutex_t lock;
+	/* one per token, or one for everyone without tokens */
+	struct http_tenant t[MCP_HTTP_MAX_TOKENS + 1];
+	size_t n;
+	const char *ws_dir;		/* borrowed: user's dir or NULL */
+	uid_t ws_owner;
+};
+
+void http_tenants_init(struct http_tenants *ts, const char *ws_dir,
+    uid_t ws_owner);
+/* Removes every principal's fresh workspace. */
+void http_tenants_fini(struct http_tenants *ts);
+/* The workspace of principal's stateless requests, made at its first use
+ * and kept for the server's life; NULL (logged) if it cannot be made. */
+const char *http_tenant_workspace(struct http_tenants *ts,
+    const uint8_t principal[SHA256_LEN]);
 
 /* Extra response headers, terminated by a NULL name. */
 struct http_hdr {
@@ -155,8 +214,13 @@ struct http_ctx {
 	size_t n_tokens;		/* 0: no authentication */
 	struct http_sessions sessions;
 	struct http_metrics metrics;
-	struct workspace *stateless_ws;	/* owned; stateless requests */
-	const char *stateless_ws_path;	/* borrowed from stateless_ws */
+	struct http_tenants tenants;	/* stateless workspaces */
+	struct http_conns conns;	/* open connections */
+	/* requests between headers and completion; SIGTERM waits on it */
+	pthread_mutex_t req_lock;
+	pthread_cond_t req_done;
+	int requests;
+	atomic_bool draining;		/* SIGTERM: no new requests */
 	/* call threads still running (detached): stop waits for 0 */
 	pthread_mutex_t calls_lock;
 	pthread_cond_t calls_done;
@@ -167,6 +231,17 @@ struct http_ctx {
 	bool stopping;			/* set once, under live_lock */
 };
 
+/* transport_http_run() in parts, so that tests/fuzz can drive the same
+ * callbacks without a listening socket (transport_http.c). */
+struct MHD_Daemon;
+struct sockaddr;
+int http_ctx_open(struct http_ctx *ctx, const struct server *srv,
+    const struct http_config *cfg, const char *workspace_dir, uid_t ws_owner);
+struct MHD_Daemon *http_daemon_start(struct http_ctx *ctx, unsigned int flags,
+    const struct sockaddr *addr);
+void http_ctx_stop(struct http_ctx *ctx, struct MHD_Daemon *d);
+void http_ctx_close(struct http_ctx *ctx);
+
 /* ---- stateless sessions in use (http_live.c) ---- */
 
 void http_live_add(struct http_ctx *ctx, struct http_live *l,
@@ -174,6 +249,8 @@ void http_live_add(struct http_ctx *ctx, struct http_live *l,
 void http_live_remove(struct http_ctx *ctx, struct http_live *l);
 /* Stop: marks ctx stopping and cancels every listed session's calls. */
 void http_live_cancel_all(struct http_ctx *ctx);
+/* Stop, after the grace period: kills their sandboxes, the calls answer. */
+void http_live_abort_all(struct http_ctx *ctx);
 
 struct MHD_Connection;
 
@@ -236,13 +313,22 @@ struct http_stream {
 	struct http_live live;		/* own, listed while running */
 	bool modern;			/* a closed stream cancels */
 	bool gone;			/* client_gone() ran (once) */
+	/*
+	 * The client sent FIN: it half-closed (it still reads) or closed.
+	 * Only a write can tell, so the answer becomes SSE and a comment
+	 * goes out at once; a closed client then resets the connection.
+	 */
+	bool peer_eof;
+	bool probe;			/* that comment is still to send */
 	/* SSE writer state, used only by the response callback */
 	char *cur;			/* owned: bytes being sent */
 	size_t cur_len, cur_off;
 };
 
+/* ws: the workspace of a stateless call (hs NULL), borrowed; may be NULL */
 struct http_stream *http_stream_new(struct http_ctx *ctx,
-    struct rpc_msg *msg, struct http_session *hs, bool modern, int sock);
+    struct rpc_msg *msg, struct http_session *hs, bool modern, int sock,
+    const char *ws);
 void http_stream_unref(struct http_stream *st);
 /* Starts the call thread (takes a ref). -1 if the thread cannot start. */
 int http_stream_start(struct http_stream *st);

@@ -42,6 +42,44 @@
 #define MCP_HTTP_IDLE_TIMEOUT_S		60
 
 /*
+ * Seconds from accept to the end of a connection's first request headers,
+ * whatever arrives meanwhile: the idle timeout is reset by every byte, so
+ * a client sending one header byte every few seconds would hold its
+ * connection (and a thread) for ever. Honest clients send their headers
+ * in one packet. A later request on a keep-alive connection gets
+ * MCP_HTTP_IDLE_TIMEOUT_S from the end of the previous one instead.
+ */
+#define MCP_HTTP_HEADER_DEADLINE_S	10
+
+/*
+ * How often the header deadlines are checked: a connection past its
+ * deadline is closed at most this late.
+ */
+#define MCP_HTTP_DEADLINE_TICK_MS	1000
+
+/*
+ * Open connections one client address may hold: half the connection cap,
+ * so that one address (one host, or every local client on loopback) can
+ * never take them all. Beyond: the connection is closed at accept.
+ */
+#define MCP_HTTP_MAX_CONN_PER_ADDR	(MCP_HTTP_MAX_CONNECTIONS / 2)
+
+/*
+ * Seconds a SIGTERM waits for the requests in flight to finish, after the
+ * listening socket is closed and while new requests on open connections
+ * get 503: long enough for ordinary calls, short enough for a service
+ * manager's stop timeout (systemd's default is 90 s).
+ */
+#define MCP_HTTP_SHUTDOWN_GRACE_S	10
+
+/*
+ * Seconds, after the grace period, that calls still running have to answer
+ * once their sandboxes are killed (they answer with a tool error): then
+ * whatever is left is cancelled and the server exits.
+ */
+#define MCP_HTTP_SHUTDOWN_ABORT_S	5
+
+/*
  * Seconds a request body may take to arrive in full. A client trickling
  * bytes to dodge the idle timeout gets a 408. The default, and the most
  * --body-deadline accepts: it may only be shortened (a fast network, or a
@@ -51,7 +89,10 @@
 
 /*
  * Handshake-era sessions alive at once. Each owns a workspace directory
- * on disk. Beyond (after expiring idle ones): 503.
+ * on disk. Each principal (bearer token; every client, without tokens)
+ * has an equal share of them: a principal at its share loses its own
+ * oldest idle session to a new one, never another principal's; with
+ * none idle, 503.
  */
 #define MCP_HTTP_MAX_SESSIONS		64
 

@@ -43,3 +43,14 @@ http_live_cancel_all(struct http_ctx *ctx)
 		session_cancel_all(l->sess);
 	(void)pthread_mutex_unlock(&ctx->live_lock);
 }
+
+void
+http_live_abort_all(struct http_ctx *ctx)
+{
+	struct http_live *l;
+
+	(void)pthread_mutex_lock(&ctx->live_lock);
+	for (l = ctx->live; l != NULL; l = l->next)
+		session_abort_all(l->sess);
+	(void)pthread_mutex_unlock(&ctx->live_lock);
+}

@@ -34,6 +34,9 @@ static const char *const reject_names[HTTP_REJ_N] = {
 	[HTTP_REJ_SESSIONS] = "sessions",
 	[HTTP_REJ_SESSION_CALLS] = "session_calls",
 	[HTTP_REJ_SESSION] = "session",
+	[HTTP_REJ_HEADER_DEADLINE] = "header_deadline",
+	[HTTP_REJ_ADDR_CONNECTIONS] = "address_connections",
+	[HTTP_REJ_SHUTDOWN] = "shutting_down",
 	[HTTP_REJ_PROTOCOL] = "protocol",
 };
 
@@ -233,10 +236,12 @@ http_metrics_render(struct http_metrics *m, size_t sessions_active,
 	    "began or ended.\n# TYPE mcp_sessions_total counter\n"
 	    "mcp_sessions_total{event=\"created\"} %llu\n"
 	    "mcp_sessions_total{event=\"deleted\"} %llu\n"
-	    "mcp_sessions_total{event=\"expired\"} %llu\n",
+	    "mcp_sessions_total{event=\"expired\"} %llu\n"
+	    "mcp_sessions_total{event=\"evicted\"} %llu\n",
 	    (unsigned long long)ld(&m->sessions_created),
 	    (unsigned long long)ld(&m->sessions_deleted),
-	    (unsigned long long)ld(&m->sessions_expired));
+	    (unsigned long long)ld(&m->sessions_expired),
+	    (unsigned long long)ld(&m->sessions_evicted));
 	mb_printf(&b, "# HELP mcp_http_streams_closed_total Response "
 	    "streams the client closed before the call ended, and how many "
 	    "of those cancelled the call (2026-07-28).\n"

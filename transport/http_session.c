@@ -116,6 +116,49 @@ expire_locked(struct http_sessions *t, struct http_session **gone)
 	}
 }
 
+/* Sessions of principal in the table (lock held). */
+static size_t
+count_of_locked(struct http_sessions *t, const uint8_t principal[SHA256_LEN])
+{
+	struct http_session *s;
+	size_t n = 0;
+
+	for (s = t->head; s != NULL; s = s->next)
+		if (same_principal(s->principal, principal))
+			n++;
+	return n;
+}
+
+/*
+ * A principal at its share makes room in its own sessions only: its
+ * oldest idle one (nothing in flight) goes onto *gone. Lock held. Nothing
+ * goes when all of its sessions have calls running.
+ */
+static void
+evict_for_share_locked(struct http_sessions *t,
+    const uint8_t principal[SHA256_LEN], struct http_session **gone)
+{
+	struct http_session *s, *oldest = NULL;
+
+	if (count_of_locked(t, principal) < t->share)
+		return;
+	for (s = t->head; s != NULL; s = s->next)
+		if (s->active == 0 && same_principal(s->principal, principal) &&
+		    (oldest == NULL ||
+		    s->last_used.tv_sec < oldest->last_used.tv_sec ||
+		    (s->last_used.tv_sec == oldest->last_used.tv_sec &&
+		    s->last_used.tv_nsec < oldest->last_used.tv_nsec)))
+			oldest = s;
+	if (oldest == NULL)
+		return;
+	unlink_locked(t, oldest);
+	oldest->next = *gone;
+	*gone = oldest;
+	atomic_fetch_add(&t->metrics->sessions_evicted, 1);
+	log_info("http: session %.8s... ended: its principal is at its share "
+	    "of %zu sessions and started another", oldest->id, t->share);
+}
+
 static void
 drop_list(struct http_sessions *t, struct http_session *gone)
 {
@@ -137,6 +180,15 @@ http_sessions_init(struct http_sessions *t, const char *ws_dir,
 	t->ws_dir = ws_dir;
 	t->ws_owner = ws_owner;
 	t->metrics = metrics;
+	t->share = MCP_HTTP_MAX_SESSIONS;
+}
+
+void
+http_sessions_set_principals(struct http_sessions *t, size_t n)
+{
+	t->share = MCP_HTTP_MAX_SESSIONS / (n > 0 ? n : 1);
+	if (t->share == 0)
+		t->share = 1;
 }
 
 void
@@ -184,7 +236,9 @@ http_session_create(struct http_sessions *t,
 
 	(void)pthread_mutex_lock(&t->lock);
 	expire_locked(t, &gone);
-	if (t->n >= MCP_HTTP_MAX_SESSIONS) {
+	evict_for_share_locked(t, principal, &gone);
+	if (t->n >= MCP_HTTP_MAX_SESSIONS ||
+	    count_of_locked(t, principal) >= t->share) {
 		(void)pthread_mutex_unlock(&t->lock);
 		drop_list(t, gone);
 		session_fini(&s->sess);

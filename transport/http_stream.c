@@ -3,10 +3,13 @@
  * own thread and writes its messages (progress, log lines, then the
  * response) into a queue; the connection's thread answers with plain JSON
  * when the response came alone, or turns the queue into an SSE stream.
- * A client that hangs up is noticed on the socket (POLLRDHUP): in the
- * stateless era that cancels the call and kills its sandbox; in the
- * handshake era the call finishes and its output is dropped (2025-11-25:
- * a disconnect is not a cancellation).
+ * A client that hangs up is noticed on the socket: in the stateless era
+ * that cancels the call and kills its sandbox; in the handshake era the
+ * call finishes and its output is dropped (2025-11-25: a disconnect is
+ * not a cancellation). A FIN alone does not tell a client that closed
+ * from one that half-closed and still reads: the answer then turns into
+ * SSE and a comment goes out at once; a closed client resets the
+ * connection (POLLERR), a half-closed one reads on.
  */
 #include <errno.h>
 #include <poll.h>
@@ -97,7 +100,7 @@ stream_send(void *arg, const char *msg, size_t len)
 
 struct http_stream *
 http_stream_new(struct http_ctx *ctx, struct rpc_msg *msg,
-    struct http_session *hs, bool modern, int sock)
+    struct http_session *hs, bool modern, int sock, const char *ws)
 {
 	struct http_stream *st;
 
@@ -115,7 +118,7 @@ http_stream_new(struct http_ctx *ctx, struct rpc_msg *msg,
 	st->modern = modern;
 	st->sock = sock;
 	if (hs == NULL) {
-		session_init(&st->own, ctx->stateless_ws_path);
+		session_init(&st->own, ws);
 		(void)snprintf(st->own.id, sizeof(st->own.id), "stateless");
 	}
 	return st;
@@ -238,7 +241,10 @@ client_gone(struct http_stream *st)
 
 /*
  * Sleeps until the queue may have changed, the socket hangs up, or
- * timeout_ms passes. Returns -1 on hangup, 1 on timeout, else 0.
+ * timeout_ms passes. Returns -1 when the client is gone (the connection
+ * is reset or fully shut), 2 when it sent FIN for the first time (a
+ * half-close, or a close that only a write will tell), 1 on timeout,
+ * else 0. After a FIN only a reset or a full shutdown wakes it.
  */
 static int
 wait_event(struct http_stream *st, int timeout_ms)
@@ -249,13 +255,18 @@ wait_event(struct http_stream *st, int timeout_ms)
 	pfd[0].fd = st->efd;
 	pfd[0].events = POLLIN;
 	pfd[1].fd = st->sock;
-	pfd[1].events = POLLRDHUP;
+	pfd[1].events = st->peer_eof ? 0 : POLLRDHUP;
 	pfd[1].revents = 0;
 	n = poll(pfd, st->sock >= 0 ? 2 : 1, timeout_ms);
 	if (n < 0 && errno != EINTR)
 		return -1;
-	if (n > 0 && (pfd[1].revents & (POLLRDHUP | POLLHUP | POLLERR)))
+	if (n > 0 && (pfd[1].revents & (POLLHUP | POLLERR)))
 		return -1;
+	if (n > 0 && (pfd[1].revents & POLLRDHUP)) {
+		st->peer_eof = true;
+		st->probe = true;
+		return 2;
+	}
 	if (n == 0)
 		return 1;
 	if (n > 0 && (pfd[0].revents & POLLIN))
@@ -292,9 +303,16 @@ http_stream_wait_first(struct http_stream *st, char **ret_body,
 			return 1;
 		}
 		(void)pthread_mutex_unlock(&st->lock);
-		if (wait_event(st, -1) < 0) {
+		switch (wait_event(st, -1)) {
+		case -1:
 			client_gone(st);
 			return -1;
+		case 2:
+			/* FIN: answer as SSE, whose first bytes tell a client
+			 * that still reads from one that is gone */
+			return 0;
+		default:
+			break;
 		}
 	}
 }
@@ -329,6 +347,16 @@ http_stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 	size_t n;
 
 	for (;;) {
+		if (st->probe && st->cur_off >= st->cur_len) {
+			/* after a FIN: bytes now, so that a client that has
+			 * closed answers with a reset (then POLLERR) */
+			st->probe = false;
+			free(st->cur);
+			if ((st->cur = strdup(keepalive)) == NULL)
+				return MHD_CONTENT_READER_END_WITH_ERROR;
+			st->cur_len = sizeof(keepalive) - 1;
+			st->cur_off = 0;
+		}
 		if (st->cur_off < st->cur_len) {
 			n = st->cur_len - st->cur_off;
 			if (n > max)
@@ -357,6 +385,8 @@ http_stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 		case -1:
 			client_gone(st);
 			return MHD_CONTENT_READER_END_WITH_ERROR;
+		case 2:
+			break;		/* the probe goes out next turn */
 		case 1:
 			/* quiet a while: a comment keeps it alive */
 			free(st->cur);

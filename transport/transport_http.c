@@ -89,6 +89,8 @@ respond(struct http_ctx *ctx, struct http_req *rq, struct MHD_Connection *conn,
 		(void)ctx->mhd.add_response_header(resp, extra->name,
 		    extra->value);
 	add_cors(ctx, conn, resp);
+	if (atomic_load(&ctx->draining))
+		(void)ctx->mhd.add_response_header(resp, "Connection", "close");
 	r = ctx->mhd.queue_response(conn, status, resp);
 	ctx->mhd.destroy_response(resp);
 	if (rq != NULL)
@@ -219,12 +221,17 @@ answer(struct http_ctx *ctx, struct http_req *rq, struct MHD_Connection *conn,
 	struct MHD_Response *resp;
 	enum MHD_Result r;
 	enum mcp_err rc;
+	const char *ws = NULL;
 	char *body;
 	size_t len, i;
 	int w;
 
 	if (hs == NULL) {
-		session_init(&own, ctx->stateless_ws_path);
+		/* the principal's own: never another token's */
+		ws = msg->kind == RPC_REQUEST &&
+		    strcmp(msg->method, "tools/call") == 0 ?
+		    http_tenant_workspace(&ctx->tenants, rq->principal) : NULL;
+		session_init(&own, ws);
 		(void)snprintf(own.id, sizeof(own.id), "stateless");
 		sess = &own;
 	} else
@@ -262,7 +269,7 @@ answer(struct http_ctx *ctx, struct http_req *rq, struct MHD_Connection *conn,
 	ci = ctx->mhd.get_connection_info(conn,
 	    MHD_CONNECTION_INFO_CONNECTION_FD);
 	st = http_stream_new(ctx, msg, hs, modern, ci != NULL ?
-	    ci->connect_fd : -1);
+	    ci->connect_fd : -1, ws);
 	if (st == NULL) {
 		rpc_msg_free(msg);
 		if (hs != NULL)
@@ -305,6 +312,8 @@ answer(struct http_ctx *ctx, struct http_req *rq, struct MHD_Connection *conn,
 		(void)ctx->mhd.add_response_header(resp, extra->name,
 		    extra->value);
 	add_cors(ctx, conn, resp);
+	if (atomic_load(&ctx->draining))
+		(void)ctx->mhd.add_response_header(resp, "Connection", "close");
 	r = ctx->mhd.queue_response(conn, MHD_HTTP_OK, resp);
 	ctx->mhd.destroy_response(resp);
 	rq->answered = true;
@@ -546,6 +555,27 @@ take_body(const struct http_ctx *ctx, struct http_req *rq, const char *data,
 	rq->body[rq->len] = '\0';
 }
 
+/* The socket context of conn: its entry in ctx->conns, or NULL. */
+static void *
+conn_entry(struct http_ctx *ctx, struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci;
+
+	ci = ctx->mhd.get_connection_info(conn,
+	    MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	return ci != NULL ? ci->socket_context : NULL;
+}
+
+/* A request's headers are in: it counts as in flight until completed. */
+static void
+request_begins(struct http_ctx *ctx, struct MHD_Connection *conn)
+{
+	http_conn_headers_done(&ctx->conns, conn_entry(ctx, conn));
+	(void)pthread_mutex_lock(&ctx->req_lock);
+	ctx->requests++;
+	(void)pthread_mutex_unlock(&ctx->req_lock);
+}
+
 static enum MHD_Result
 on_request(void *cls, struct MHD_Connection *conn, const char *url,
     const char *method, const char *version, const char *upload,
@@ -560,6 +590,8 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
 		{ "Access-Control-Max-Age", "600" },
 		{ NULL, NULL },
 	};
+	static const struct http_hdr h_down[] = { { "Retry-After", "1" },
+	    { NULL, NULL } };
 	struct http_ctx *ctx = cls;
 	struct http_req *rq = *req_cls;
 	struct http_refusal no;
@@ -572,6 +604,11 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
 			return MHD_NO;
 		(void)clock_gettime(CLOCK_MONOTONIC, &rq->start);
 		*req_cls = rq;
+		request_begins(ctx, conn);
+		if (atomic_load(&ctx->draining))
+			return reject(ctx, rq, conn,
+			    MHD_HTTP_SERVICE_UNAVAILABLE, HTTP_REJ_SHUTDOWN,
+			    MCP_ERR_INTERNAL, "Server shutting down", h_down);
 		if ((v = header(ctx, conn, "Content-Length")) != NULL)
 			rq->clen = (size_t)strtoull(v, NULL, 10);
 		if (http_guard(ctx, conn, url, method, rq->principal, &no) != 0)
@@ -613,6 +650,7 @@ static void
 on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
     enum MHD_RequestTerminationCode toe)
 {
+	struct http_ctx *ctx = cls;
 	struct http_req *rq = *req_cls;
 
 	if (rq == NULL)
@@ -620,6 +658,11 @@ on_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
 	free(rq->body);
 	free(rq);
 	*req_cls = NULL;
+	http_conn_request_done(&ctx->conns, conn_entry(ctx, conn));
+	(void)pthread_mutex_lock(&ctx->req_lock);
+	if (--ctx->requests == 0)
+		(void)pthread_cond_broadcast(&ctx->req_done);
+	(void)pthread_mutex_unlock(&ctx->req_lock);
 }
 
 static void
@@ -627,11 +670,35 @@ on_connection(void *cls, struct MHD_Connection *conn, void **socket_ctx,
     enum MHD_ConnectionNotificationCode toe)
 {
 	struct http_ctx *ctx = cls;
+	const union MHD_ConnectionInfo *fd, *addr;
 
-	if (toe == MHD_CONNECTION_NOTIFY_STARTED)
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
 		atomic_fetch_add(&ctx->metrics.connections, 1);
-	else
+		fd = ctx->mhd.get_connection_info(conn,
+		    MHD_CONNECTION_INFO_CONNECTION_FD);
+		addr = ctx->mhd.get_connection_info(conn,
+		    MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+		http_conn_started(&ctx->conns, addr != NULL ?
+		    addr->client_addr : NULL, fd != NULL ? fd->connect_fd : -1,
+		    socket_ctx);
+	} else {
+		http_conn_closed(&ctx->conns, socket_ctx);
 		atomic_fetch_sub(&ctx->metrics.connections, 1);
+	}
+}
+
+/* MHD's accept policy: the per-address connection cap. */
+static enum MHD_Result
+on_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen)
+{
+	struct http_ctx *ctx = cls;
+
+	if (addr == NULL || http_conn_admit(&ctx->conns, addr))
+		return MHD_YES;
+	http_metrics_reject(&ctx->metrics, HTTP_REJ_ADDR_CONNECTIONS);
+	log_debug("http: connection refused: its address holds %d already",
+	    MCP_HTTP_MAX_CONN_PER_ADDR);
+	return MHD_NO;
 }
 
 /* libmicrohttpd hands us its own printf formats: the one non-literal
@@ -658,11 +725,26 @@ on_mhd_log(void *cls, const char *fmt, va_list ap)
 
 /* ---- start and stop ---- */
 
-/* Until SIGTERM, SIGINT or SIGHUP: sweeps idle sessions meanwhile. */
+/* Closes connections past their header deadline, and counts them. */
+static void
+http_deadlines(struct http_ctx *ctx)
+{
+	size_t i, n = http_conns_sweep(&ctx->conns);
+
+	for (i = 0; i < n; i++)
+		http_metrics_reject(&ctx->metrics, HTTP_REJ_HEADER_DEADLINE);
+	if (n > 0)
+		log_debug("http: %zu connection(s) closed: no request headers "
+		    "within the deadline", n);
+}
+
+/* Until SIGTERM, SIGINT or SIGHUP: enforces header deadlines and sweeps
+ * idle sessions meanwhile. */
 static int
 wait_for_signal(struct http_ctx *ctx)
 {
 	struct signalfd_siginfo si;
+	struct timespec swept, now;
 	struct pollfd pfd;
 	sigset_t set;
 	int fd, n;
@@ -677,10 +759,16 @@ wait_for_signal(struct http_ctx *ctx)
 	}
 	pfd.fd = fd;
 	pfd.events = POLLIN;
+	(void)clock_gettime(CLOCK_MONOTONIC, &swept);
 	for (;;) {
-		n = poll(&pfd, 1, MCP_HTTP_SWEEP_S * 1000);
+		n = poll(&pfd, 1, MCP_HTTP_DEADLINE_TICK_MS);
 		if (n == 0) {
-			http_sessions_sweep(&ctx->sessions);
+			http_deadlines(ctx);
+			(void)clock_gettime(CLOCK_MONOTONIC, &now);
+			if (now.tv_sec - swept.tv_sec >= MCP_HTTP_SWEEP_S) {
+				http_sessions_sweep(&ctx->sessions);
+				swept = now;
+			}
 			continue;
 		}
 		if (n < 0 && errno == EINTR)
@@ -709,62 +797,182 @@ cancel_everything(struct http_ctx *ctx)
 	http_live_cancel_all(ctx);
 }
 
-int
-transport_http_run(const struct server *srv, const struct http_config *cfg,
-    const char *workspace_dir, uid_t ws_owner)
+/* Grace period over: kills every sandbox without cancelling the calls,
+ * so that each still answers (with the tool error of a killed run). */
+static void
+abort_everything(struct http_ctx *ctx)
 {
-	struct http_ctx ctx;
-	struct MHD_Daemon *d = NULL;
-	const union MHD_DaemonInfo *di;
+	struct http_session *s;
+
+	(void)pthread_mutex_lock(&ctx->sessions.lock);
+	for (s = ctx->sessions.head; s != NULL; s = s->next)
+		session_abort_all(&s->sess);
+	(void)pthread_mutex_unlock(&ctx->sessions.lock);
+	http_live_abort_all(ctx);
+}
+
+/* Waits until no request is in flight, for at most seconds; whether none
+ * is. */
+static bool
+wait_requests(struct http_ctx *ctx, int seconds)
+{
+	struct timespec until;
+	bool idle;
+
+	(void)clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += seconds;
+	(void)pthread_mutex_lock(&ctx->req_lock);
+	while (ctx->requests > 0 && pthread_cond_timedwait(&ctx->req_done,
+	    &ctx->req_lock, &until) == 0)
+		;
+	idle = ctx->requests == 0;
+	(void)pthread_mutex_unlock(&ctx->req_lock);
+	return idle;
+}
+
+/*
+ * Everything the daemon's callbacks need, ready before it starts: metrics,
+ * sessions, tokens, the stateless workspace. 0, or -1 (logged); either way
+ * http_ctx_close() undoes it.
+ */
+int
+http_ctx_open(struct http_ctx *ctx, const struct server *srv,
+    const struct http_config *cfg, const char *workspace_dir, uid_t ws_owner)
+{
 	char err[256];
-	unsigned int flags;
-	int rc = 1, sig;
 
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.srv = *srv;
-	ctx.cfg = cfg;
-	(void)pthread_mutex_init(&ctx.calls_lock, NULL);
-	(void)pthread_cond_init(&ctx.calls_done, NULL);
-	(void)pthread_mutex_init(&ctx.live_lock, NULL);
-	if (http_mhd_load(&ctx.mhd, err, sizeof(err)) != 0) {
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->srv = *srv;
+	ctx->cfg = cfg;
+	(void)pthread_mutex_init(&ctx->calls_lock, NULL);
+	(void)pthread_cond_init(&ctx->calls_done, NULL);
+	(void)pthread_mutex_init(&ctx->live_lock, NULL);
+	(void)pthread_mutex_init(&ctx->req_lock, NULL);
+	(void)pthread_cond_init(&ctx->req_done, NULL);
+	atomic_init(&ctx->draining, false);
+	http_sessions_init(&ctx->sessions, workspace_dir, ws_owner,
+	    &ctx->metrics);
+	http_tenants_init(&ctx->tenants, workspace_dir, ws_owner);
+	http_conns_init(&ctx->conns);
+	if (http_mhd_load(&ctx->mhd, err, sizeof(err)) != 0) {
 		log_err("%s", err);
-		goto out_metrics;
+		return -1;
 	}
-	if (http_metrics_init(&ctx.metrics, srv) != 0) {
+	if (http_metrics_init(&ctx->metrics, srv) != 0) {
 		log_err("out of memory");
-		goto out_metrics;
+		return -1;
 	}
-	ctx.srv.on_call = http_metrics_on_call;
-	ctx.srv.on_call_arg = &ctx.metrics;
-	http_sessions_init(&ctx.sessions, workspace_dir, ws_owner,
-	    &ctx.metrics);
+	ctx->srv.on_call = http_metrics_on_call;
+	ctx->srv.on_call_arg = &ctx->metrics;
 	if (cfg->token_file != NULL &&
-	    http_load_tokens(&ctx, cfg->token_file) != 0)
-		goto out;
-	if (session_ws_open(workspace_dir, ws_owner, &ctx.stateless_ws, err,
-	    sizeof(err)) != 0) {
-		log_err("workspace: %s", err);
-		goto out;
-	}
-	ctx.stateless_ws_path = session_ws_path(ctx.stateless_ws);
+	    http_load_tokens(ctx, cfg->token_file) != 0)
+		return -1;
+	/* each token a principal with its share; without tokens, one */
+	http_sessions_set_principals(&ctx->sessions, ctx->n_tokens);
+	return 0;
+}
 
-	flags = MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_THREAD_PER_CONNECTION |
-	    MHD_USE_ITC | MHD_USE_ERROR_LOG;
-	if (cfg->addr.ss_family == AF_INET6)
-		flags |= MHD_USE_IPv6;
-	d = ctx.mhd.start_daemon(flags, 0, NULL, NULL, on_request, &ctx,
-	    MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, &ctx,
-	    MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&cfg->addr,
+/*
+ * Starts libmicrohttpd with our callbacks and caps. flags choose the
+ * threading (the server: a thread per connection; tests/fuzz: none, with
+ * connections it adds itself); addr NULL: no listening socket.
+ */
+struct MHD_Daemon *
+http_daemon_start(struct http_ctx *ctx, unsigned int flags,
+    const struct sockaddr *addr)
+{
+	if (addr == NULL)
+		return ctx->mhd.start_daemon(flags, 0, on_accept, ctx,
+		    on_request, ctx, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, ctx,
+		    MHD_OPTION_CONNECTION_LIMIT,
+		    (unsigned int)(MCP_HTTP_MAX_CONNECTIONS +
+		    MCP_HTTP_CONN_SLACK),
+		    MHD_OPTION_CONNECTION_TIMEOUT,
+		    (unsigned int)MCP_HTTP_IDLE_TIMEOUT_S,
+		    MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+		    (size_t)MCP_HTTP_CONN_MEMORY,
+		    MHD_OPTION_NOTIFY_COMPLETED, on_completed, ctx,
+		    MHD_OPTION_NOTIFY_CONNECTION, on_connection, ctx,
+		    MHD_OPTION_END);
+	return ctx->mhd.start_daemon(flags, 0, on_accept, ctx, on_request, ctx,
+	    MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, ctx,
+	    MHD_OPTION_SOCK_ADDR, addr,
 	    MHD_OPTION_CONNECTION_LIMIT,
 	    (unsigned int)(MCP_HTTP_MAX_CONNECTIONS + MCP_HTTP_CONN_SLACK),
 	    MHD_OPTION_CONNECTION_TIMEOUT,
 	    (unsigned int)MCP_HTTP_IDLE_TIMEOUT_S,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)MCP_HTTP_CONN_MEMORY,
 	    MHD_OPTION_THREAD_STACK_SIZE, (size_t)MCP_HTTP_THREAD_STACK,
-	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, &ctx,
-	    MHD_OPTION_NOTIFY_CONNECTION, on_connection, &ctx,
+	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, ctx,
+	    MHD_OPTION_NOTIFY_CONNECTION, on_connection, ctx,
 	    MHD_OPTION_END);
-	if (d == NULL) {
+}
+
+/*
+ * Stops serving: the listening socket closes at once; requests in flight
+ * get MCP_HTTP_SHUTDOWN_GRACE_S to finish (new ones on open connections
+ * get 503, every response says Connection: close); then the sandboxes of
+ * calls still running are killed and those calls answer with their tool
+ * error, for MCP_HTTP_SHUTDOWN_ABORT_S; what is left then is cancelled.
+ * The daemon stops, and every call thread is gone when this returns.
+ */
+void
+http_ctx_stop(struct http_ctx *ctx, struct MHD_Daemon *d)
+{
+	int lfd;
+
+	if ((lfd = ctx->mhd.quiesce_daemon(d)) >= 0)
+		(void)close(lfd);
+	atomic_store(&ctx->draining, true);
+	if (!wait_requests(ctx, MCP_HTTP_SHUTDOWN_GRACE_S)) {
+		log_info("shutdown: requests still running after %d s; "
+		    "killing their sandboxes", MCP_HTTP_SHUTDOWN_GRACE_S);
+		abort_everything(ctx);
+		if (!wait_requests(ctx, MCP_HTTP_SHUTDOWN_ABORT_S))
+			log_info("shutdown: cancelling what is left");
+	}
+	cancel_everything(ctx);
+	ctx->mhd.stop_daemon(d);
+	(void)pthread_mutex_lock(&ctx->calls_lock);
+	while (ctx->calls > 0)
+		(void)pthread_cond_wait(&ctx->calls_done, &ctx->calls_lock);
+	(void)pthread_mutex_unlock(&ctx->calls_lock);
+}
+
+void
+http_ctx_close(struct http_ctx *ctx)
+{
+	http_sessions_fini(&ctx->sessions);
+	http_tenants_fini(&ctx->tenants);
+	http_conns_fini(&ctx->conns);
+	explicit_bzero(ctx->tokens, sizeof(ctx->tokens));
+	http_metrics_fini(&ctx->metrics);
+	http_mhd_unload(&ctx->mhd);
+	(void)pthread_mutex_destroy(&ctx->live_lock);
+	(void)pthread_cond_destroy(&ctx->req_done);
+	(void)pthread_mutex_destroy(&ctx->req_lock);
+	(void)pthread_cond_destroy(&ctx->calls_done);
+	(void)pthread_mutex_destroy(&ctx->calls_lock);
+}
+
+int
+transport_http_run(const struct server *srv, const struct http_config *cfg,
+    const char *workspace_dir, uid_t ws_owner)
+{
+	struct http_ctx ctx;
+	struct MHD_Daemon *d;
+	const union MHD_DaemonInfo *di;
+	unsigned int flags;
+	int rc = 1, sig;
+
+	if (http_ctx_open(&ctx, srv, cfg, workspace_dir, ws_owner) != 0)
+		goto out;
+	flags = MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+	    MHD_USE_ITC | MHD_USE_ERROR_LOG;
+	if (cfg->addr.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	if ((d = http_daemon_start(&ctx, flags,
+	    (const struct sockaddr *)&cfg->addr)) == NULL) {
 		log_err("cannot listen on %s (in use, or not an address of "
 		    "this host?)", cfg->listen_text);
 		goto out;
@@ -776,24 +984,11 @@ transport_http_run(const struct server *srv, const struct http_config *cfg,
 	    ctx.n_tokens > 0 ? ", bearer token required" : "");
 
 	sig = wait_for_signal(&ctx);
-	log_info("signal %d: stopping; cancelling calls in flight", sig);
-	(void)ctx.mhd.quiesce_daemon(d);
-	cancel_everything(&ctx);
-	ctx.mhd.stop_daemon(d);
-	(void)pthread_mutex_lock(&ctx.calls_lock);
-	while (ctx.calls > 0)
-		(void)pthread_cond_wait(&ctx.calls_done, &ctx.calls_lock);
-	(void)pthread_mutex_unlock(&ctx.calls_lock);
+	log_info("signal %d: stopping; requests in flight have %d s to "
+	    "finish", sig, MCP_HTTP_SHUTDOWN_GRACE_S);
+	http_ctx_stop(&ctx, d);
 	rc = 0;
  out:
-	http_sessions_fini(&ctx.sessions);
-	session_ws_free(ctx.stateless_ws);
-	explicit_bzero(ctx.tokens, sizeof(ctx.tokens));
- out_metrics:
-	http_metrics_fini(&ctx.metrics);
-	http_mhd_unload(&ctx.mhd);
-	(void)pthread_mutex_destroy(&ctx.live_lock);
-	(void)pthread_cond_destroy(&ctx.calls_done);
-	(void)pthread_mutex_destroy(&ctx.calls_lock);
+	http_ctx_close(&ctx);
 	return rc;
 }

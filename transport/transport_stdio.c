@@ -311,7 +311,9 @@ read_lines(struct pool *p, struct rpc_msg **ret, struct inflight *fl)
 			rd->start = end + 1;
 			rd->scan = 0;
 			msg = NULL;
-			if (rd->discarding) {
+			/* the cap is on the line itself, not on the buffer,
+			 * which holds up to a read more */
+			if (rd->discarding || len > MCP_MAX_MSG) {
 				rd->discarding = false;
 				send_too_large(p->out);
 			} else
@@ -363,6 +365,10 @@ read_lines(struct pool *p, struct rpc_msg **ret, struct inflight *fl)
 			/* a last line without its newline */
 			len = rd->discarding ? 0 : rd->have;
 			rd->have = rd->scan = 0;
+			if (len > MCP_MAX_MSG) {
+				send_too_large(p->out);
+				return READ_EOF;
+			}
 			if (len > 0 &&
 			    (msg = handle_line(p, rd->buf, len, fl)) != NULL) {
 				*ret = msg;

@@ -354,9 +354,9 @@ def case_workspace_full(s):
     eq(r.get("isError"), True, "write_file on a full workspace")
     eq(text(r), "No space left for 'note.txt': the workspace is full (a "
        "fresh workspace holds at most workspace_mb = 8 MiB; a --workspace "
-       "directory, what its file system has free). A new file was not "
-       "kept; an existing one may hold part of the content. Remove files "
-       "and try again.", "its message")
+       "directory, what its file system has free). Nothing was changed: a "
+       "file is replaced whole or not at all. Remove files and try "
+       "again.", "its message")
     expect(not os.path.exists(mine + "/note.txt"), "half a file was kept")
     sh(srv, "rm /workspace/big")
     r = srv.call("write_file", {"path": "note.txt", "content": "hello"})

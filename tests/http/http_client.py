@@ -12,6 +12,9 @@ import time
 
 # Longest wait for the server to log its port, and for requests.
 START_DEADLINE_S = 10
+# Longest wait for a stop: the server's shutdown grace and abort periods
+# (MCP_HTTP_SHUTDOWN_GRACE_S + MCP_HTTP_SHUTDOWN_ABORT_S) and some.
+STOP_DEADLINE_S = 25
 IO_TIMEOUT_S = 30
 
 ACCEPT_BOTH = "application/json, text/event-stream"
@@ -100,7 +103,7 @@ class Conn:
 class Server:
     """mcp-sandbox --http 127.0.0.1:0 with extra flags; stopped by pid."""
 
-    def __init__(self, binary, *flags, fixtures=True):
+    def __init__(self, binary, *flags, fixtures=True, env=None):
         self.log = tempfile.NamedTemporaryFile(prefix="mcp-http-", suffix=".log",
                                                delete=False)
         fx = ["--conformance-fixtures"] if fixtures else []
@@ -108,7 +111,7 @@ class Server:
             [binary, "--http", "127.0.0.1:0", *fx,
              "--log-level", "debug", *flags],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=self.log)
+            stderr=self.log, env=env)
         deadline = time.monotonic() + START_DEADLINE_S
         self.port = None
         while time.monotonic() < deadline:
@@ -157,7 +160,7 @@ class Server:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
         try:
-            rc = self.proc.wait(timeout=START_DEADLINE_S)
+            rc = self.proc.wait(timeout=STOP_DEADLINE_S)
         finally:
             if self.proc.poll() is None:
                 self.proc.kill()

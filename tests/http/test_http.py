@@ -6,6 +6,8 @@ import base64
 import json
 import os
 import re
+import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -742,21 +744,24 @@ class Guards(unittest.TestCase):
         self.assertEqual(r.status, 431)
         self.assertEqual(rpc_error(r)["code"], -32600)
 
-    def test_session_cap_is_503_then_serves_again(self):
+    def test_session_cap_takes_the_oldest_idle_session(self):
+        # one principal (no tokens) holds the whole cap; a new session
+        # beyond it ends that principal's oldest idle one (a 503 comes
+        # only when every session has a call running: test_http_session.c)
         made = []
         try:
-            while True:
+            for _ in range(MAX_SESSIONS + 1):
                 r = self.srv.post(initialize_body())
-                if r.status != 200:
-                    break
+                self.assertEqual(r.status, 200)
                 made.append(r.header("Mcp-Session-Id"))
-                self.assertLessEqual(len(made), MAX_SESSIONS)
-            self.assertEqual(r.status, 503)
-            self.assertEqual(r.header("Retry-After"), "1")
-            self.assertEqual(rpc_error(r)["code"], -32603)
             self.assertEqual(self.srv.metric("mcp_sessions"), MAX_SESSIONS)
+            ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+            self.assertEqual(self.srv.post(ping, {"Mcp-Session-Id":
+                                                  made[0]}).status, 404)
+            self.assertEqual(self.srv.post(ping, {"Mcp-Session-Id":
+                                                  made[-1]}).status, 200)
         finally:
-            for sid in made:
+            for sid in made[1:]:
                 c = self.srv.conn()
                 c.request("DELETE", "/mcp", None, {"Mcp-Session-Id": sid})
                 c.close()
@@ -795,9 +800,22 @@ class Guards(unittest.TestCase):
             last[:] = [r]
             return r.status == 503
         try:
-            # each open connection counts; one more is over the cap
-            for _ in range(MAX_CONNECTIONS):
-                idle.append(Conn(self.srv.port))
+            # each open connection counts; one more is over the cap. They
+            # come from two addresses: one may hold only half of them
+            # (MCP_HTTP_MAX_CONN_PER_ADDR, test_tenancy.py)
+            # Each sends one request and stays open (keep-alive), so that
+            # the header deadline (10 s from accept) cannot close it while
+            # the others are opened.
+            for i in range(MAX_CONNECTIONS):
+                c = socket.create_connection(
+                    ("127.0.0.1", self.srv.port), timeout=30,
+                    source_address=("127.0.0.%d" % (2 + i % 2), 0))
+                c.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                idle.append(c)
+            from http_client import _read_response
+            for c in idle:
+                self.assertEqual(_read_response(c.makefile("rb")).status,
+                                 200)
             self.assertTrue(poll_until(refused))
             r = last[0]
             self.assertEqual(r.header("Connection"), "close")
@@ -893,9 +911,11 @@ class Auth(unittest.TestCase):
 
 
 class Stop(unittest.TestCase):
-    """SIGTERM with calls in flight: they are cancelled, the server exits 0."""
+    """SIGTERM with calls that never end on their own, in both eras: after
+    the grace period (test_tenancy.py) they are stopped and still answer;
+    the server exits 0."""
 
-    def test_sigterm_cancels_calls_in_both_eras(self):
+    def test_sigterm_answers_calls_in_both_eras(self):
         srv = Server(BIN)
         held = []
         try:
@@ -921,8 +941,17 @@ class Stop(unittest.TestCase):
             self.assertTrue(d.f.readline().startswith(b"HTTP/1.1 200"))
             while b"notifications/progress" not in d.f.readline():
                 pass
+            srv.proc.send_signal(signal.SIGTERM)
+            for x, rid in ((c, 51), (d, 52)):
+                rest = b""
+                while True:
+                    line = x.f.readline()
+                    if not line:
+                        break
+                    rest += line
+                self.assertIn(b'"id":%d,"result"' % rid, rest)
+                self.assertIn(b'cancelled', rest)
         finally:
-            # the fixture would wait 60 s; stop() allows 10
             rc = srv.stop()
             for x in held:
                 x.close()

@@ -170,25 +170,78 @@ START_TEST(a_session_with_a_call_in_flight_does_not_expire)
 }
 END_TEST
 
-START_TEST(the_session_cap_holds_until_one_expires)
+/* With calls running in every session nothing can give way: 503. */
+START_TEST(the_session_cap_holds_while_every_session_is_busy)
 {
 	struct fixture fx;
-	struct http_session *first = NULL, *s = NULL;
+	struct http_session *all[MCP_HTTP_MAX_SESSIONS], *s = NULL;
+	char id7[2 * MCP_HTTP_SESSION_ID_BYTES + 1];
 	int i;
 
 	fx_init(&fx);
-	for (i = 0; i < MCP_HTTP_MAX_SESSIONS; i++) {
-		s = create(&fx, alice);
-		if (first == NULL)
-			first = s;
-	}
+	for (i = 0; i < MCP_HTTP_MAX_SESSIONS; i++)	/* each still active */
+		ck_assert_int_eq(http_session_create(&fx.t, alice, &all[i]),
+		    HTTP_SESS_OK);
 	ck_assert_int_eq(http_session_create(&fx.t, alice, &s),
 	    HTTP_SESS_FULL);
 	ck_assert_uint_eq(http_sessions_count(&fx.t), MCP_HTTP_MAX_SESSIONS);
-	age(&fx.t, first);
+	/* one call ends: that session is idle and gives way */
+	http_session_release(&fx.t, all[7]);
+	(void)snprintf(id7, sizeof(id7), "%s", all[7]->id);
 	ck_assert_int_eq(http_session_create(&fx.t, alice, &s), HTTP_SESS_OK);
 	http_session_release(&fx.t, s);
+	ck_assert_int_eq(http_session_acquire(&fx.t, id7, alice, &s),
+	    HTTP_SESS_UNKNOWN);
 	ck_assert_uint_eq(http_sessions_count(&fx.t), MCP_HTTP_MAX_SESSIONS);
+	for (i = 0; i < MCP_HTTP_MAX_SESSIONS; i++)
+		if (i != 7)
+			http_session_release(&fx.t, all[i]);
+	http_sessions_fini(&fx.t);
+}
+END_TEST
+
+/*
+ * Two principals share the cap equally. Alice at her share loses her own
+ * oldest idle session, never Bob's; Bob can still start sessions; Alice
+ * with every session busy gets 503 while Bob's share is free.
+ */
+START_TEST(each_principal_has_its_share)
+{
+	struct fixture fx;
+	struct http_session *a[MCP_HTTP_MAX_SESSIONS], *s = NULL;
+	char ids[MCP_HTTP_MAX_SESSIONS][2 * MCP_HTTP_SESSION_ID_BYTES + 1];
+	char bid[2 * MCP_HTTP_SESSION_ID_BYTES + 1];
+	size_t share = MCP_HTTP_MAX_SESSIONS / 2;
+	size_t i;
+
+	fx_init(&fx);
+	http_sessions_set_principals(&fx.t, 2);
+	memcpy(bid, create(&fx, bob)->id, sizeof(bid));
+	/* ids copied at once: an evicted session is freed */
+	for (i = 0; i < MCP_HTTP_MAX_SESSIONS; i++)
+		memcpy(ids[i], create(&fx, alice)->id, sizeof(ids[i]));
+	ck_assert_uint_eq(http_sessions_count(&fx.t), share + 1);
+	/* the oldest of Alice's went, in order; Bob's stayed */
+	for (i = 0; i < MCP_HTTP_MAX_SESSIONS - share; i++)
+		ck_assert_int_eq(http_session_acquire(&fx.t, ids[i], alice,
+		    &s), HTTP_SESS_UNKNOWN);
+	ck_assert_int_eq(http_session_acquire(&fx.t, ids[i], alice, &s),
+	    HTTP_SESS_OK);
+	http_session_release(&fx.t, s);
+	ck_assert_int_eq(http_session_acquire(&fx.t, bid, bob, &s),
+	    HTTP_SESS_OK);
+	http_session_release(&fx.t, s);
+	ck_assert_uint_eq(atomic_load(&fx.m.sessions_evicted),
+	    MCP_HTTP_MAX_SESSIONS - share);
+	/* Alice's sessions all busy: her next is refused, Bob's is not */
+	for (i = MCP_HTTP_MAX_SESSIONS - share; i < MCP_HTTP_MAX_SESSIONS; i++)
+		ck_assert_int_eq(http_session_acquire(&fx.t, ids[i], alice,
+		    &a[i]), HTTP_SESS_OK);
+	ck_assert_int_eq(http_session_create(&fx.t, alice, &s),
+	    HTTP_SESS_FULL);
+	(void)create(&fx, bob);
+	for (i = MCP_HTTP_MAX_SESSIONS - share; i < MCP_HTTP_MAX_SESSIONS; i++)
+		http_session_release(&fx.t, a[i]);
 	http_sessions_fini(&fx.t);
 }
 END_TEST
@@ -245,7 +298,8 @@ session_suite(void)
 	tcase_add_test(tc, calls_per_session_are_capped);
 	tcase_add_test(tc, idle_sessions_expire_with_their_workspace);
 	tcase_add_test(tc, a_session_with_a_call_in_flight_does_not_expire);
-	tcase_add_test(tc, the_session_cap_holds_until_one_expires);
+	tcase_add_test(tc, the_session_cap_holds_while_every_session_is_busy);
+	tcase_add_test(tc, each_principal_has_its_share);
 	tcase_add_test(tc, delete_ends_the_session_and_removes_its_workspace);
 	tcase_add_test(tc, a_workspace_outlives_delete_while_a_call_holds_it);
 	suite_add_tcase(s, tc);

@@ -59,6 +59,8 @@ END_TEST
 
 START_TEST(jsonrpc_rejects_bad_envelopes_with_exact_codes)
 {
+	struct rpc_msg *m;
+
 	decode_fails("{", MCP_ERR_PARSE, "{\"jsonrpc\":\"2.0\",\"id\":null,"
 	    "\"error\":{\"code\":-32700,\"message\":\"Parse error: not valid "
 	    "JSON\"}}");
@@ -72,6 +74,27 @@ START_TEST(jsonrpc_rejects_bad_envelopes_with_exact_codes)
 	    MCP_ERR_INVALID_REQUEST, "{\"jsonrpc\":\"2.0\",\"id\":null,"
 	    "\"error\":{\"code\":-32600,\"message\":\"Invalid Request: "
 	    "\\\"id\\\" must be a string or an integer\"}}");
+	/* the id is read first: a wrong "jsonrpc" still echoes it */
+	decode_fails("{\"id\":5,\"method\":\"a\"}", MCP_ERR_INVALID_REQUEST,
+	    "{\"jsonrpc\":\"2.0\",\"id\":5,\"error\":{\"code\":-32600,"
+	    "\"message\":\"Invalid Request: \\\"jsonrpc\\\" must be "
+	    "\\\"2.0\\\"\"}}");
+	/* ids json-c cannot give back as sent are refused, with id null */
+	decode_fails("{\"jsonrpc\":\"2.0\",\"id\":-9223372036854775808,"
+	    "\"method\":\"a\"}", MCP_ERR_INVALID_REQUEST, "{\"jsonrpc\":\"2.0\","
+	    "\"id\":null,\"error\":{\"code\":-32600,\"message\":\"Invalid "
+	    "Request: integer \\\"id\\\" must be within "
+	    "-9223372036854775807..18446744073709551614\"}}");
+	decode_fails("{\"jsonrpc\":\"2.0\",\"id\":\"\\udbff\",\"method\":\"a\"}",
+	    MCP_ERR_INVALID_REQUEST, "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":"
+	    "{\"code\":-32600,\"message\":\"Invalid Request: \\\"id\\\" has a "
+	    "lone surrogate escape (\\\\ud800-\\\\udfff), which cannot be "
+	    "echoed\"}}");
+	/* an escaped backslash before "ud800" is no escape: echoed */
+	m = decode_ok("{\"jsonrpc\":\"2.0\",\"id\":\"\\ufffd\",\"method\":\"a\","
+	    "\"params\":{\"x\":\"\\\\ud800\"}}");
+	ck_assert_str_eq(m->id_key, "s:\xef\xbf\xbd");
+	rpc_msg_free(m);
 	/* a notification with bad params is dropped silently */
 	decode_fails("{\"jsonrpc\":\"2.0\",\"method\":\"a\",\"params\":1}",
 	    MCP_ERR_INVALID_PARAMS, NULL);

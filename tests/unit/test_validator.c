@@ -11,7 +11,11 @@
 #include <check.h>
 #include <json-c/json.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "validator.h"
+#include "validator_impl.h"
 
 Suite *validator_suite(void);
 
@@ -571,6 +575,64 @@ START_TEST(pcre_only_pattern_syntax_fails_compile)
 }
 END_TEST
 
+/*
+ * A pattern ending in a lone \p or \P: the translation must not read past
+ * the pattern's NUL. The pattern sits at the very end of a page whose next
+ * page is inaccessible, so a read past it faults in any build.
+ */
+START_TEST(lone_property_escape_at_end_reads_nothing_past_it)
+{
+	static const char *pats[] = { "\\p", "a\\P", "\\p{", "[\\p" };
+	long pg = sysconf(_SC_PAGESIZE);
+	const char *bad;
+	char *mem, *at, *out;
+	size_t i, n;
+
+	for (i = 0; i < sizeof(pats) / sizeof(pats[0]); i++) {
+		mem = mmap(NULL, 2 * (size_t)pg, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		ck_assert_ptr_ne(mem, MAP_FAILED);
+		ck_assert_int_eq(mprotect(mem + pg, (size_t)pg, PROT_NONE), 0);
+		n = strlen(pats[i]) + 1;
+		at = mem + pg - n;
+		memcpy(at, pats[i], n);
+		out = sc_regex_translate(at, &bad);
+		ck_assert_ptr_nonnull(out);
+		ck_assert_str_eq(out, pats[i][0] == 'a' ? "a\\P" : pats[i]);
+		free(out);
+		(void)munmap(mem, 2 * (size_t)pg);
+	}
+	/* and the schema is refused, as PCRE2 refuses the escape */
+	compile_fails("{\"pattern\":\"a\\\\p\"}", "\"pattern\" is not a valid "
+	    "regular expression (malformed \\P or \\p sequence near offset 3) at /pattern");
+}
+END_TEST
+
+/*
+ * propertyNames over "a", a long name, then "": json-c 0.16's
+ * json_object_set_string() turns a string that moved to its own buffer
+ * back into an inline one when set to "", leaking the buffer and reading
+ * the pointer's bytes as the name. Every name here is allowed; each must
+ * be seen as itself.
+ */
+START_TEST(property_names_are_seen_exactly_in_any_order)
+{
+	const char *schema = "{\"propertyNames\":{\"enum\":[\"a\","
+	    "\"a_long_name_that_does_not_fit_in_place_0123456789\",\"\"]}}";
+
+	valid(schema, "{\"a\":1,\"a_long_name_that_does_not_fit_in_place_"
+	    "0123456789\":2,\"\":3}");
+	valid(schema, "{\"\":3,\"a_long_name_that_does_not_fit_in_place_"
+	    "0123456789\":2,\"a\":1}");
+	valid(schema, "{\"a_long_name_that_does_not_fit_in_place_0123456789"
+	    "\":2,\"\":3,\"a\":1}");
+	invalid(schema, "{\"a\":1,\"a_long_name_that_does_not_fit_in_place_"
+	    "0123456789\":2,\"b\":3}", "", "propertyNames",
+	    "arguments: property name \"b\" is not allowed: \"b\" is not one of the allowed values: "
+	    "\"a\", \"a_long_name_that_does_not_fit_in_place_0123456789\", \"\"");
+}
+END_TEST
+
 START_TEST(non_finite_numbers_have_no_type)
 {
 	invalid("{\"type\":\"number\"}", "NaN", "", "type",
@@ -654,6 +716,8 @@ validator_suite(void)
 	tcase_add_test(sem, ecma_regex_classes_are_ascii);
 	tcase_add_test(comp, pcre_only_pattern_syntax_fails_compile);
 	tcase_add_test(sem, non_finite_numbers_have_no_type);
+	tcase_add_test(comp, lone_property_escape_at_end_reads_nothing_past_it);
+	tcase_add_test(sem, property_names_are_seen_exactly_in_any_order);
 	tcase_add_test(sem, validate_without_error_struct);
 	tcase_add_test(sem, boolean_schemas);
 	tcase_add_test(sem, unevaluated_properties_sees_in_place_applicators);

@@ -4,8 +4,11 @@
  * arguments (absolute paths, "..", symlinks out, writes through symlinks,
  * FIFOs and devices), with the exact outcome.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "files.h"
@@ -250,6 +253,98 @@ START_TEST(write_file_overwrites_appends_and_create_refuses_existing)
 	r = th_call(&T, "read_file", "{\"path\":\"f\"}");
 	ck_assert_str_eq(th_text(r), "abcd");
 	json_object_put(r);
+}
+END_TEST
+
+/* Entries of the workspace root, "." and ".." not counted. */
+static int
+ws_entries(void)
+{
+	DIR *d = opendir(T.ws->path);
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)) != NULL)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+			n++;
+	(void)closedir(d);
+	return n;
+}
+
+static void
+expect_content(const char *rel, const char *want)
+{
+	char buf[64];
+	FILE *f = fopen(th_ws(&T, rel), "rbe");
+	size_t n;
+
+	ck_assert_ptr_nonnull(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	(void)fclose(f);
+	ck_assert_str_eq(buf, want);
+}
+
+/*
+ * A write that fails half-way (here the file size rlimit, as a full disk
+ * would) leaves the old file whole, creates nothing and leaves no
+ * temporary file behind, in every mode.
+ */
+START_TEST(write_file_that_fails_midway_loses_nothing)
+{
+	struct rlimit rl = { 4096, 4096 };
+	char args[16384];
+	struct stat st;
+	int n;
+
+	th_write(&T, "f", "old content", 11);
+	ck_assert_int_eq(chmod(th_ws(&T, "f"), 0640), 0);
+	(void)signal(SIGXFSZ, SIG_IGN);
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+	n = snprintf(args, sizeof(args), "{\"path\":\"f\",\"content\":\"");
+	memset(args + n, 'x', 8192);
+	(void)snprintf(args + n + 8192, sizeof(args) - (size_t)n - 8192, "\"}");
+	expect_error("write_file", args, "'f' is too large for this operation.");
+	expect_content("f", "old content");
+	ck_assert_int_eq(ws_entries(), 1);
+	(void)snprintf(args + n + 8192, sizeof(args) - (size_t)n - 8192,
+	    "\",\"mode\":\"append\"}");
+	expect_error("write_file", args, "'f' is too large for this operation.");
+	expect_content("f", "old content");
+	args[9] = 'g';	/* the path: {"path":"g", */
+	expect_error("write_file", args, "'g' is too large for this operation.");
+	ck_assert_int_eq(ws_entries(), 1);
+	(void)snprintf(args + n + 8192, sizeof(args) - (size_t)n - 8192,
+	    "\",\"mode\":\"create\"}");
+	expect_error("write_file", args, "'g' is too large for this operation.");
+	ck_assert_int_eq(ws_entries(), 1);
+	ck_assert_int_eq(stat(th_ws(&T, "f"), &st), 0);
+	ck_assert_int_eq(st.st_mode & 07777, 0640);
+}
+END_TEST
+
+/* An overwrite replaces the file whole and keeps its mode; a hard link to
+ * the old file keeps the old content (the new one is a new inode). */
+START_TEST(write_file_overwrite_keeps_mode_and_replaces_whole)
+{
+	struct json_object *r;
+	struct stat st;
+	char old[PATH_MAX];
+
+	th_write(&T, "f", "old content", 11);
+	ck_assert_int_eq(chmod(th_ws(&T, "f"), 0751), 0);
+	(void)snprintf(old, sizeof(old), "%s", th_ws(&T, "f"));
+	ck_assert_int_eq(link(old, th_ws(&T, "hard")), 0);
+	r = th_call(&T, "write_file", "{\"path\":\"f\",\"content\":\"new\"}");
+	ck_assert_msg(!th_is_error(r), "%s", th_text(r));
+	json_object_put(r);
+	expect_content("f", "new");
+	expect_content("hard", "old content");
+	ck_assert_int_eq(stat(th_ws(&T, "f"), &st), 0);
+	ck_assert_int_eq(st.st_mode & 07777, 0751);
+	ck_assert_int_eq(st.st_nlink, 1);
+	ck_assert_int_eq(ws_entries(), 2);
 }
 END_TEST
 
@@ -541,6 +636,8 @@ files_suite(void)
 	tcase_add_test(tc, write_file_creates_and_then_reads_back);
 	tcase_add_test(tc, write_file_overwrites_appends_and_create_refuses_existing);
 	tcase_add_test(tc, write_file_decodes_base64);
+	tcase_add_test(tc, write_file_that_fails_midway_loses_nothing);
+	tcase_add_test(tc, write_file_overwrite_keeps_mode_and_replaces_whole);
 	tcase_add_test(tc, write_file_refuses_to_write_through_a_symlink);
 	tcase_add_test(tc, write_file_refuses_escapes_and_fifos);
 	tcase_add_test(tc, write_file_creates_parent_directories_on_request);

@@ -5,12 +5,14 @@
  * user's workspace is kept.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <check.h>
@@ -124,6 +126,196 @@ START_TEST(user_workspace_is_kept)
 }
 END_TEST
 
+/* Our name parts: boot id prefix, pid namespace inode, start time. */
+static void
+ids(char boot[9], unsigned long long *pidns, unsigned long long *start)
+{
+	char buf[1100], *p;
+	struct stat st;
+	FILE *f;
+	int i;
+
+	f = fopen("/proc/sys/kernel/random/boot_id", "re");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fscanf(f, "%8s", boot), 1);
+	(void)fclose(f);
+	ck_assert_int_eq(stat("/proc/self/ns/pid", &st), 0);
+	*pidns = (unsigned long long)st.st_ino;
+	f = fopen("/proc/self/stat", "re");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(buf, sizeof(buf), f));
+	(void)fclose(f);
+	p = strrchr(buf, ')');
+	for (i = 2; i < 22; i++)
+		p = strchr(p + 1, ' ');
+	ck_assert_int_eq(sscanf(p + 1, "%llu", start), 1);
+}
+
+static void
+mk(const char *base, const char *name)
+{
+	char path[PATH_MAX], f[PATH_MAX + 8];
+	FILE *fp;
+
+	(void)snprintf(path, sizeof(path), "%s/%s", base, name);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	(void)snprintf(f, sizeof(f), "%s/file", path);
+	fp = fopen(f, "we");
+	ck_assert_ptr_nonnull(fp);
+	(void)fclose(fp);
+}
+
+static bool
+there(const char *base, const char *name)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	(void)snprintf(path, sizeof(path), "%s/%s", base, name);
+	return lstat(path, &st) == 0;
+}
+
+/*
+ * workspace_reap_dead removes only what our naming and ownership prove is
+ * a dead server's workspace, as an attacker sharing TMPDIR would have it
+ * try otherwise: a symlink named like a dead one, a file, a directory of
+ * another owner, another pid namespace, a live server, the old naming.
+ */
+START_TEST(reap_removes_only_provably_dead_servers_workspaces)
+{
+	char base[] = "/tmp/tools-ws-reap-XXXXXX", boot[9], other[9];
+	char n[16][160], outside[PATH_MAX], link_at[PATH_MAX + 200];
+	unsigned long long pidns, start;
+	struct stat st;
+	pid_t dead;
+	int i;
+
+	ck_assert_ptr_nonnull(mkdtemp(base));
+	ids(boot, &pidns, &start);
+	if ((dead = fork()) == 0)
+		_exit(0);
+	ck_assert_int_eq(waitpid(dead, NULL, 0), dead);
+	(void)snprintf(other, sizeof(other), "%08x",
+	    (unsigned)strtoul(boot, NULL, 16) ^ 1u);
+	/* removed: a dead pid; a reused pid (our pid, another start time);
+	 * another boot */
+	(void)snprintf(n[0], sizeof(n[0]), "mcp-sandbox-%s-%llu-%d-%llu-aB3dE9",
+	    boot, pidns, (int)dead, start);
+	(void)snprintf(n[1], sizeof(n[1]), "mcp-sandbox-%s-%llu-%d-%llu-aB3dE9",
+	    boot, pidns, (int)getpid(), start + 1);
+	(void)snprintf(n[2], sizeof(n[2]), "mcp-sandbox-%s-%llu-%d-%llu-aB3dE9",
+	    other, pidns, (int)getpid(), start);
+	/* kept: ourselves; another pid namespace; the old naming; a near
+	 * miss of the pattern; a symlink and a file named like dead ones */
+	(void)snprintf(n[3], sizeof(n[3]), "mcp-sandbox-%s-%llu-%d-%llu-aB3dE9",
+	    boot, pidns, (int)getpid(), start);
+	(void)snprintf(n[4], sizeof(n[4]), "mcp-sandbox-%s-%llu-%d-%llu-aB3dE9",
+	    boot, pidns + 1, (int)dead, start);
+	(void)snprintf(n[5], sizeof(n[5]), "mcp-sandbox-aB3dE9");
+	(void)snprintf(n[6], sizeof(n[6]), "mcp-sandbox-%s-%llu-%d-%llu-aB3dE9x",
+	    boot, pidns, (int)dead, start);
+	(void)snprintf(n[7], sizeof(n[7]), "mcp-sandbox-%s-%llu-%d-%llu-aB3dE8",
+	    boot, pidns, (int)dead, start);
+	(void)snprintf(n[8], sizeof(n[8]), "mcp-sandbox-%s-%llu-%d-%llu-aB3dE7",
+	    boot, pidns, (int)dead, start);
+	for (i = 0; i <= 6; i++)
+		mk(base, n[i]);
+	(void)snprintf(outside, sizeof(outside), "%s.outside", base);
+	ck_assert_int_eq(mkdir(outside, 0700), 0);
+	(void)snprintf(link_at, sizeof(link_at), "%s/%s", base, n[7]);
+	ck_assert_int_eq(symlink(outside, link_at), 0);
+	(void)snprintf(link_at, sizeof(link_at), "%s/%s", base, n[8]);
+	ck_assert_int_eq(close(open(link_at, O_CREAT | O_WRONLY | O_CLOEXEC,
+	    0600)), 0);
+	/* a symlink inside a dead one is removed, never followed */
+	(void)snprintf(link_at, sizeof(link_at), "%s/%s/out", base, n[0]);
+	ck_assert_int_eq(symlink(outside, link_at), 0);
+
+	ck_assert_int_eq(workspace_reap_dead(base), 3);
+	for (i = 0; i <= 2; i++)
+		ck_assert_msg(!there(base, n[i]), "%s was kept", n[i]);
+	for (i = 3; i <= 8; i++)
+		ck_assert_msg(there(base, n[i]), "%s was removed", n[i]);
+	ck_assert_int_eq(stat(outside, &st), 0);
+	/* of another owner: kept (as root we can make one) */
+	if (geteuid() == 0) {
+		mk(base, n[0]);
+		(void)snprintf(link_at, sizeof(link_at), "%s/%s", base, n[0]);
+		ck_assert_int_eq(chown(link_at, 12345, 12345), 0);
+		ck_assert_int_eq(workspace_reap_dead(base), 0);
+		ck_assert(there(base, n[0]));
+	}
+	ck_assert_int_eq(workspace_remove_tree(base), 0);
+	ck_assert_int_eq(rmdir(outside), 0);
+}
+END_TEST
+
+/*
+ * The same as an unprivileged server (uid 65534) in a shared, sticky
+ * TMPDIR: it reaps its own uid's dead servers' parents and never root's,
+ * though they are named exactly as its own would be.
+ */
+START_TEST(reap_as_an_unprivileged_server_keeps_others)
+{
+	char base[] = "/tmp/tools-ws-reap-unpriv-XXXXXX", boot[9];
+	char mine[160], roots[160], path[PATH_MAX + 200];
+	unsigned long long pidns, start;
+	pid_t dead, kid;
+	int status;
+
+	if (geteuid() != 0)
+		return;		/* needs root to become 65534 and to chown */
+	ck_assert_ptr_nonnull(mkdtemp(base));
+	ck_assert_int_eq(chmod(base, 01777), 0);
+	ids(boot, &pidns, &start);
+	if ((dead = fork()) == 0)
+		_exit(0);
+	ck_assert_int_eq(waitpid(dead, NULL, 0), dead);
+	(void)snprintf(mine, sizeof(mine), "mcp-sandbox-%s-%llu-%d-%llu-aB3dE9",
+	    boot, pidns, (int)dead, start);
+	(void)snprintf(roots, sizeof(roots), "mcp-sandbox-%s-%llu-%d-%llu-zZ9yY8",
+	    boot, pidns, (int)dead, start);
+	mk(base, mine);
+	mk(base, roots);
+	(void)snprintf(path, sizeof(path), "%s/%s", base, mine);
+	ck_assert_int_eq(chown(path, 65534, 65534), 0);
+	(void)snprintf(path, sizeof(path), "%s/%s/file", base, mine);
+	ck_assert_int_eq(chown(path, 65534, 65534), 0);
+	if ((kid = fork()) == 0) {
+		if (setgid(65534) != 0 || setuid(65534) != 0)
+			_exit(2);
+		_exit(workspace_reap_dead(base) == 1 ? 0 : 1);
+	}
+	ck_assert_int_eq(waitpid(kid, &status, 0), kid);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+	ck_assert(!there(base, mine));
+	ck_assert(there(base, roots));
+	ck_assert_int_eq(workspace_remove_tree(base), 0);
+}
+END_TEST
+
+/* The private parent of fresh workspaces is named after its server, so
+ * that a later one can judge. */
+START_TEST(the_parent_names_its_server)
+{
+	struct workspace *ws = fresh();
+	char boot[9], want[160];
+	unsigned long long pidns, start;
+	const char *parent = workspace_parent(), *name;
+
+	ck_assert_ptr_nonnull(parent);
+	name = strrchr(parent, '/') + 1;
+	ids(boot, &pidns, &start);
+	(void)snprintf(want, sizeof(want), "mcp-sandbox-%s-%llu-%d-%llu-",
+	    boot, pidns, (int)getpid(), start);
+	ck_assert_msg(strncmp(name, want, strlen(want)) == 0, "%s", name);
+	ck_assert_uint_eq(strlen(name), strlen(want) + 6);
+	ck_assert_int_eq(strncmp(ws->path, parent, strlen(parent)), 0);
+	workspace_free(ws);
+}
+END_TEST
+
 static Suite *
 workspace_suite(void)
 {
@@ -134,6 +326,9 @@ workspace_suite(void)
 	tcase_add_test(tc, removal_never_follows_symlinks_out);
 	tcase_add_test(tc, removal_copes_with_locked_and_deep_trees);
 	tcase_add_test(tc, user_workspace_is_kept);
+	tcase_add_test(tc, reap_removes_only_provably_dead_servers_workspaces);
+	tcase_add_test(tc, the_parent_names_its_server);
+	tcase_add_test(tc, reap_as_an_unprivileged_server_keeps_others);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,387 @@
+"""Many clients, one server: what the HTTP transport owes each principal
+and each client when others misbehave (issue 11). Each principal's
+stateless calls have their own workspace; each principal has a share of
+the sessions; slow headers have a deadline from accept that bytes do not
+extend, and one address a cap on its connections; SIGTERM lets requests
+in flight finish within a grace period; a client that half-closes after
+its request still gets its answer.
+
+usage: test_tenancy.py MCP_SANDBOX_BIN [unittest args]"""
+import json
+import os
+import signal
+import socket
+import sys
+import tempfile
+import time
+import unittest
+
+from http_client import (ACCEPT_BOTH, Conn, Server, _read_response,
+                         initialize_body, modern_headers, modern_meta)
+
+BIN = None
+
+# server/http_limits.h
+MAX_SESSIONS = 64
+HEADER_DEADLINE_S = 10
+IDLE_TIMEOUT_S = 60
+MAX_CONN_PER_ADDR = 128
+SHUTDOWN_GRACE_S = 10
+SHUTDOWN_ABORT_S = 5
+
+POLL_ATTEMPTS = 400
+POLL_PAUSE_S = 0.025
+
+TOKEN_A = "a" * 40
+TOKEN_B = "b" * 40
+
+
+def poll_until(fn):
+    for _ in range(POLL_ATTEMPTS):
+        if fn():
+            return True
+        time.sleep(POLL_PAUSE_S)
+    return False
+
+
+def bearer(tok):
+    return {"Authorization": "Bearer " + tok}
+
+
+def raw_post(port, body, headers):
+    head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % port
+    head += "Content-Type: application/json\r\nAccept: %s\r\n" % ACCEPT_BOTH
+    head += "".join("%s: %s\r\n" % kv for kv in headers.items())
+    head += "Content-Length: %d\r\n\r\n" % len(body)
+    return head.encode() + body
+
+
+def stateless(srv, rid, name, args, tok=None, meta=None):
+    h = modern_headers("tools/call", name)
+    if tok:
+        h.update(bearer(tok))
+    return srv.post({"jsonrpc": "2.0", "id": rid, "method": "tools/call",
+                     "params": {"name": name, "arguments": args,
+                                "_meta": meta or modern_meta()}}, h)
+
+
+def conn_from(port, src):
+    """A connection from source address src (any of 127.0.0.0/8)."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.settimeout(30)
+    s.bind((src, 0))
+    s.connect(("127.0.0.1", port))
+    return s
+
+
+def closed_by_peer(s, timeout):
+    """Whether the peer closed s (EOF or reset) within timeout seconds."""
+    s.settimeout(timeout)
+    try:
+        return s.recv(1) == b""
+    except ConnectionResetError:
+        return True
+    except socket.timeout:
+        return False
+
+
+class Tenancy(unittest.TestCase):
+    """Two tokens: two principals that share nothing."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tokens = tempfile.NamedTemporaryFile("w", delete=False)
+        cls.tokens.write("%s\n%s\n" % (TOKEN_A, TOKEN_B))
+        cls.tokens.close()
+        cls.srv = Server(BIN, "--token-file", cls.tokens.name)
+
+    @classmethod
+    def tearDownClass(cls):
+        assert cls.srv.stop() == 0
+        os.unlink(cls.tokens.name)
+
+    def test_stateless_workspaces_are_per_principal(self):
+        r = stateless(self.srv, 1, "write_file",
+                      {"path": "secret.txt", "content": "of A"}, TOKEN_A)
+        self.assertFalse(r.json()["result"].get("isError"), r.body)
+        # B sees nothing of it, reads nothing of it, cannot overwrite it
+        r = stateless(self.srv, 2, "list_directory", {"path": "."}, TOKEN_B)
+        self.assertNotIn("secret.txt", r.body.decode())
+        r = stateless(self.srv, 3, "read_file", {"path": "secret.txt"},
+                      TOKEN_B)
+        self.assertTrue(r.json()["result"]["isError"])
+        self.assertIn("does not exist", r.body.decode())
+        r = stateless(self.srv, 4, "write_file",
+                      {"path": "secret.txt", "content": "of B"}, TOKEN_B)
+        self.assertFalse(r.json()["result"].get("isError"), r.body)
+        # A's file is still A's, in A's next stateless call
+        r = stateless(self.srv, 5, "read_file", {"path": "secret.txt"},
+                      TOKEN_A)
+        self.assertEqual(r.json()["result"]["content"][0]["text"], "of A")
+        r = stateless(self.srv, 6, "read_file", {"path": "secret.txt"},
+                      TOKEN_B)
+        self.assertEqual(r.json()["result"]["content"][0]["text"], "of B")
+
+    def test_a_principal_at_its_share_loses_only_its_own_oldest(self):
+        share = MAX_SESSIONS // 2
+        b_sid = self.initialize(TOKEN_B)
+        a_sids = [self.initialize(TOKEN_A) for _ in range(MAX_SESSIONS)]
+        # every one of A's succeeded; the oldest went to make room
+        alive = [s for s in a_sids if self.ping(s, TOKEN_A) == 200]
+        self.assertEqual(alive, a_sids[-share:])
+        # B's session survived and B can still start more
+        self.assertEqual(self.ping(b_sid, TOKEN_B), 200)
+        self.initialize(TOKEN_B)
+        self.assertEqual(self.srv.metric(
+            'mcp_sessions_total{event="evicted"}', bearer(TOKEN_A)),
+            MAX_SESSIONS - share)
+        for s in alive:
+            self.delete(s, TOKEN_A)
+
+    def initialize(self, tok):
+        r = self.srv.post(initialize_body(), bearer(tok))
+        self.assertEqual(r.status, 200, r.body)
+        return r.header("Mcp-Session-Id")
+
+    def ping(self, sid, tok):
+        h = {"Mcp-Session-Id": sid}
+        h.update(bearer(tok))
+        return self.srv.post({"jsonrpc": "2.0", "id": 9, "method": "ping"},
+                             h).status
+
+    def delete(self, sid, tok):
+        c = self.srv.conn()
+        h = {"Mcp-Session-Id": sid}
+        h.update(bearer(tok))
+        c.request("DELETE", "/mcp", None, h)
+        c.close()
+
+
+class SlowClients(unittest.TestCase):
+    """Slow headers and one address's many connections."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.srv = Server(BIN)
+
+    @classmethod
+    def tearDownClass(cls):
+        assert cls.srv.stop() == 0
+
+    def test_header_deadline_runs_from_accept_whatever_arrives(self):
+        before = self.srv.metric(
+            'mcp_http_rejected_total{reason="header_deadline"}')
+        s = conn_from(self.srv.port, "127.0.0.1")
+        start = time.monotonic()
+        s.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        closed = False
+        # one header byte a second: each would reset an idle timeout
+        while time.monotonic() - start < IDLE_TIMEOUT_S:
+            try:
+                s.sendall(b"X")
+            except (BrokenPipeError, ConnectionResetError):
+                closed = True
+                break
+            if closed_by_peer(s, 1.0):
+                closed = True
+                break
+        elapsed = time.monotonic() - start
+        s.close()
+        self.assertTrue(closed, "the trickling client kept its connection")
+        self.assertGreaterEqual(elapsed, HEADER_DEADLINE_S - 1)
+        self.assertEqual(self.srv.metric(
+            'mcp_http_rejected_total{reason="header_deadline"}'), before + 1)
+        # and an honest request is served as ever
+        self.assertEqual(self.srv.get("/healthz").status, 200)
+
+    def test_one_address_cannot_take_every_connection(self):
+        held = []
+        before = self.srv.metric(
+            'mcp_http_rejected_total{reason="address_connections"}')
+        try:
+            # each sends one request and stays open (keep-alive): its next
+            # headers are due 60 s later, so the header deadline cannot
+            # close any of them while the test runs
+            for _ in range(MAX_CONN_PER_ADDR):
+                c = conn_from(self.srv.port, "127.0.0.7")
+                c.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                held.append(c)
+            for c in held:
+                self.assertEqual(_read_response(c.makefile("rb")).status,
+                                 200)
+            # the server has seen them all: one more from there is closed
+            self.assertTrue(poll_until(lambda: self.srv.metric(
+                "mcp_http_connections") >= MAX_CONN_PER_ADDR))
+            extra = conn_from(self.srv.port, "127.0.0.7")
+            self.assertTrue(closed_by_peer(extra, 10))
+            extra.close()
+            self.assertEqual(self.srv.metric(
+                'mcp_http_rejected_total{reason="address_connections"}'),
+                before + 1)
+            # another address is served while that one is at its cap
+            self.assertEqual(self.srv.get("/healthz").status, 200)
+        finally:
+            for s in held:
+                s.close()
+        self.assertTrue(poll_until(lambda: self.srv.metric(
+            "mcp_http_connections") <= 1))
+
+
+class HalfClose(unittest.TestCase):
+    """A client that half-closes after its request still reads."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.srv = Server(BIN)
+
+    @classmethod
+    def tearDownClass(cls):
+        assert cls.srv.stop() == 0
+
+    def half_closed_exchange(self, body, headers):
+        c = Conn(self.srv.port)
+        try:
+            c.send_raw(raw_post(self.srv.port, json.dumps(body).encode(),
+                                headers))
+            c.sock.shutdown(socket.SHUT_WR)
+            return _read_response(c.f)
+        finally:
+            c.close()
+
+    def result_of(self, r):
+        if r.header("Content-Type") == "text/event-stream":
+            ev = r.events()
+            self.assertEqual(len(ev), 1, ev)
+            return ev[0]
+        return r.json()
+
+    def test_stateless_long_call_answers_a_half_closed_client(self):
+        body = {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                "params": {"name": "test_tool_with_progress",
+                           "_meta": modern_meta()}}
+        r = self.half_closed_exchange(
+            body, modern_headers("tools/call", "test_tool_with_progress"))
+        self.assertEqual(r.status, 200)
+        m = self.result_of(r)
+        self.assertEqual(m["id"], 7)
+        self.assertIn("result", m)
+
+    def test_stateless_sandboxed_call_answers_a_half_closed_client(self):
+        body = {"jsonrpc": "2.0", "id": 8, "method": "tools/call",
+                "params": {"name": "run_code",
+                           "arguments": {"language": "python3",
+                                         "code": "import time\n"
+                                         "time.sleep(0.3)\nprint('done')\n"},
+                           "_meta": modern_meta()}}
+        r = self.half_closed_exchange(
+            body, modern_headers("tools/call", "run_code"))
+        self.assertEqual(r.status, 200)
+        m = self.result_of(r)
+        self.assertEqual(m["id"], 8)
+        res = m["result"]
+        if res.get("isError") and "sandbox" in res["content"][0]["text"]:
+            self.skipTest("no sandbox here")
+        self.assertEqual(res["structuredContent"]["stdout"], "done\n")
+
+    def test_quick_calls_answer_half_closed_clients_in_both_eras(self):
+        r = self.half_closed_exchange(
+            {"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+             "params": {"name": "calculate", "arguments": {"expression": "6*7"},
+                        "_meta": modern_meta()}},
+            modern_headers("tools/call", "calculate"))
+        self.assertEqual(self.result_of(r)["result"]["structuredContent"]
+                         ["value"], "42")
+        r = self.half_closed_exchange(initialize_body(), {})
+        self.assertEqual(r.status, 200)
+        self.assertEqual(r.json()["id"], 1)
+
+    def test_a_closed_client_still_cancels_its_stateless_call(self):
+        before = self.srv.metric(
+            'mcp_http_streams_closed_total{cancelled="true"}')
+        body = {"jsonrpc": "2.0", "id": 10, "method": "tools/call",
+                "params": {"name": "test_wait_cancel",
+                           "_meta": modern_meta()}}
+        c = Conn(self.srv.port)
+        c.send_raw(raw_post(self.srv.port, json.dumps(body).encode(),
+                            modern_headers("tools/call", "test_wait_cancel")))
+        c.close()
+        self.assertTrue(poll_until(lambda: self.srv.metric(
+            'mcp_http_streams_closed_total{cancelled="true"}') ==
+            before + 1), "the call of a closed client was not cancelled")
+
+
+class Shutdown(unittest.TestCase):
+    """SIGTERM: stop accepting, let requests in flight finish."""
+
+    def test_sigterm_lets_calls_finish_then_answers_the_rest(self):
+        srv = Server(BIN)
+        quick = {"jsonrpc": "2.0", "id": 21, "method": "tools/call",
+                 "params": {"name": "test_tool_with_progress",
+                            "_meta": modern_meta(progressToken=1)}}
+        held = {"jsonrpc": "2.0", "id": 22, "method": "tools/call",
+                "params": {"name": "test_wait_cancel",
+                           "_meta": modern_meta(progressToken=2)}}
+        c1, c2 = Conn(srv.port), Conn(srv.port)
+        idle = Conn(srv.port)   # keep-alive, between requests
+        try:
+            self.assertEqual(idle.request("GET", "/healthz").status, 200)
+            for c, body in ((c1, quick), (c2, held)):
+                c.send_raw(raw_post(srv.port, json.dumps(body).encode(),
+                                    modern_headers("tools/call",
+                                                   body["params"]["name"])))
+                self.assertTrue(c.f.readline().startswith(b"HTTP/1.1 200"))
+                while b"notifications/progress" not in c.f.readline():
+                    pass
+            t0 = time.monotonic()
+            srv.proc.send_signal(signal.SIGTERM)
+            # the listening socket closes: no new connection
+            self.assertTrue(poll_until(lambda: refused(srv.port)))
+            # a new request on an open connection (the held call keeps
+            # the grace period going): 503, and the connection closes
+            r = idle.request("GET", "/healthz")
+            self.assertEqual(r.status, 503)
+            self.assertEqual(r.header("Connection"), "close")
+            # the call that can finish does, with its result
+            m = last_event(c1)
+            self.assertEqual(m["id"], 21)
+            self.assertIn("result", m)
+            # the one that cannot is stopped after the grace period and
+            # still answers: the fixture says "cancelled" once its cancel
+            # handle fires, as a sandboxed run answers for its killed run
+            m = last_event(c2)
+            waited = time.monotonic() - t0
+            self.assertEqual(m["id"], 22)
+            self.assertEqual(m["result"]["content"][0]["text"], "cancelled")
+            self.assertGreaterEqual(waited, SHUTDOWN_GRACE_S - 1)
+            self.assertEqual(srv.proc.wait(SHUTDOWN_ABORT_S + 10), 0)
+        finally:
+            rc = srv.stop()
+            for c in (c1, c2, idle):
+                c.close()
+        self.assertEqual(rc, 0)
+
+
+def last_event(c):
+    """The last SSE message on c, read to the end of the stream."""
+    rest = b""
+    while True:
+        line = c.f.readline()
+        if not line or line == b"0\r\n":
+            break
+        rest += line
+    msgs = [json.loads(l[6:]) for l in rest.split(b"\n")
+            if l.startswith(b"data: ")]
+    return msgs[-1]
+
+
+def refused(port):
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        return False
+    except ConnectionRefusedError:
+        return True
+
+
+if __name__ == "__main__":
+    BIN = sys.argv.pop(1)
+    unittest.main(verbosity=2)
