@@ -26,6 +26,7 @@
 #include "sbcall.h"
 #include "toolargs.h"
 #include "workspace.h"
+#include "workspace_files.h"
 
 #define SKILL_COPY_MAX_BYTES	(64u << 20)	/* scripts and docs, not data */
 #define SKILL_COPY_MAX_ENTRIES	10000	/* files and folders copied */
@@ -304,6 +305,7 @@ tool_run_skill_script(const struct tool_call *call,
 	const char *bad;
 	struct json_object *r = NULL;
 	struct sb_result res;
+	struct wsf_scan before;
 	struct sbcall c;
 	char *copy = NULL, path[PATH_MAX];
 	const char **argv = NULL, *head[3];
@@ -313,6 +315,7 @@ tool_run_skill_script(const struct tool_call *call,
 
 	memset(&res, 0, sizeof(res));
 	memset(&c, 0, sizeof(c));
+	memset(&before, 0, sizeof(before));
 	if ((bad = render_nul_key(args, nul_free)) != NULL) {
 		r = render_nul_refusal(call->audit, bad);
 		goto out;
@@ -355,11 +358,14 @@ tool_run_skill_script(const struct tool_call *call,
 	c.workspace_writable = true;	/* the copy is thrown away */
 	c.prog_binds = lang->binds;
 	c.what = "the script";
+	c.files_before = &before;
 	if ((st = sbcall_run(call, &c, &res, &r)) != MCP_OK)
 		goto out;
-	if (r == NULL)
-		r = skill_result(&res, c.timeout_ms, call->audit);
+	if (r == NULL && (r = skill_result(&res, c.timeout_ms,
+	    call->audit)) != NULL)
+		st = sbcall_report_files(call, &c, r);
  out:
+	wsf_scan_free(&before);
 	if (copy != NULL)
 		(void)workspace_remove_tree(copy);
 	free(copy);
