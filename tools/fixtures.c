@@ -6,6 +6,8 @@
  */
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "fixtures.h"
 #include "sandbox.h"
@@ -344,4 +346,109 @@ fixture_json_schema_2020_12(const struct tool_call *call,
 	    JSON_C_TO_STRING_PLAIN));
 	b[0] = text_block(text);
 	return result_of(b, 1, ret_result);
+}
+
+/* ---- resources ---- */
+
+#define FIXTURE_TEXT_URI	"test://static-text"
+#define FIXTURE_BINARY_URI	"test://static-binary"
+#define FIXTURE_WATCHED_URI	"test://watched-resource"
+#define FIXTURE_TEMPLATE	"test://template/{id}/data"
+#define FIXTURE_TEMPLATE_HEAD	"test://template/"
+#define FIXTURE_TEMPLATE_TAIL	"/data"
+/* Bytes of the {id} a template read accepts (the scenario sends "123"). */
+#define FIXTURE_ID_MAX		64
+
+static const char fixture_text[] =
+    "This is the content of the static text resource.";
+static const char fixture_watched[] = "The watched resource.";
+
+static struct json_object *
+resource(const char *uri, const char *name, const char *desc,
+    const char *type)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "uri", json_object_new_string(uri));
+	json_object_object_add(o, "name", json_object_new_string(name));
+	json_object_object_add(o, "description", json_object_new_string(desc));
+	json_object_object_add(o, "mimeType", json_object_new_string(type));
+	return o;
+}
+
+void
+fixture_resources_list(struct json_object *arr)
+{
+	json_object_array_add(arr, resource(FIXTURE_TEXT_URI, "static-text",
+	    "Conformance fixture: a fixed text resource.", "text/plain"));
+	json_object_array_add(arr, resource(FIXTURE_BINARY_URI,
+	    "static-binary", "Conformance fixture: a fixed PNG.",
+	    "image/png"));
+	json_object_array_add(arr, resource(FIXTURE_WATCHED_URI,
+	    "watched-resource", "Conformance fixture: a subscribable "
+	    "resource.", "text/plain"));
+}
+
+void
+fixture_resource_templates(struct json_object *arr)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "uriTemplate",
+	    json_object_new_string(FIXTURE_TEMPLATE));
+	json_object_object_add(o, "name", json_object_new_string("template"));
+	json_object_object_add(o, "description", json_object_new_string(
+	    "Conformance fixture: JSON data for any id."));
+	json_object_object_add(o, "mimeType",
+	    json_object_new_string("application/json"));
+	json_object_array_add(arr, o);
+}
+
+static struct json_object *
+contents(const char *uri, const char *type, const char *key, const char *v)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "uri", json_object_new_string(uri));
+	json_object_object_add(o, "mimeType", json_object_new_string(type));
+	json_object_object_add(o, key, json_object_new_string(v));
+	return o;
+}
+
+int
+fixture_resource_read(const char *uri, struct json_object **ret)
+{
+	struct json_object *d;
+	size_t hl = sizeof(FIXTURE_TEMPLATE_HEAD) - 1, tl, n, i;
+	char id[FIXTURE_ID_MAX + 1], text[FIXTURE_ID_MAX + 16];
+
+	if (strcmp(uri, FIXTURE_TEXT_URI) == 0)
+		*ret = contents(uri, "text/plain", "text", fixture_text);
+	else if (strcmp(uri, FIXTURE_BINARY_URI) == 0)
+		*ret = contents(uri, "image/png", "blob", fixture_png);
+	else if (strcmp(uri, FIXTURE_WATCHED_URI) == 0)
+		*ret = contents(uri, "text/plain", "text", fixture_watched);
+	else {
+		n = strlen(uri);
+		tl = sizeof(FIXTURE_TEMPLATE_TAIL) - 1;
+		if (n <= hl + tl || n - hl - tl > FIXTURE_ID_MAX ||
+		    strncmp(uri, FIXTURE_TEMPLATE_HEAD, hl) != 0 ||
+		    strcmp(uri + n - tl, FIXTURE_TEMPLATE_TAIL) != 0)
+			return 0;
+		memcpy(id, uri + hl, n - hl - tl);
+		id[n - hl - tl] = '\0';
+		for (i = 0; id[i] != '\0'; i++)
+			if (strchr("/?#%", id[i]) != NULL)
+				return 0;	/* one path segment, no escapes */
+		d = json_object_new_object();
+		json_object_object_add(d, "id", json_object_new_string(id));
+		json_object_object_add(d, "templateTest",
+		    json_object_new_boolean(1));
+		(void)snprintf(text, sizeof(text), "Data for ID: %s", id);
+		json_object_object_add(d, "data", json_object_new_string(text));
+		*ret = contents(uri, "application/json", "text",
+		    json_object_to_json_string_ext(d, JSON_C_TO_STRING_PLAIN));
+		json_object_put(d);
+	}
+	return *ret != NULL ? 1 : -1;
 }

@@ -91,7 +91,7 @@ tool_run_command(const struct tool_call *call,
 		goto out;
 	if (r == NULL && (r = render_run_result(&res, "the command", c.timeout_ms,
 	    call->audit)) != NULL)
-		st = sbcall_report_files(call, &c, r);
+		st = sbcall_report_files(call, &c, true, r);
  out:
 	wsf_scan_free(&before);
 	free(argv);

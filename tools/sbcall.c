@@ -370,14 +370,15 @@ sbcall_run(const struct tool_call *call, const struct sbcall *c,
 
 enum mcp_err
 sbcall_report_files(const struct tool_call *call, const struct sbcall *c,
-    struct json_object *r)
+    bool always, struct json_object *r)
 {
 	if (c->files_before == NULL || r == NULL)
 		return MCP_OK;
 	if (c->workspace_host != NULL)
-		return wsf_report(c->workspace_host, c->files_before, NULL, r);
+		return wsf_report(c->workspace_host, c->files_before, NULL,
+		    always, r);
 	return wsf_report(call->workspace, c->files_before, FILES_URI_PREFIX,
-	    r);
+	    always, r);
 }
 
 const char **

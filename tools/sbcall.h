@@ -110,10 +110,12 @@ void sbcall_common_args(const struct tool_call *call,
 /*
  * Adds the files the run of c created or changed to its result r
  * (workspace_files.h): with links for the workspace, without for a
- * directory of c's own (a skill's copy, gone after the call).
+ * directory of c's own (a skill's copy, gone after the call). always:
+ * structuredContent gets files and files_omitted even when none changed
+ * (false for a skill script's own JSON object, which keeps its shape then).
  */
 enum mcp_err sbcall_report_files(const struct tool_call *call,
-    const struct sbcall *c, struct json_object *r);
+    const struct sbcall *c, bool always, struct json_object *r);
 
 /*
  * A handler's last step: st if it failed, else the result r (NULL means

@@ -366,8 +366,8 @@ add_image(int root, struct item *it, const char *uri_prefix,
 	return MCP_OK;
 }
 
-static const char *
-sniff(int root, const struct wsf_entry *e)
+const char *
+wsf_sniff_entry(int root, const struct wsf_entry *e)
 {
 	unsigned char buf[WSF_SNIFF_BYTES];
 	ssize_t n;
@@ -382,7 +382,7 @@ sniff(int root, const struct wsf_entry *e)
 
 enum mcp_err
 wsf_report(const char *dir, const struct wsf_scan *before,
-    const char *uri_prefix, struct json_object *r)
+    const char *uri_prefix, bool always, struct json_object *r)
 {
 	struct wsf_scan after;
 	struct json_object *content, *sc = NULL, *files = NULL, *o, *v;
@@ -408,7 +408,8 @@ wsf_report(const char *dir, const struct wsf_scan *before,
 	for (i = 0; i < after.n; i++)
 		if (changed(before, &after.e[i]))
 			items[n++].e = &after.e[i];
-	add_sc = json_object_object_get_ex(r, "structuredContent", &sc) &&
+	add_sc = (always || n > 0) &&
+	    json_object_object_get_ex(r, "structuredContent", &sc) &&
 	    json_object_is_type(sc, json_type_object) &&
 	    !json_object_object_get_ex(sc, "files", NULL) &&
 	    !json_object_object_get_ex(sc, "files_omitted", NULL);
@@ -418,7 +419,7 @@ wsf_report(const char *dir, const struct wsf_scan *before,
 	}
 	listed = n < WSF_MAX_LISTED ? n : WSF_MAX_LISTED;
 	for (i = 0; i < listed; i++) {
-		items[i].type = sniff(root, items[i].e);
+		items[i].type = wsf_sniff_entry(root, items[i].e);
 		if (strncmp(items[i].type, "image/", 6) == 0 &&
 		    (st = add_image(root, &items[i], uri_prefix, imgs,
 		    &left, &nimg)) != MCP_OK)

@@ -85,10 +85,18 @@ const char *wsf_image_type(const unsigned char *buf, size_t len);
 const char *wsf_sniff_type(const unsigned char *buf, size_t len);
 
 /*
+ * wsf_sniff_type of the file e of a walk, read beneath root (an fd of the
+ * walked directory) and checked to be that inode; application/octet-stream
+ * when it cannot be read.
+ */
+const char *wsf_sniff_entry(int root, const struct wsf_entry *e);
+
+/*
  * Adds to the CallToolResult r what changed in dir since before: files
  * created or changed, in path order. structuredContent gets "files"
  * ([{path, size, type, uri?}], at most WSF_MAX_LISTED) and "files_omitted"
- * unless it has such keys already (a skill's own JSON); content gets one
+ * (when always, or when any file changed) unless it has such keys
+ * already (a skill's own JSON may); content gets one
  * text block listing them, image blocks for the images within the caps,
  * and, when uri_prefix is given, a resource_link for each image beyond
  * them. uri_prefix ("file:///workspace/") makes the uris; NULL: none.
@@ -96,7 +104,7 @@ const char *wsf_sniff_type(const unsigned char *buf, size_t len);
  * extended, but valid).
  */
 enum mcp_err wsf_report(const char *dir, const struct wsf_scan *before,
-    const char *uri_prefix, struct json_object *r);
+    const char *uri_prefix, bool always, struct json_object *r);
 
 /* uri_prefix + path, percent-encoding all but unreserved and '/'. Owned. */
 char *wsf_uri(const char *uri_prefix, const char *path);
