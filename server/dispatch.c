@@ -643,6 +643,21 @@ call_audit(struct req *r, const struct tool_entry *tool,
 }
 
 /*
+ * 4b. What the result means beyond its caller: the watched resources it
+ * changed are announced; then with --content-only its structured copy goes
+ * (the text blocks carry the same facts).
+ */
+static void
+call_finish(struct req *r, const struct tool_entry *tool,
+    struct json_object *result, struct call_ctx *cc)
+{
+	resources_notify_changed(r->sess, tool->def->name, result,
+	    call_notify, cc);
+	if (r->srv->env->content_only)
+		json_object_object_del(result, "structuredContent");
+}
+
+/*
  * tools/call, top to bottom: lookup in the closed table, validation
  * against the input schema, the handler (with what it needs), a check of
  * the structured result against the output schema, and the audit facts.
@@ -667,8 +682,7 @@ m_tools_call(struct req *r, struct json_object **ret)
 	if (st == MCP_OK && result == NULL &&
 	    (st = call_handler(r, tool, args, &call, &result)) == MCP_OK &&
 	    (st = call_check_output(r, tool, &result)) == MCP_OK)
-		resources_notify_changed(r->sess, tool->def->name, result,
-		    call_notify, &cc);
+		call_finish(r, tool, result, &cc);
 	call_audit(r, tool, args, result, st, &audit, &t0);
 	json_object_put(args);
 	if (st == MCP_OK)

@@ -571,6 +571,36 @@ class ToolResults(unittest.TestCase):
                              ["file:///workspace/{+path}"])
         self.each(run)
 
+    def test_content_only_leaves_the_model_text_and_images(self):
+        """--content-only: what clients that show the model only
+        structuredContent (Claude Code, Codex, opencode) need for the
+        image to reach it."""
+        def run(t, modern):
+            r, _ = t.rpc("tools/list")
+            tools = {x["name"]: x for x in r["result"]["tools"]}
+            self.assertEqual([n for n, x in tools.items()
+                              if "outputSchema" in x], [])
+            res, _ = self.run_code(t, PNG_CODE)
+            self.assertNotIn("structuredContent", res)
+            png = self.file("plot.png")
+            self.assertEqual([b["type"] for b in res["content"]],
+                             ["text", "text", "image"])
+            self.assertEqual(res["content"][0]["text"],
+                             "The code exited with status 0.\n--- stdout "
+                             "---\n%d\n" % len(png))
+            self.assertEqual(base64.b64decode(res["content"][2]["data"]),
+                             png)
+        self.each(run, ["--content-only"])
+        # subscriptions still see what changed
+        t = Stdio(["--workspace", self.ws, "--content-only"])
+        try:
+            t.rpc("resources/subscribe", {"uri": PREFIX + "plot.png"})
+            _, notes = self.run_code(t, PNG_CODE)
+            self.assertEqual([n["params"]["uri"] for n in notes],
+                             [PREFIX + "plot.png"])
+        finally:
+            t.close()
+
     def test_subscriptions_tell_of_changes_by_a_call(self):
         for name, cls in (("stdio", Stdio), ("http", Http)):
             t = cls(["--workspace", self.ws])
