@@ -124,7 +124,8 @@ wsf_scan_take(const char *dir, struct wsf_scan *s)
 		wsf_scan_free(s);
 		return rc;
 	}
-	qsort(s->e, s->n, sizeof(*s->e), entry_cmp);
+	if (s->n > 1)	/* qsort and bsearch take no NULL array */
+		qsort(s->e, s->n, sizeof(*s->e), entry_cmp);
 	return 0;
 }
 
@@ -202,6 +203,8 @@ find(const struct wsf_scan *s, const char *path)
 {
 	struct wsf_entry key;
 
+	if (s->n == 0)
+		return NULL;
 	key.path = (char *)path;
 	return bsearch(&key, s->e, s->n, sizeof(*s->e), entry_cmp);
 }
