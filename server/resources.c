@@ -29,6 +29,41 @@
 /* Bytes of a uri echoed in an error message. */
 #define RSRC_ECHO_URI		200
 
+#define NOMEM_TEXT	"Internal error: out of memory"
+
+/* Adds val (taken; NULL: its allocation failed) to o; -1 if it could not. */
+static int
+add(struct json_object *o, const char *key, struct json_object *val)
+{
+	if (o == NULL || val == NULL || json_object_object_add(o, key,
+	    val) != 0) {
+		json_object_put(val);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+push(struct json_object *a, struct json_object *val)
+{
+	if (a == NULL || val == NULL || json_object_array_add(a, val) != 0) {
+		json_object_put(val);
+		return -1;
+	}
+	return 0;
+}
+
+/* o once built, or NULL (o released) when one of its steps failed. */
+static struct json_object *
+built(struct json_object *o, int failed)
+{
+	if (failed) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
 static enum mcp_err
 fail(struct rsrc_req *q, enum mcp_err st, const char *uri, const char *fmt,
     ...) __attribute__((format(printf, 4, 5)));
@@ -45,8 +80,12 @@ fail(struct rsrc_req *q, enum mcp_err st, const char *uri, const char *fmt,
 	utf8_trim(q->err);
 	if (uri != NULL) {
 		q->err_data = json_object_new_object();
-		json_object_object_add(q->err_data, "uri",
-		    json_object_new_string(uri));
+		if ((q->err_data = built(q->err_data, add(q->err_data, "uri",
+		    json_object_new_string(uri)))) == NULL) {
+			/* an error without its data would be another answer */
+			(void)snprintf(q->err, sizeof(q->err), NOMEM_TEXT);
+			return MCP_ERR_NOMEM;
+		}
 	}
 	return st;
 }
@@ -54,14 +93,27 @@ fail(struct rsrc_req *q, enum mcp_err st, const char *uri, const char *fmt,
 /* The uri as echoed in a message: its first RSRC_ECHO_URI bytes. */
 #define ECHO(u)	(int)utf8_prefix((u), strlen(u), RSRC_ECHO_URI), (u)
 
-static void
-cache_hints(struct rsrc_req *q, struct json_object *res)
+/* Out of memory: the one answer dispatch_nomem accepts besides the real. */
+static enum mcp_err
+nomem(struct rsrc_req *q)
 {
-	if (!q->modern)
-		return;
-	json_object_object_add(res, "ttlMs", json_object_new_int(RSRC_TTL_MS));
-	json_object_object_add(res, "cacheScope",
-	    json_object_new_string("private"));
+	return fail(q, MCP_ERR_NOMEM, NULL, NOMEM_TEXT);
+}
+
+/*
+ * The result res (taken, NULL or failed: out of memory) with the caching
+ * hints of 2026-07-28 into *ret.
+ */
+static enum mcp_err
+result(struct rsrc_req *q, struct json_object *res, int failed,
+    struct json_object **ret)
+{
+	if (q->modern && !failed)
+		failed = add(res, "ttlMs", json_object_new_int(RSRC_TTL_MS)) ||
+		    add(res, "cacheScope", json_object_new_string("private"));
+	if ((*ret = built(res, failed || res == NULL)) == NULL)
+		return nomem(q);
+	return MCP_OK;
 }
 
 /* A string param, or NULL. */
@@ -101,7 +153,7 @@ m_list(struct rsrc_req *q, struct json_object **ret)
 	const char *cursor = NULL, *ws;
 	enum mcp_err st = MCP_OK;
 	char *next = NULL;
-	int rc;
+	int rc, failed;
 
 	if (q->params != NULL &&
 	    json_object_object_get_ex(q->params, "cursor", &v)) {
@@ -112,27 +164,26 @@ m_list(struct rsrc_req *q, struct json_object **ret)
 	}
 	if ((ws = workspace(q, &st)) == NULL)
 		return st;
-	arr = json_object_new_array();
-	if (cursor == NULL && fixtures_on(q))
-		fixture_resources_list(arr);
+	if ((arr = json_object_new_array()) == NULL)
+		return nomem(q);
+	if (cursor == NULL && fixtures_on(q) &&
+	    fixture_resources_list(arr) != 0) {
+		json_object_put(arr);
+		return nomem(q);
+	}
 	if ((rc = wsr_list(ws, cursor, arr, &next)) != 0) {
 		json_object_put(arr);
 		if (rc == -ENOMEM)
-			return fail(q, MCP_ERR_NOMEM, NULL, "Internal error: "
-			    "out of memory");
+			return nomem(q);
 		return fail(q, MCP_ERR_INVALID_PARAMS, NULL, "Invalid params: "
 		    "unknown cursor (pass the nextCursor of the previous "
 		    "page)");
 	}
 	res = json_object_new_object();
-	json_object_object_add(res, "resources", arr);
-	if (next != NULL)
-		json_object_object_add(res, "nextCursor",
-		    json_object_new_string(next));
+	failed = add(res, "resources", arr) || (next != NULL &&
+	    add(res, "nextCursor", json_object_new_string(next)));
 	free(next);
-	cache_hints(q, res);
-	*ret = res;
-	return MCP_OK;
+	return result(q, res, failed, ret);
 }
 
 static enum mcp_err
@@ -146,24 +197,18 @@ m_templates(struct rsrc_req *q, struct json_object **ret)
 		    "unknown cursor (the template list has a single page)");
 	arr = json_object_new_array();
 	t = json_object_new_object();
-	json_object_object_add(t, "uriTemplate",
-	    json_object_new_string(WSR_URI_TEMPLATE));
-	json_object_object_add(t, "name",
-	    json_object_new_string("workspace-file"));
-	json_object_object_add(t, "title",
-	    json_object_new_string("Workspace file"));
-	json_object_object_add(t, "description", json_object_new_string(
+	t = built(t, add(t, "uriTemplate",
+	    json_object_new_string(WSR_URI_TEMPLATE)) ||
+	    add(t, "name", json_object_new_string("workspace-file")) ||
+	    add(t, "title", json_object_new_string("Workspace file")) ||
+	    add(t, "description", json_object_new_string(
 	    "A file of the workspace, by its path relative to the workspace "
 	    "root (the path read_file takes; the same files run_command and "
-	    "run_code see under /workspace)."));
-	json_object_array_add(arr, t);
-	if (fixtures_on(q))
-		fixture_resource_templates(arr);
+	    "run_code see under /workspace).")));
+	arr = built(arr, push(arr, t) || (fixtures_on(q) &&
+	    fixture_resource_templates(arr) != 0));
 	res = json_object_new_object();
-	json_object_object_add(res, "resourceTemplates", arr);
-	cache_hints(q, res);
-	*ret = res;
-	return MCP_OK;
+	return result(q, res, add(res, "resourceTemplates", arr), ret);
 }
 
 static enum mcp_err
@@ -199,8 +244,8 @@ read_error(struct rsrc_req *q, const char *uri, int err)
 		    "are refused)", ECHO(uri));
 	case EFBIG:
 		return fail(q, MCP_ERR_INVALID_PARAMS, uri, "Invalid params: "
-		    "%.*s is larger than the read limit of %zu bytes; read_file "
-		    "reads it in parts (offset, max_bytes)", ECHO(uri),
+		    "%.*s is larger than the read limit of %zu bytes; "
+		    "read_file reads it in parts (offset, max_bytes)", ECHO(uri),
 		    wsr_max_read(q->srv->env));
 	case EACCES:
 	case EPERM:
@@ -210,8 +255,7 @@ read_error(struct rsrc_req *q, const char *uri, int err)
 		return fail(q, MCP_ERR_INVALID_PARAMS, uri, "Invalid params: "
 		    "a name in %.*s is too long", ECHO(uri));
 	case ENOMEM:
-		return fail(q, MCP_ERR_NOMEM, NULL, "Internal error: out of "
-		    "memory");
+		return nomem(q);
 	case EAGAIN:
 		return fail(q, MCP_ERR_INTERNAL, uri, "Internal error: %.*s "
 		    "changed while it was opened; try again", ECHO(uri));
@@ -235,8 +279,7 @@ m_read(struct rsrc_req *q, struct json_object **ret)
 		    "resources/read needs \"uri\" (a string)");
 	if (fixtures_on(q) && (rc = fixture_resource_read(uri, &c)) != 0) {
 		if (rc < 0)
-			return fail(q, MCP_ERR_NOMEM, NULL, "Internal error: "
-			    "out of memory");
+			return nomem(q);
 	} else {
 		rc = wsr_path_from_uri(uri, path, sizeof(path));
 		if (rc == -ENAMETOOLONG)
@@ -250,12 +293,9 @@ m_read(struct rsrc_req *q, struct json_object **ret)
 			return read_error(q, uri, -rc);
 	}
 	arr = json_object_new_array();
-	json_object_array_add(arr, c);
+	arr = built(arr, push(arr, c));
 	res = json_object_new_object();
-	json_object_object_add(res, "contents", arr);
-	cache_hints(q, res);
-	*ret = res;
-	return MCP_OK;
+	return result(q, res, add(res, "contents", arr), ret);
 }
 
 /* What resources/subscribe accepts: a workspace uri (the file may not
@@ -274,8 +314,7 @@ subscribable(struct rsrc_req *q, const char *uri)
 		return MCP_OK;
 	if (fixtures_on(q) && (rc = fixture_resource_read(uri, &c)) != 0) {
 		json_object_put(c);
-		return rc > 0 ? MCP_OK : fail(q, MCP_ERR_NOMEM, NULL,
-		    "Internal error: out of memory");
+		return rc > 0 ? MCP_OK : nomem(q);
 	}
 	return fail(q, MCP_ERR_INVALID_PARAMS, uri, "Invalid params: %.*s is "
 	    "not a resource of this server (workspace files are %s<path>)",
@@ -296,10 +335,8 @@ m_subscribe(struct rsrc_req *q, struct json_object **ret)
 		    "this session already watches %d resources; unsubscribe "
 		    "from some first", SESSION_MAX_SUBSCRIPTIONS);
 	if (rc != 0)
-		return fail(q, MCP_ERR_NOMEM, NULL, "Internal error: out of "
-		    "memory");
-	*ret = json_object_new_object();
-	return MCP_OK;
+		return nomem(q);
+	return result(q, json_object_new_object(), 0, ret);
 }
 
 static enum mcp_err
@@ -311,8 +348,7 @@ m_unsubscribe(struct rsrc_req *q, struct json_object **ret)
 		return fail(q, MCP_ERR_INVALID_PARAMS, NULL, "Invalid params: "
 		    "\"uri\" (a string) is required");
 	session_unsubscribe(q->sess, uri);
-	*ret = json_object_new_object();
-	return MCP_OK;
+	return result(q, json_object_new_object(), 0, ret);
 }
 
 static const struct {
@@ -346,10 +382,8 @@ resources_capability(bool modern)
 
 	/* 2026-07-28 watches resources through subscriptions/listen, which
 	 * we acknowledge without resourceSubscriptions: no subscribe there */
-	json_object_object_add(o, "subscribe",
-	    json_object_new_boolean(!modern));
-	json_object_object_add(o, "listChanged", json_object_new_boolean(0));
-	return o;
+	return built(o, add(o, "subscribe", json_object_new_boolean(!modern)) ||
+	    add(o, "listChanged", json_object_new_boolean(0)));
 }
 
 static void
@@ -361,8 +395,9 @@ notify_uri(struct session *sess, const char *uri,
 	if (!session_is_subscribed(sess, uri))
 		return;
 	p = json_object_new_object();
-	json_object_object_add(p, "uri", json_object_new_string(uri));
-	send(arg, "notifications/resources/updated", p);
+	/* a notification that cannot be built is dropped, as progress is */
+	if ((p = built(p, add(p, "uri", json_object_new_string(uri)))) != NULL)
+		send(arg, "notifications/resources/updated", p);
 }
 
 void

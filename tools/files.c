@@ -267,12 +267,19 @@ image_result(const char *path, struct json_object *st, const char *b64,
 	if ((r = tool_result_ok(st, line)) == NULL)
 		return NULL;
 	(void)json_object_object_get_ex(r, "content", &content);
-	block = json_object_new_object();
-	json_object_object_add(block, "type", json_object_new_string("image"));
-	json_object_object_add(block, "data", json_object_new_string(b64));
-	json_object_object_add(block, "mimeType",
-	    json_object_new_string(type));
-	json_object_array_add(content, block);
+	if ((block = json_object_new_object()) == NULL ||
+	    json_object_object_add(block, "type",
+	    json_object_new_string("image")) != 0 ||
+	    json_object_object_add(block, "data",
+	    json_object_new_string(b64)) != 0 ||
+	    json_object_object_add(block, "mimeType",
+	    json_object_new_string(type)) != 0 ||
+	    json_object_array_add(content, block) != 0) {
+		/* json-c leaves a value it could not add to the caller */
+		json_object_put(block);
+		json_object_put(r);
+		return NULL;
+	}
 	return r;
 }
 

@@ -369,39 +369,46 @@ resource(const char *uri, const char *name, const char *desc,
 {
 	struct json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "uri", json_object_new_string(uri));
-	json_object_object_add(o, "name", json_object_new_string(name));
-	json_object_object_add(o, "description", json_object_new_string(desc));
-	json_object_object_add(o, "mimeType", json_object_new_string(type));
-	return o;
+	return built(o, add(o, "uri", json_object_new_string(uri)) ||
+	    add(o, "name", json_object_new_string(name)) ||
+	    add(o, "description", json_object_new_string(desc)) ||
+	    add(o, "mimeType", json_object_new_string(type)));
 }
 
-void
+/* Appends val (taken) to arr; -1 when it could not. */
+static int
+push(struct json_object *arr, struct json_object *val)
+{
+	if (val == NULL || json_object_array_add(arr, val) != 0) {
+		json_object_put(val);
+		return -1;
+	}
+	return 0;
+}
+
+int
 fixture_resources_list(struct json_object *arr)
 {
-	json_object_array_add(arr, resource(FIXTURE_TEXT_URI, "static-text",
-	    "Conformance fixture: a fixed text resource.", "text/plain"));
-	json_object_array_add(arr, resource(FIXTURE_BINARY_URI,
-	    "static-binary", "Conformance fixture: a fixed PNG.",
-	    "image/png"));
-	json_object_array_add(arr, resource(FIXTURE_WATCHED_URI,
-	    "watched-resource", "Conformance fixture: a subscribable "
-	    "resource.", "text/plain"));
+	return push(arr, resource(FIXTURE_TEXT_URI, "static-text",
+	    "Conformance fixture: a fixed text resource.", "text/plain")) ||
+	    push(arr, resource(FIXTURE_BINARY_URI, "static-binary",
+	    "Conformance fixture: a fixed PNG.", "image/png")) ||
+	    push(arr, resource(FIXTURE_WATCHED_URI, "watched-resource",
+	    "Conformance fixture: a subscribable resource.", "text/plain")) ?
+	    -1 : 0;
 }
 
-void
+int
 fixture_resource_templates(struct json_object *arr)
 {
 	struct json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "uriTemplate",
-	    json_object_new_string(FIXTURE_TEMPLATE));
-	json_object_object_add(o, "name", json_object_new_string("template"));
-	json_object_object_add(o, "description", json_object_new_string(
-	    "Conformance fixture: JSON data for any id."));
-	json_object_object_add(o, "mimeType",
-	    json_object_new_string("application/json"));
-	json_object_array_add(arr, o);
+	return push(arr, built(o, add(o, "uriTemplate",
+	    json_object_new_string(FIXTURE_TEMPLATE)) ||
+	    add(o, "name", json_object_new_string("template")) ||
+	    add(o, "description", json_object_new_string(
+	    "Conformance fixture: JSON data for any id.")) ||
+	    add(o, "mimeType", json_object_new_string("application/json"))));
 }
 
 static struct json_object *
@@ -409,18 +416,19 @@ contents(const char *uri, const char *type, const char *key, const char *v)
 {
 	struct json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "uri", json_object_new_string(uri));
-	json_object_object_add(o, "mimeType", json_object_new_string(type));
-	json_object_object_add(o, key, json_object_new_string(v));
-	return o;
+	if (v == NULL)
+		return built(o, 1);
+	return built(o, add(o, "uri", json_object_new_string(uri)) ||
+	    add(o, "mimeType", json_object_new_string(type)) ||
+	    add(o, key, json_object_new_string(v)));
 }
 
 int
 fixture_resource_read(const char *uri, struct json_object **ret)
 {
-	struct json_object *d;
 	size_t hl = sizeof(FIXTURE_TEMPLATE_HEAD) - 1, tl, n, i;
 	char id[FIXTURE_ID_MAX + 1], text[FIXTURE_ID_MAX + 16];
+	struct json_object *d;
 
 	if (strcmp(uri, FIXTURE_TEXT_URI) == 0)
 		*ret = contents(uri, "text/plain", "text", fixture_text);
@@ -439,15 +447,15 @@ fixture_resource_read(const char *uri, struct json_object **ret)
 		id[n - hl - tl] = '\0';
 		for (i = 0; id[i] != '\0'; i++)
 			if (strchr("/?#%", id[i]) != NULL)
-				return 0;	/* one path segment, no escapes */
-		d = json_object_new_object();
-		json_object_object_add(d, "id", json_object_new_string(id));
-		json_object_object_add(d, "templateTest",
-		    json_object_new_boolean(1));
+				return 0;	/* one segment, no escapes */
 		(void)snprintf(text, sizeof(text), "Data for ID: %s", id);
-		json_object_object_add(d, "data", json_object_new_string(text));
-		*ret = contents(uri, "application/json", "text",
-		    json_object_to_json_string_ext(d, JSON_C_TO_STRING_PLAIN));
+		d = json_object_new_object();
+		d = built(d, add(d, "id", json_object_new_string(id)) ||
+		    add(d, "templateTest", json_object_new_boolean(1)) ||
+		    add(d, "data", json_object_new_string(text)));
+		*ret = d == NULL ? NULL : contents(uri, "application/json",
+		    "text", json_object_to_json_string_ext(d,
+		    JSON_C_TO_STRING_PLAIN));
 		json_object_put(d);
 	}
 	return *ret != NULL ? 1 : -1;

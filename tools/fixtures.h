@@ -45,10 +45,11 @@ enum mcp_err fixture_json_schema_2020_12(const struct tool_call *call,
  * test://static-binary, test://watched-resource (subscribable) and the
  * template test://template/{id}/data.
  */
-/* Appends the fixture resources ({uri, name, ...}) to arr. */
-void fixture_resources_list(struct json_object *arr);
-/* Appends the fixture resource templates to arr. */
-void fixture_resource_templates(struct json_object *arr);
+/* Appends the fixture resources ({uri, name, ...}) to arr; -1 when out
+ * of memory. */
+int fixture_resources_list(struct json_object *arr);
+/* Appends the fixture resource templates to arr; -1 when out of memory. */
+int fixture_resource_templates(struct json_object *arr);
 /*
  * 1 and *ret (a new {uri, mimeType, text|blob}) when uri is a fixture
  * resource; 0 when it is not one; -1 out of memory.

@@ -67,9 +67,10 @@ walk(int dfd, char *buf, size_t len, int depth, size_t *seen,
 	int rc = 0, cfd;
 
 	if ((d = fdopendir(dfd)) == NULL) {
+		rc = errno == ENOMEM ? -ENOMEM : 0;
 		(void)close(dfd);
 		s->complete = false;
-		return 0;
+		return rc;
 	}
 	while (rc == 0 && (de = readdir(d)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 ||
@@ -276,6 +277,39 @@ read_upto(int fd, unsigned char *buf, size_t max)
 	return (ssize_t)len;
 }
 
+/* Adds val (taken; NULL: its allocation failed) to o; -1 if it could not. */
+static int
+add(struct json_object *o, const char *key, struct json_object *val)
+{
+	if (o == NULL || val == NULL || json_object_object_add(o, key,
+	    val) != 0) {
+		json_object_put(val);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+push(struct json_object *a, struct json_object *val)
+{
+	if (a == NULL || val == NULL || json_object_array_add(a, val) != 0) {
+		json_object_put(val);
+		return -1;
+	}
+	return 0;
+}
+
+/* o once built, or NULL (o released) when one of its steps failed. */
+static struct json_object *
+built(struct json_object *o, int failed)
+{
+	if (failed) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
 static struct json_object *
 image_block(const unsigned char *data, size_t len, const char *type)
 {
@@ -285,9 +319,9 @@ image_block(const unsigned char *data, size_t len, const char *type)
 	if ((b64 = render_base64(data, len)) == NULL)
 		return NULL;
 	b = json_object_new_object();
-	json_object_object_add(b, "type", json_object_new_string("image"));
-	json_object_object_add(b, "data", json_object_new_string(b64));
-	json_object_object_add(b, "mimeType", json_object_new_string(type));
+	b = built(b, add(b, "type", json_object_new_string("image")) ||
+	    add(b, "data", json_object_new_string(b64)) ||
+	    add(b, "mimeType", json_object_new_string(type)));
 	free(b64);
 	return b;
 }
@@ -297,13 +331,12 @@ link_block(const char *uri, const char *path, const char *type, off_t size)
 {
 	struct json_object *b = json_object_new_object();
 
-	json_object_object_add(b, "type",
-	    json_object_new_string("resource_link"));
-	json_object_object_add(b, "uri", json_object_new_string(uri));
-	json_object_object_add(b, "name", json_object_new_string(path));
-	json_object_object_add(b, "mimeType", json_object_new_string(type));
-	json_object_object_add(b, "size", json_object_new_int64(size));
-	return b;
+	return built(b, add(b, "type",
+	    json_object_new_string("resource_link")) ||
+	    add(b, "uri", json_object_new_string(uri)) ||
+	    add(b, "name", render_string(path, strlen(path), NULL)) ||
+	    add(b, "mimeType", json_object_new_string(type)) ||
+	    add(b, "size", json_object_new_int64(size)));
 }
 
 /* One file of the report; what was done with it goes into the text. */
@@ -348,9 +381,8 @@ add_image(int root, struct item *it, const char *uri_prefix,
 		}
 		b = image_block(buf, (size_t)n, it->type);
 		free(buf);
-		if (b == NULL)
+		if (push(content, b) != 0)
 			return MCP_ERR_NOMEM;
-		json_object_array_add(content, b);
 		*left -= (size_t)n;
 		(*nimg)++;
 		it->shown = "shown below as an image";
@@ -364,7 +396,8 @@ add_image(int root, struct item *it, const char *uri_prefix,
 		return MCP_ERR_NOMEM;
 	b = link_block(uri, it->e->path, it->type, it->e->size);
 	free(uri);
-	json_object_array_add(content, b);
+	if (push(content, b) != 0)
+		return MCP_ERR_NOMEM;
 	it->shown = "too large to show here: linked below (resources/read)";
 	return MCP_OK;
 }
@@ -434,31 +467,31 @@ wsf_report(const char *dir, const struct wsf_scan *before,
 			goto out;
 		}
 		for (i = 0; i < listed; i++) {
+			uri = uri_prefix != NULL ? wsf_uri(uri_prefix,
+			    items[i].e->path) : NULL;
 			o = json_object_new_object();
-			v = render_string(items[i].e->path,
-			    strlen(items[i].e->path), NULL);
-			json_object_object_add(o, "path", v);
-			json_object_object_add(o, "size",
-			    json_object_new_int64(items[i].e->size));
-			json_object_object_add(o, "type",
-			    json_object_new_string(items[i].type));
-			if (uri_prefix != NULL) {
-				if ((uri = wsf_uri(uri_prefix,
-				    items[i].e->path)) == NULL) {
-					json_object_put(o);
-					st = MCP_ERR_NOMEM;
-					goto out;
-				}
-				json_object_object_add(o, "uri",
-				    json_object_new_string(uri));
-				free(uri);
+			o = built(o, (uri_prefix != NULL && uri == NULL) ||
+			    add(o, "path", render_string(items[i].e->path,
+			    strlen(items[i].e->path), NULL)) ||
+			    add(o, "size", json_object_new_int64(
+			    items[i].e->size)) ||
+			    add(o, "type", json_object_new_string(
+			    items[i].type)) ||
+			    (uri != NULL && add(o, "uri",
+			    json_object_new_string(uri))));
+			free(uri);
+			if (push(files, o) != 0) {
+				st = MCP_ERR_NOMEM;
+				goto out;
 			}
-			json_object_array_add(files, o);
 		}
-		json_object_object_add(sc, "files", files);
+		v = files;
 		files = NULL;
-		json_object_object_add(sc, "files_omitted",
-		    json_object_new_int64((int64_t)(n - listed)));
+		if (add(sc, "files", v) || add(sc, "files_omitted",
+		    json_object_new_int64((int64_t)(n - listed)))) {
+			st = MCP_ERR_NOMEM;
+			goto out;
+		}
 	}
 	if (n == 0)
 		goto out;
@@ -486,17 +519,19 @@ wsf_report(const char *dir, const struct wsf_scan *before,
 	}
 	f = NULL;
 	o = json_object_new_object();
-	json_object_object_add(o, "type", json_object_new_string("text"));
-	json_object_object_add(o, "text", json_object_new_string(text));
+	o = built(o, add(o, "type", json_object_new_string("text")) ||
+	    add(o, "text", json_object_new_string(text)));
 	/* after the run's own text, before the images it describes */
-	if (json_object_array_add(content, o) != 0) {
-		json_object_put(o);
+	if (push(content, o) != 0) {
 		st = MCP_ERR_NOMEM;
 		goto out;
 	}
 	for (i = 0; i < json_object_array_length(imgs); i++)
-		json_object_array_add(content, json_object_get(
-		    json_object_array_get_idx(imgs, i)));
+		if (push(content, json_object_get(
+		    json_object_array_get_idx(imgs, i))) != 0) {
+			st = MCP_ERR_NOMEM;
+			goto out;
+		}
  out:
 	json_object_put(imgs);
 	if (f != NULL)

@@ -63,6 +63,29 @@ wsr_path_from_uri(const char *uri, char *out, size_t outlen)
 	return 0;
 }
 
+/* Adds val (taken; NULL: its allocation failed) to o; -1 if it could not. */
+static int
+add(struct json_object *o, const char *key, struct json_object *val)
+{
+	if (o == NULL || val == NULL || json_object_object_add(o, key,
+	    val) != 0) {
+		json_object_put(val);
+		return -1;
+	}
+	return 0;
+}
+
+/* o, or NULL (o released) when one of its steps failed. */
+static struct json_object *
+built(struct json_object *o, int failed)
+{
+	if (failed) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
 static struct json_object *
 resource_obj(const struct wsf_entry *e, const char *type)
 {
@@ -72,11 +95,10 @@ resource_obj(const struct wsf_entry *e, const char *type)
 	if ((uri = wsf_uri(FILES_URI_PREFIX, e->path)) == NULL)
 		return NULL;
 	o = json_object_new_object();
-	json_object_object_add(o, "uri", json_object_new_string(uri));
-	json_object_object_add(o, "name", render_string(e->path,
-	    strlen(e->path), NULL));
-	json_object_object_add(o, "mimeType", json_object_new_string(type));
-	json_object_object_add(o, "size", json_object_new_int64(e->size));
+	o = built(o, add(o, "uri", json_object_new_string(uri)) ||
+	    add(o, "name", render_string(e->path, strlen(e->path), NULL)) ||
+	    add(o, "mimeType", json_object_new_string(type)) ||
+	    add(o, "size", json_object_new_int64(e->size)));
 	free(uri);
 	return o;
 }
@@ -121,9 +143,10 @@ wsr_list(const char *dir, const char *cursor, struct json_object *resources,
 	*next = NULL;
 	if (cursor != NULL && (rc = decode_cursor(cursor, &after)) != 0)
 		return rc;
-	if (wsf_scan_take(dir, &s) != 0) {
+	if ((rc = wsf_scan_take(dir, &s)) != 0) {
 		free(after);
-		return 0;	/* no workspace yet: nothing to list */
+		/* no workspace yet: nothing to list */
+		return rc == -ENOMEM ? rc : 0;
 	}
 	if ((root = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 		goto out;
@@ -132,11 +155,12 @@ wsr_list(const char *dir, const char *cursor, struct json_object *resources,
 			i++;
 	for (; i < s.n && n < WSR_PAGE_SIZE; i++, n++) {
 		if ((o = resource_obj(&s.e[i], wsf_sniff_entry(root,
-		    &s.e[i]))) == NULL) {
+		    &s.e[i]))) == NULL ||
+		    json_object_array_add(resources, o) != 0) {
+			json_object_put(o);
 			rc = -ENOMEM;
 			goto out;
 		}
-		json_object_array_add(resources, o);
 	}
 	if (i < s.n && (*next = render_base64(s.e[i - 1].path,
 	    strlen(s.e[i - 1].path))) == NULL)
@@ -215,24 +239,24 @@ wsr_read(const char *dir, const char *path, const char *uri, size_t max,
 		goto out;
 	}
 	o = json_object_new_object();
-	json_object_object_add(o, "uri", json_object_new_string(uri));
 	if (render_utf8_valid((const char *)buf, len) &&
-	    memchr(buf, '\0', len) == NULL) {
-		json_object_object_add(o, "mimeType",
-		    json_object_new_string("text/plain"));
-		json_object_object_add(o, "text", json_object_new_string_len(
-		    (const char *)buf, (int)len));
-	} else {
-		if ((b64 = render_base64(buf, len)) == NULL) {
-			json_object_put(o);
-			rc = -ENOMEM;
-			goto out;
-		}
-		json_object_object_add(o, "mimeType", json_object_new_string(
-		    wsf_sniff_type(buf, len < WSF_SNIFF_BYTES ? len :
-		    WSF_SNIFF_BYTES)));
-		json_object_object_add(o, "blob", json_object_new_string(b64));
+	    memchr(buf, '\0', len) == NULL)
+		o = built(o, add(o, "uri", json_object_new_string(uri)) ||
+		    add(o, "mimeType", json_object_new_string("text/plain")) ||
+		    add(o, "text", json_object_new_string_len(
+		    (const char *)buf, (int)len)));
+	else {
+		b64 = render_base64(buf, len);
+		o = built(o, b64 == NULL ||
+		    add(o, "uri", json_object_new_string(uri)) ||
+		    add(o, "mimeType", json_object_new_string(wsf_sniff_type(
+		    buf, len < WSF_SNIFF_BYTES ? len : WSF_SNIFF_BYTES))) ||
+		    add(o, "blob", json_object_new_string(b64)));
 		free(b64);
+	}
+	if (o == NULL) {
+		rc = -ENOMEM;
+		goto out;
 	}
 	*ret = o;
  out:

@@ -73,7 +73,7 @@ START_TEST(image_types_come_from_magic_bytes)
 		{ "GIF90a", 6, NULL },
 		{ "RIFF\0\0\0\0WEBP", 12, "image/webp" },
 		{ "RIFF\0\0\0\0WAVE", 12, NULL },	/* audio, not ours */
-		{ "<svg xmlns=", 11, NULL },		/* never an image here */
+		{ "<svg xmlns=", 11, NULL },	/* never an image here */
 		{ "", 0, NULL },
 	};
 	size_t i;
@@ -275,7 +275,8 @@ main(void)
 	tcase_add_test(tc, image_types_come_from_magic_bytes);
 	tcase_add_test(tc, uris_decode_to_paths_or_are_refused);
 	tcase_add_test(tc, a_copy_without_uris_lists_and_shows_but_never_links);
-	tcase_add_test(tc, an_own_json_object_keeps_its_shape_when_nothing_changed);
+	tcase_add_test(tc,
+	    an_own_json_object_keeps_its_shape_when_nothing_changed);
 	tcase_add_test(tc, cursors_we_did_not_make_are_refused);
 	tcase_add_test(tc, reads_refuse_what_is_not_a_regular_file);
 	suite_add_tcase(s, tc);
