@@ -11,13 +11,11 @@
 #include <string.h>
 
 #include "dispatch.h"
-#include "files.h"
 #include "fixtures.h"
 #include "resources.h"
 #include "session.h"
 #include "tool.h"
 #include "utf8.h"
-#include "workspace_files.h"
 #include "workspace_resources.h"
 
 /*
@@ -416,8 +414,7 @@ resources_notify_changed(struct session *sess, const char *tool,
 		/* it succeeded if it says how much it wrote */
 		if (json_object_object_get_ex(sc, "bytes_written", &v) &&
 		    json_object_object_get_ex(sc, "path", &path) &&
-		    (u = wsf_uri(FILES_URI_PREFIX,
-		    json_object_get_string(path))) != NULL) {
+		    (u = wsr_uri(json_object_get_string(path))) != NULL) {
 			notify_uri(sess, u, send, arg);
 			free(u);
 		}

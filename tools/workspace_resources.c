@@ -269,6 +269,12 @@ wsr_read(const char *dir, const char *path, const char *uri, size_t max,
 	return rc;
 }
 
+char *
+wsr_uri(const char *path)
+{
+	return wsf_uri(FILES_URI_PREFIX, path);
+}
+
 size_t
 wsr_max_read(const struct tool_env *env)
 {

@@ -15,6 +15,8 @@
 
 #include <json-c/json.h>
 
+#include "files.h"	/* FILES_URI_PREFIX, FILES_MAX_PATH */
+
 /* Resources of one resources/list page. */
 #define WSR_PAGE_SIZE		100
 /* Bytes of a cursor (base64 of the last path of the previous page). */
@@ -49,6 +51,10 @@ int wsr_read(const char *dir, const char *path, const char *uri, size_t max,
     struct json_object **ret);
 
 struct tool_env;
+
+/* The uri of the workspace file path (FILES_URI_PREFIX + path, percent-
+ * encoded). Owned, or NULL out of memory. */
+char *wsr_uri(const char *path);
 
 /* The most bytes resources/read returns of one file: the policy's read
  * bound, as for read_file. */
