@@ -644,6 +644,34 @@ class ToolResults(unittest.TestCase):
             t.close()
 
 
+class Schemas(unittest.TestCase):
+    """No schema in tools/list says "type" with an array: the MCP
+    Inspector's --strict mode warns about those (issue 16)."""
+
+    def test_no_type_arrays(self):
+        def arrays(node, where):
+            if isinstance(node, dict):
+                for k, v in node.items():
+                    if k == "type" and isinstance(v, list):
+                        yield where
+                    yield from arrays(v, where + "/" + k)
+            elif isinstance(node, list):
+                for i, v in enumerate(node):
+                    yield from arrays(v, "%s/%d" % (where, i))
+        t = Stdio(["--conformance-fixtures"])
+        try:
+            r, _ = t.rpc("tools/list")
+            tools = r["result"]["tools"]
+            self.assertGreater(len(tools), 9)
+            self.assertEqual([w for x in tools for w in arrays(x, x["name"])],
+                             [])
+            self.assertIn("files", {n for x in tools if x["name"] ==
+                                    "run_code" for n in
+                                    x["outputSchema"]["properties"]})
+        finally:
+            t.close()
+
+
 class PerSession(unittest.TestCase):
     """Fresh workspaces: one HTTP session's files are not another's."""
 
