@@ -20,7 +20,7 @@
 #include "render.h"
 #include "sandboxed.h"
 #include "toolargs.h"
-#include "workspace_files.h"
+#include "media.h"
 
 #define FILES_OPENAT2_RETRIES	8	/* EAGAIN: a rename raced the walk */
 #define FILES_MAX_WRITE		(8 << 20)	/* schema bound of content */
@@ -227,7 +227,7 @@ binary_result(const char *path, struct json_object *st, const char *b64)
 	struct json_object *r = NULL, *content, *block, *res;
 	char *uri;
 
-	if ((uri = wsf_uri(FILES_URI_PREFIX, path)) == NULL) {
+	if ((uri = media_uri(FILES_URI_PREFIX, path)) == NULL) {
 		json_object_put(st);
 		return NULL;
 	}
@@ -391,9 +391,9 @@ tool_read_file(const struct tool_call *call,
 			goto nomem;
 		json_object_object_add(st, "content",
 		    json_object_new_string(b64));
-		itype = wsf_image_type((const unsigned char *)buf, len);
+		itype = media_image_type((const unsigned char *)buf, len);
 		if (itype != NULL && offset == 0 && (off_t)len == fst.st_size &&
-		    len <= WSF_IMAGE_MAX_BYTES)
+		    len <= MEDIA_IMAGE_MAX_BYTES)
 			r = image_result(path, st, b64, itype, len);
 		else
 			r = binary_result(path, st, b64);

@@ -141,64 +141,6 @@ wsf_scan_free(struct wsf_scan *s)
 	memset(s, 0, sizeof(*s));
 }
 
-const char *
-wsf_image_type(const unsigned char *b, size_t n)
-{
-	if (n >= 8 && memcmp(b, "\x89PNG\r\n\x1a\n", 8) == 0)
-		return "image/png";
-	if (n >= 3 && b[0] == 0xff && b[1] == 0xd8 && b[2] == 0xff)
-		return "image/jpeg";
-	if (n >= 6 && (memcmp(b, "GIF87a", 6) == 0 ||
-	    memcmp(b, "GIF89a", 6) == 0))
-		return "image/gif";
-	if (n >= 12 && memcmp(b, "RIFF", 4) == 0 &&
-	    memcmp(b + 8, "WEBP", 4) == 0)
-		return "image/webp";
-	return NULL;
-}
-
-const char *
-wsf_sniff_type(const unsigned char *b, size_t n)
-{
-	const char *t = wsf_image_type(b, n);
-
-	if (t != NULL)
-		return t;
-	/* a sniffed prefix may end inside a character: judge whole ones */
-	if (!render_is_binary((const char *)b, render_utf8_cut(
-	    (const char *)b, n)))
-		return "text/plain";
-	return "application/octet-stream";
-}
-
-char *
-wsf_uri(const char *prefix, const char *path)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	size_t n = strlen(path), pl = strlen(prefix), i, w;
-	char *u;
-
-	if ((u = malloc(pl + 3 * n + 1)) == NULL)
-		return NULL;
-	memcpy(u, prefix, pl);
-	w = pl;
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)path[i];
-
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || c == '-' || c == '.' ||
-		    c == '_' || c == '~' || c == '/')
-			u[w++] = (char)c;
-		else {
-			u[w++] = '%';
-			u[w++] = hex[c >> 4];
-			u[w++] = hex[c & 15];
-		}
-	}
-	u[w] = '\0';
-	return u;
-}
-
 static const struct wsf_entry *
 find(const struct wsf_scan *s, const char *path)
 {
@@ -373,7 +315,7 @@ add_image(int root, struct item *it, const char *uri_prefix,
 		/* one byte more than the walk saw: a file still growing */
 		n = read_upto(fd, buf, (size_t)it->e->size + 1);
 		(void)close(fd);
-		if (n != (ssize_t)it->e->size || wsf_image_type(buf,
+		if (n != (ssize_t)it->e->size || media_image_type(buf,
 		    (size_t)n) != it->type) {
 			free(buf);
 			it->shown = "changed while it was read: not shown";
@@ -392,7 +334,7 @@ add_image(int root, struct item *it, const char *uri_prefix,
 		it->shown = "too large to show here";
 		return MCP_OK;
 	}
-	if ((uri = wsf_uri(uri_prefix, it->e->path)) == NULL)
+	if ((uri = media_uri(uri_prefix, it->e->path)) == NULL)
 		return MCP_ERR_NOMEM;
 	b = link_block(uri, it->e->path, it->type, it->e->size);
 	free(uri);
@@ -405,7 +347,7 @@ add_image(int root, struct item *it, const char *uri_prefix,
 const char *
 wsf_sniff_entry(int root, const struct wsf_entry *e)
 {
-	unsigned char buf[WSF_SNIFF_BYTES];
+	unsigned char buf[MEDIA_SNIFF_BYTES];
 	ssize_t n;
 	int fd;
 
@@ -413,7 +355,7 @@ wsf_sniff_entry(int root, const struct wsf_entry *e)
 		return "application/octet-stream";
 	n = read_upto(fd, buf, sizeof(buf));
 	(void)close(fd);
-	return wsf_sniff_type(buf, n > 0 ? (size_t)n : 0);
+	return media_sniff_type(buf, n > 0 ? (size_t)n : 0);
 }
 
 enum mcp_err
@@ -467,7 +409,7 @@ wsf_report(const char *dir, const struct wsf_scan *before,
 			goto out;
 		}
 		for (i = 0; i < listed; i++) {
-			uri = uri_prefix != NULL ? wsf_uri(uri_prefix,
+			uri = uri_prefix != NULL ? media_uri(uri_prefix,
 			    items[i].e->path) : NULL;
 			o = json_object_new_object();
 			o = built(o, (uri_prefix != NULL && uri == NULL) ||

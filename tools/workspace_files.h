@@ -24,6 +24,7 @@
 #include <json-c/json.h>
 
 #include "mcp_err.h"
+#include "media.h"
 
 /*
  * Entries (files and directories) one walk visits at most. A walk costs a
@@ -35,18 +36,12 @@
 #define WSF_MAX_DEPTH		32
 /* Files listed in structuredContent.files; the rest are only counted. */
 #define WSF_MAX_LISTED		64
-/*
- * Image bytes (before base64) of one image returned as image content. A
- * chart from matplotlib at its defaults is 20-60 KiB; a base64 text of
- * 100k characters is where clients were reported to choke (issue 16).
- */
-#define WSF_IMAGE_MAX_BYTES	(256 * 1024)
+/* Image bytes of one image returned as image content (media.h). */
+#define WSF_IMAGE_MAX_BYTES	MEDIA_IMAGE_MAX_BYTES
 /* Image bytes of all the image content of one result together. */
 #define WSF_RESULT_MAX_BYTES	(768 * 1024)
 /* Images returned as image content in one result. */
 #define WSF_MAX_IMAGES		8
-/* Bytes of a file read to tell its type (image magic, text or binary). */
-#define WSF_SNIFF_BYTES		512
 
 struct wsf_entry {
 	char *path;		/* owned, relative to the directory */
@@ -73,19 +68,8 @@ struct wsf_scan {
 int wsf_scan_take(const char *dir, struct wsf_scan *s);
 void wsf_scan_free(struct wsf_scan *s);
 
-/* "image/png", "image/jpeg", "image/gif", "image/webp" from the first
- * bytes of a file, or NULL. The name plays no part. */
-const char *wsf_image_type(const unsigned char *buf, size_t len);
-
 /*
- * The MIME type we report for a file whose first bytes are buf: an image
- * type above, else "text/plain" (UTF-8 without NUL) or
- * "application/octet-stream".
- */
-const char *wsf_sniff_type(const unsigned char *buf, size_t len);
-
-/*
- * wsf_sniff_type of the file e of a walk, read beneath root (an fd of the
+ * media_sniff_type of the file e of a walk, read beneath root (an fd of the
  * walked directory) and checked to be that inode; application/octet-stream
  * when it cannot be read.
  */
@@ -105,8 +89,5 @@ const char *wsf_sniff_entry(int root, const struct wsf_entry *e);
  */
 enum mcp_err wsf_report(const char *dir, const struct wsf_scan *before,
     const char *uri_prefix, bool always, struct json_object *r);
-
-/* uri_prefix + path, percent-encoding all but unreserved and '/'. Owned. */
-char *wsf_uri(const char *uri_prefix, const char *path);
 
 #endif

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "files.h"
+#include "media.h"
 #include "policy.h"
 #include "render.h"
 #include "workspace_files.h"
@@ -92,7 +93,7 @@ resource_obj(const struct wsf_entry *e, const char *type)
 	struct json_object *o;
 	char *uri;
 
-	if ((uri = wsf_uri(FILES_URI_PREFIX, e->path)) == NULL)
+	if ((uri = media_uri(FILES_URI_PREFIX, e->path)) == NULL)
 		return NULL;
 	o = json_object_new_object();
 	o = built(o, add(o, "uri", json_object_new_string(uri)) ||
@@ -249,8 +250,8 @@ wsr_read(const char *dir, const char *path, const char *uri, size_t max,
 		b64 = render_base64(buf, len);
 		o = built(o, b64 == NULL ||
 		    add(o, "uri", json_object_new_string(uri)) ||
-		    add(o, "mimeType", json_object_new_string(wsf_sniff_type(
-		    buf, len < WSF_SNIFF_BYTES ? len : WSF_SNIFF_BYTES))) ||
+		    add(o, "mimeType", json_object_new_string(media_sniff_type(
+		    buf, len < MEDIA_SNIFF_BYTES ? len : MEDIA_SNIFF_BYTES))) ||
 		    add(o, "blob", json_object_new_string(b64)));
 		free(b64);
 	}
@@ -272,7 +273,7 @@ wsr_read(const char *dir, const char *path, const char *uri, size_t max,
 char *
 wsr_uri(const char *path)
 {
-	return wsf_uri(FILES_URI_PREFIX, path);
+	return media_uri(FILES_URI_PREFIX, path);
 }
 
 size_t

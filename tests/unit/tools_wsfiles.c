@@ -16,6 +16,7 @@
 #include <check.h>
 #include <json-c/json.h>
 
+#include "media.h"
 #include "render.h"
 #include "tool.h"
 #include "workspace.h"
@@ -79,7 +80,7 @@ START_TEST(image_types_come_from_magic_bytes)
 	size_t i;
 
 	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
-		const char *got = wsf_image_type((const unsigned char *)
+		const char *got = media_image_type((const unsigned char *)
 		    c[i].bytes, c[i].len);
 
 		if (c[i].want == NULL)
@@ -87,12 +88,12 @@ START_TEST(image_types_come_from_magic_bytes)
 		else
 			ck_assert_str_eq(got, c[i].want);
 	}
-	ck_assert_str_eq(wsf_sniff_type((const unsigned char *)"plain\n", 6),
+	ck_assert_str_eq(media_sniff_type((const unsigned char *)"plain\n", 6),
 	    "text/plain");
-	ck_assert_str_eq(wsf_sniff_type((const unsigned char *)"a\0b", 3),
+	ck_assert_str_eq(media_sniff_type((const unsigned char *)"a\0b", 3),
 	    "application/octet-stream");
 	/* a sniffed prefix that ends inside a character is still text */
-	ck_assert_str_eq(wsf_sniff_type((const unsigned char *)"caf\xc3", 4),
+	ck_assert_str_eq(media_sniff_type((const unsigned char *)"caf\xc3", 4),
 	    "text/plain");
 }
 END_TEST
