@@ -20,6 +20,8 @@ enum mcp_err {
 	MCP_ERR_MISSING_CAPABILITY,	/* -32021 (2026-07-28) */
 	MCP_ERR_UNSUPPORTED_VERSION,	/* -32022 (2026-07-28) */
 	MCP_ERR_SCHEMA,		/* a schema failed to compile (start-up only) */
+	MCP_ERR_NO_RESOURCE,	/* -32002: resources/read of an unknown uri,
+				 * handshake era only (2026-07-28: -32602) */
 };
 
 #endif

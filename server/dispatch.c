@@ -19,6 +19,7 @@
 #include "dispatch.h"
 #include "log.h"
 #include "registry.h"
+#include "resources.h"
 #include "timespec.h"
 #include "tool.h"
 #include "utf8.h"
@@ -194,13 +195,14 @@ server_info(void)
 }
 
 static struct json_object *
-capabilities(void)
+capabilities(enum era era)
 {
 	struct json_object *caps = json_object_new_object();
 
 	return built(caps, add(caps, "tools", obj1("listChanged",
 	    json_object_new_boolean(0))) ||
-	    add(caps, "logging", json_object_new_object()));
+	    add(caps, "logging", json_object_new_object()) ||
+	    add(caps, "resources", resources_capability(era == ERA_MODERN)));
 }
 
 /* The versions we speak: the modern ones, then (all) the legacy ones. */
@@ -244,7 +246,7 @@ m_initialize(struct req *r, struct json_object **ret)
 	res = json_object_new_object();
 	*ret = built(res, add(res, "protocolVersion",
 	    json_object_new_string(got)) ||
-	    add(res, "capabilities", capabilities()) ||
+	    add(res, "capabilities", capabilities(ERA_LEGACY)) ||
 	    add(res, "serverInfo", server_info()) ||
 	    (r->srv->instructions != NULL && add(res, "instructions",
 	    json_object_new_string(r->srv->instructions))));
@@ -284,7 +286,7 @@ m_discover(struct req *r, struct json_object **ret)
 	struct json_object *res = json_object_new_object();
 
 	*ret = built(res, add(res, "supportedVersions", versions(true)) ||
-	    add(res, "capabilities", capabilities()) ||
+	    add(res, "capabilities", capabilities(ERA_MODERN)) ||
 	    (r->srv->instructions != NULL && add(res, "instructions",
 	    json_object_new_string(r->srv->instructions))) ||
 	    add(res, "ttlMs", json_object_new_int(MCP_LIST_TTL_MS)) ||
@@ -382,6 +384,13 @@ call_send(struct call_ctx *cc, const char *method, struct json_object *params)
 	(void)session_send(cc->r->sess, cc->fl, cc->r->sink->send,
 	    cc->r->sink->arg, text, len);
 	free(text);
+}
+
+/* notifications/resources/updated of a call (resources.c) */
+static void
+call_notify(void *arg, const char *method, struct json_object *params)
+{
+	call_send(arg, method, params);
 }
 
 static void
@@ -634,6 +643,21 @@ call_audit(struct req *r, const struct tool_entry *tool,
 }
 
 /*
+ * 4b. What the result means beyond its caller: the watched resources it
+ * changed are announced; then with --content-only its structured copy goes
+ * (the text blocks carry the same facts).
+ */
+static void
+call_finish(struct req *r, const struct tool_entry *tool,
+    struct json_object *result, struct call_ctx *cc)
+{
+	resources_notify_changed(r->sess, tool->def->name, result,
+	    call_notify, cc);
+	if (r->srv->env->content_only)
+		json_object_object_del(result, "structuredContent");
+}
+
+/*
  * tools/call, top to bottom: lookup in the closed table, validation
  * against the input schema, the handler (with what it needs), a check of
  * the structured result against the output schema, and the audit facts.
@@ -656,12 +680,32 @@ m_tools_call(struct req *r, struct json_object **ret)
 	if (st == MCP_OK && result == NULL)
 		st = call_prepare(r, tool, &call, &cc, &audit, &result);
 	if (st == MCP_OK && result == NULL &&
-	    (st = call_handler(r, tool, args, &call, &result)) == MCP_OK)
-		st = call_check_output(r, tool, &result);
+	    (st = call_handler(r, tool, args, &call, &result)) == MCP_OK &&
+	    (st = call_check_output(r, tool, &result)) == MCP_OK)
+		call_finish(r, tool, result, &cc);
 	call_audit(r, tool, args, result, st, &audit, &t0);
 	json_object_put(args);
 	if (st == MCP_OK)
 		*ret = result;
+	return st;
+}
+
+/* The resources methods live in resources.c; this hands them over. */
+static enum mcp_err
+m_resources(struct req *r, struct json_object **ret)
+{
+	struct rsrc_req q;
+	enum mcp_err st;
+
+	memset(&q, 0, sizeof(q));
+	q.srv = r->srv;
+	q.sess = r->sess;
+	q.params = r->msg->params;
+	q.modern = r->era == ERA_MODERN;
+	if ((st = resources_handle(r->msg->method, &q, ret)) != MCP_OK) {
+		r->err_data = q.err_data;
+		(void)fail(r, st, "%s", q.err);
+	}
 	return st;
 }
 
@@ -673,6 +717,11 @@ static const struct method methods[] = {
 	{ "tools/list", m_tools_list, M_LEGACY | M_MODERN },
 	{ "tools/call", m_tools_call, M_LEGACY | M_MODERN },
 	{ "subscriptions/listen", m_listen, M_MODERN },
+	{ "resources/list", m_resources, M_LEGACY | M_MODERN },
+	{ "resources/read", m_resources, M_LEGACY | M_MODERN },
+	{ "resources/templates/list", m_resources, M_LEGACY | M_MODERN },
+	{ "resources/subscribe", m_resources, M_LEGACY },
+	{ "resources/unsubscribe", m_resources, M_LEGACY },
 };
 
 static const struct method *
@@ -832,8 +881,8 @@ dispatch_may_notify(struct session *sess, const struct rpc_msg *msg)
 	if (!dispatch_runs_long(msg))
 		return false;
 	if (is_listen(msg) || msg->progress_token != NULL ||
-	    msg->meta_log_level)
-		return true;
+	    msg->meta_log_level || session_has_subscriptions(sess))
+		return true;	/* resources/updated may precede the result */
 	return session_log_level(sess) >= 0;
 }
 

@@ -33,6 +33,8 @@ jsonrpc_code(enum mcp_err err)
 		return -32021;
 	case MCP_ERR_UNSUPPORTED_VERSION:
 		return -32022;
+	case MCP_ERR_NO_RESOURCE:
+		return -32002;
 	case MCP_OK:
 	case MCP_ERR_INTERNAL:
 	case MCP_ERR_NOMEM:

@@ -39,6 +39,7 @@ enum {
 	OPT_CHECK,
 	OPT_LOG_LEVEL,
 	OPT_FIXTURES,
+	OPT_CONTENT_ONLY,
 	OPT_POLICY = 0x1000,
 	OPT_HTTP = 0x2000,	/* HTTP transport flags (http_flags[]) */
 };
@@ -50,6 +51,7 @@ static const struct option own_opts[] = {
 	{ "print-config", no_argument, NULL, OPT_PRINT_CONFIG },
 	{ "check", no_argument, NULL, OPT_CHECK },
 	{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
+	{ "content-only", no_argument, NULL, OPT_CONTENT_ONLY },
 	/* test-only: the conformance suite's fixture tools; not in --help */
 	{ "conformance-fixtures", no_argument, NULL, OPT_FIXTURES },
 };
@@ -66,6 +68,7 @@ struct cli {
 	bool print_config;
 	bool check;
 	bool fixtures;
+	bool content_only;
 	struct pending_flag *flags;	/* owned; argc entries at most */
 	size_t nflags;
 	struct http_config http;	/* --http and its flags */
@@ -96,6 +99,12 @@ usage(FILE *out)
 	    "and exit\n"
 	    "      --log-level LEVEL    stderr log level: debug, info, warn, "
 	    "error, quiet\n"
+	    "      --content-only       results without structuredContent, "
+	    "tools without\n"
+	    "                           outputSchema: for clients that show "
+	    "the model only\n"
+	    "                           structuredContent (and so drop "
+	    "images)\n"
 	    "\n"
 	    "policy (override the embedded default and --config):\n");
 	for (i = 0; policy_flags[i].name != NULL; i++) {
@@ -207,6 +216,9 @@ parse_args(int argc, char **argv, struct cli *cli)
 			break;
 		case OPT_FIXTURES:
 			cli->fixtures = true;
+			break;
+		case OPT_CONTENT_ONLY:
+			cli->content_only = true;
 			break;
 		case ':':
 			rc = usage_error("option %s needs a value",
@@ -349,6 +361,7 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 	}
 	env.policy = pol;
 	env.fixtures = cli->fixtures;
+	env.content_only = cli->content_only;
 	memset(&sberr, 0, sizeof(sberr));
 	/* one empty network namespace per sandbox slot and per warm python,
 	 * made once and lent to one run at a time: no per-call netns creation

@@ -1,5 +1,7 @@
 /* Session state and the table of calls in flight. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "session.h"
@@ -64,8 +66,15 @@ session_ws_free(struct workspace *ws)
 void
 session_fini(struct session *s)
 {
+	size_t i;
+
 	workspace_free(s->ws);
 	s->ws = NULL;
+	for (i = 0; i < s->nsubs; i++)
+		free(s->subs[i]);
+	free(s->subs);
+	s->subs = NULL;
+	s->nsubs = 0;
 	(void)pthread_cond_destroy(&s->idle);
 	(void)pthread_mutex_destroy(&s->lock);
 }
@@ -251,4 +260,77 @@ session_wait_idle(struct session *s)
 	while (s->n_inflight > 0)
 		(void)pthread_cond_wait(&s->idle, &s->lock);
 	(void)pthread_mutex_unlock(&s->lock);
+}
+
+/* The index of uri among the subscriptions, or nsubs. Lock held. */
+static size_t
+sub_index(const struct session *s, const char *uri)
+{
+	size_t i;
+
+	for (i = 0; i < s->nsubs; i++)
+		if (strcmp(s->subs[i], uri) == 0)
+			break;
+	return i;
+}
+
+int
+session_subscribe(struct session *s, const char *uri)
+{
+	char **ns, *copy;
+	int rc = 0;
+
+	(void)pthread_mutex_lock(&s->lock);
+	if (sub_index(s, uri) < s->nsubs)
+		goto out;
+	if (s->nsubs >= SESSION_MAX_SUBSCRIPTIONS) {
+		rc = -ENOSPC;
+		goto out;
+	}
+	if ((copy = strdup(uri)) == NULL ||
+	    (ns = realloc(s->subs, (s->nsubs + 1) * sizeof(*ns))) == NULL) {
+		free(copy);
+		rc = -ENOMEM;
+		goto out;
+	}
+	s->subs = ns;
+	s->subs[s->nsubs++] = copy;
+ out:
+	(void)pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+void
+session_unsubscribe(struct session *s, const char *uri)
+{
+	size_t i;
+
+	(void)pthread_mutex_lock(&s->lock);
+	if ((i = sub_index(s, uri)) < s->nsubs) {
+		free(s->subs[i]);
+		s->subs[i] = s->subs[--s->nsubs];
+	}
+	(void)pthread_mutex_unlock(&s->lock);
+}
+
+bool
+session_is_subscribed(struct session *s, const char *uri)
+{
+	bool yes;
+
+	(void)pthread_mutex_lock(&s->lock);
+	yes = sub_index(s, uri) < s->nsubs;
+	(void)pthread_mutex_unlock(&s->lock);
+	return yes;
+}
+
+bool
+session_has_subscriptions(const struct session *s)
+{
+	bool yes;
+
+	(void)pthread_mutex_lock((pthread_mutex_t *)&s->lock);
+	yes = s->nsubs > 0;
+	(void)pthread_mutex_unlock((pthread_mutex_t *)&s->lock);
+	return yes;
 }

@@ -46,7 +46,16 @@ struct session {
 					 * HTTP session id */
 	struct inflight *inflight;	/* list, guarded by lock */
 	size_t n_inflight;
+	/* legacy resources/subscribe: owned uris, guarded by lock */
+	char **subs;
+	size_t nsubs;
 };
+
+/*
+ * Resources one session may watch at once: each is a string compared
+ * after every tool call that changed files.
+ */
+#define SESSION_MAX_SUBSCRIPTIONS	256
 
 void session_init(struct session *s, const char *workspace);
 /* Like session_init, with the workspace made on first use. */
@@ -107,5 +116,13 @@ int session_ws_open(const char *dir, uid_t owner, struct workspace **ret,
     char *err, size_t errlen) __attribute__((warn_unused_result));
 const char *session_ws_path(const struct workspace *ws);
 void session_ws_free(struct workspace *ws);
+
+/* resources/subscribe: 0 (also when already watched), -ENOSPC past
+ * SESSION_MAX_SUBSCRIPTIONS, -ENOMEM. */
+int session_subscribe(struct session *s, const char *uri);
+/* resources/unsubscribe; an uri not watched is no error. */
+void session_unsubscribe(struct session *s, const char *uri);
+bool session_is_subscribed(struct session *s, const char *uri);
+bool session_has_subscriptions(const struct session *s);
 
 #endif

@@ -33,8 +33,10 @@ as_root()
 pkgs="build-essential cmake pkg-config libjson-c-dev libmicrohttpd-dev
 libseccomp-dev libgmp-dev libpcre2-dev libsqlite3-dev check python3 gcc
 coreutils grep sed gawk findutils diffutils jq git sqlite3 ca-certificates"
-# Tests and benchmarks.
-test_pkgs="clang bubblewrap hyperfine wrk curl procps util-linux iproute2"
+# Tests and benchmarks. python3-matplotlib: tests/resources draws a chart
+# with the Agg backend in run_code and checks the model gets it as an image.
+test_pkgs="clang bubblewrap hyperfine wrk curl procps util-linux iproute2
+python3-matplotlib"
 
 missing=""
 for p in $pkgs $( [ $want_tests -eq 1 ] && echo $test_pkgs ); do

@@ -21,6 +21,7 @@
 #include "render.h"
 #include "sandboxed.h"
 #include "toolargs.h"
+#include "media.h"
 
 #define FILES_OPENAT2_RETRIES	8	/* EAGAIN: a rename raced the walk */
 #define FILES_MAX_WRITE		(8 << 20)	/* schema bound of content */
@@ -37,8 +38,9 @@ files_root(const struct tool_call *call)
 	return fd < 0 ? -errno : fd;
 }
 
-int
-files_openat(int dirfd, const char *path, int flags, mode_t mode)
+static int
+openat2_beneath(int dirfd, const char *path, int flags, mode_t mode,
+    uint64_t resolve)
 {
 	struct open_how how;
 	int i, fd = -EAGAIN;
@@ -48,13 +50,25 @@ files_openat(int dirfd, const char *path, int flags, mode_t mode)
 	how.flags = (uint64_t)(flags | O_CLOEXEC |
 	    ((flags & O_PATH) ? 0 : O_NOCTTY));
 	how.mode = (flags & O_CREAT) ? mode : 0;
-	how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+	how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | resolve;
 	for (i = 0; i < FILES_OPENAT2_RETRIES && fd == -EAGAIN; i++) {
 		fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
 		if (fd < 0)
 			fd = -errno;
 	}
 	return fd;
+}
+
+int
+files_openat(int dirfd, const char *path, int flags, mode_t mode)
+{
+	return openat2_beneath(dirfd, path, flags, mode, 0);
+}
+
+int
+files_openat_strict(int dirfd, const char *path, int flags)
+{
+	return openat2_beneath(dirfd, path, flags, 0, RESOLVE_NO_SYMLINKS);
 }
 
 const char *
@@ -210,33 +224,6 @@ static const char *const nul_free[] = { "path", NULL };
 
 
 
-/* "file:///workspace/" + path, percent-encoding all but unreserved + '/'. */
-static char *
-file_uri(const char *path)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	size_t n = strlen(path), i, w;
-	char *u;
-
-	if ((u = malloc(sizeof("file:///workspace/") + 3 * n)) == NULL)
-		return NULL;
-	w = (size_t)sprintf(u, "file:///workspace/");
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)path[i];
-		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || c == '-' || c == '.' ||
-		    c == '_' || c == '~' || c == '/')
-			u[w++] = (char)c;
-		else {
-			u[w++] = '%';
-			u[w++] = hex[c >> 4];
-			u[w++] = hex[c & 15];
-		}
-	}
-	u[w] = '\0';
-	return u;
-}
-
 /* Result for binary bytes: a resource block with the base64 blob. */
 static struct json_object *
 binary_result(const char *path, struct json_object *st, const char *b64)
@@ -244,7 +231,7 @@ binary_result(const char *path, struct json_object *st, const char *b64)
 	struct json_object *r = NULL, *content, *block, *res;
 	char *uri;
 
-	if ((uri = file_uri(path)) == NULL) {
+	if ((uri = media_uri(FILES_URI_PREFIX, path)) == NULL) {
 		json_object_put(st);
 		return NULL;
 	}
@@ -266,6 +253,40 @@ binary_result(const char *path, struct json_object *st, const char *b64)
 	return r;
 }
 
+/*
+ * Result for a whole image file within the per-image cap: a line of text
+ * and the image itself, so a model that can see images sees it.
+ */
+static struct json_object *
+image_result(const char *path, struct json_object *st, const char *b64,
+    const char *type, size_t len)
+{
+	struct json_object *e = echo(path), *r, *content, *block;
+	char line[FILES_ECHO_PATH * 4 + 96];	/* the echo may be escaped */
+
+	(void)snprintf(line, sizeof(line), "'%s': %s, %zu bytes (the image "
+	    "follows).", e != NULL ? json_object_get_string(e) : "", type,
+	    len);
+	json_object_put(e);
+	if ((r = tool_result_ok(st, line)) == NULL)
+		return NULL;
+	(void)json_object_object_get_ex(r, "content", &content);
+	if ((block = json_object_new_object()) == NULL ||
+	    json_object_object_add(block, "type",
+	    json_object_new_string("image")) != 0 ||
+	    json_object_object_add(block, "data",
+	    json_object_new_string(b64)) != 0 ||
+	    json_object_object_add(block, "mimeType",
+	    json_object_new_string(type)) != 0 ||
+	    json_object_array_add(content, block) != 0) {
+		/* json-c leaves a value it could not add to the caller */
+		json_object_put(block);
+		json_object_put(r);
+		return NULL;
+	}
+	return r;
+}
+
 enum mcp_err
 tool_read_file(const struct tool_call *call,
     const struct json_object *args,
@@ -279,6 +300,7 @@ tool_read_file(const struct tool_call *call,
 	struct json_object *st = NULL, *r = NULL;
 	struct stat pst, fst;
 	char *buf = NULL, *b64 = NULL;
+	const char *itype;
 	size_t len = 0;
 	ssize_t n;
 	bool binary;
@@ -373,7 +395,12 @@ tool_read_file(const struct tool_call *call,
 			goto nomem;
 		json_object_object_add(st, "content",
 		    json_object_new_string(b64));
-		r = binary_result(path, st, b64);
+		itype = media_image_type((const unsigned char *)buf, len);
+		if (itype != NULL && offset == 0 && (off_t)len == fst.st_size &&
+		    len <= MEDIA_IMAGE_MAX_BYTES)
+			r = image_result(path, st, b64, itype, len);
+		else
+			r = binary_result(path, st, b64);
 	} else {
 		json_object_object_add(st, "content",
 		    json_object_new_string_len(buf, (int)len));

@@ -26,6 +26,13 @@ int files_root(const struct tool_call *call);
 /* openat2 beneath dirfd; returns an fd or -errno (EAGAIN retried). */
 int files_openat(int dirfd, const char *path, int flags, mode_t mode);
 
+/* The same with no symlink followed anywhere in path (RESOLVE_NO_SYMLINKS):
+ * for files a walk found, which must be the very file it saw. */
+int files_openat_strict(int dirfd, const char *path, int flags);
+
+/* The uri of a workspace file, as resources/read resolves it. */
+#define FILES_URI_PREFIX	"file:///workspace/"
+
 /*
  * The isError result for a failed resolution or open of path (-err is the
  * errno), with a sentence the model can act on. Fills the audit reason.

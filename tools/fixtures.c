@@ -6,6 +6,8 @@
  */
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "fixtures.h"
 #include "sandbox.h"
@@ -344,4 +346,117 @@ fixture_json_schema_2020_12(const struct tool_call *call,
 	    JSON_C_TO_STRING_PLAIN));
 	b[0] = text_block(text);
 	return result_of(b, 1, ret_result);
+}
+
+/* ---- resources ---- */
+
+#define FIXTURE_TEXT_URI	"test://static-text"
+#define FIXTURE_BINARY_URI	"test://static-binary"
+#define FIXTURE_WATCHED_URI	"test://watched-resource"
+#define FIXTURE_TEMPLATE	"test://template/{id}/data"
+#define FIXTURE_TEMPLATE_HEAD	"test://template/"
+#define FIXTURE_TEMPLATE_TAIL	"/data"
+/* Bytes of the {id} a template read accepts (the scenario sends "123"). */
+#define FIXTURE_ID_MAX		64
+
+static const char fixture_text[] =
+    "This is the content of the static text resource.";
+static const char fixture_watched[] = "The watched resource.";
+
+static struct json_object *
+resource(const char *uri, const char *name, const char *desc,
+    const char *type)
+{
+	struct json_object *o = json_object_new_object();
+
+	return built(o, add(o, "uri", json_object_new_string(uri)) ||
+	    add(o, "name", json_object_new_string(name)) ||
+	    add(o, "description", json_object_new_string(desc)) ||
+	    add(o, "mimeType", json_object_new_string(type)));
+}
+
+/* Appends val (taken) to arr; -1 when it could not. */
+static int
+push(struct json_object *arr, struct json_object *val)
+{
+	if (val == NULL || json_object_array_add(arr, val) != 0) {
+		json_object_put(val);
+		return -1;
+	}
+	return 0;
+}
+
+int
+fixture_resources_list(struct json_object *arr)
+{
+	return push(arr, resource(FIXTURE_TEXT_URI, "static-text",
+	    "Conformance fixture: a fixed text resource.", "text/plain")) ||
+	    push(arr, resource(FIXTURE_BINARY_URI, "static-binary",
+	    "Conformance fixture: a fixed PNG.", "image/png")) ||
+	    push(arr, resource(FIXTURE_WATCHED_URI, "watched-resource",
+	    "Conformance fixture: a subscribable resource.", "text/plain")) ?
+	    -1 : 0;
+}
+
+int
+fixture_resource_templates(struct json_object *arr)
+{
+	struct json_object *o = json_object_new_object();
+
+	return push(arr, built(o, add(o, "uriTemplate",
+	    json_object_new_string(FIXTURE_TEMPLATE)) ||
+	    add(o, "name", json_object_new_string("template")) ||
+	    add(o, "description", json_object_new_string(
+	    "Conformance fixture: JSON data for any id.")) ||
+	    add(o, "mimeType", json_object_new_string("application/json"))));
+}
+
+static struct json_object *
+contents(const char *uri, const char *type, const char *key, const char *v)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (v == NULL)
+		return built(o, 1);
+	return built(o, add(o, "uri", json_object_new_string(uri)) ||
+	    add(o, "mimeType", json_object_new_string(type)) ||
+	    add(o, key, json_object_new_string(v)));
+}
+
+int
+fixture_resource_read(const char *uri, struct json_object **ret)
+{
+	size_t hl = sizeof(FIXTURE_TEMPLATE_HEAD) - 1, tl, n, i;
+	char id[FIXTURE_ID_MAX + 1], text[FIXTURE_ID_MAX + 16];
+	struct json_object *d;
+
+	if (strcmp(uri, FIXTURE_TEXT_URI) == 0)
+		*ret = contents(uri, "text/plain", "text", fixture_text);
+	else if (strcmp(uri, FIXTURE_BINARY_URI) == 0)
+		*ret = contents(uri, "image/png", "blob", fixture_png);
+	else if (strcmp(uri, FIXTURE_WATCHED_URI) == 0)
+		*ret = contents(uri, "text/plain", "text", fixture_watched);
+	else {
+		n = strlen(uri);
+		tl = sizeof(FIXTURE_TEMPLATE_TAIL) - 1;
+		if (n <= hl + tl || n - hl - tl > FIXTURE_ID_MAX ||
+		    strncmp(uri, FIXTURE_TEMPLATE_HEAD, hl) != 0 ||
+		    strcmp(uri + n - tl, FIXTURE_TEMPLATE_TAIL) != 0)
+			return 0;
+		memcpy(id, uri + hl, n - hl - tl);
+		id[n - hl - tl] = '\0';
+		for (i = 0; id[i] != '\0'; i++)
+			if (strchr("/?#%", id[i]) != NULL)
+				return 0;	/* one segment, no escapes */
+		(void)snprintf(text, sizeof(text), "Data for ID: %s", id);
+		d = json_object_new_object();
+		d = built(d, add(d, "id", json_object_new_string(id)) ||
+		    add(d, "templateTest", json_object_new_boolean(1)) ||
+		    add(d, "data", json_object_new_string(text)));
+		*ret = d == NULL ? NULL : contents(uri, "application/json",
+		    "text", json_object_to_json_string_ext(d,
+		    JSON_C_TO_STRING_PLAIN));
+		json_object_put(d);
+	}
+	return *ret != NULL ? 1 : -1;
 }

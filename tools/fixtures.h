@@ -39,4 +39,21 @@ enum mcp_err fixture_wait_cancel(const struct tool_call *call,
 enum mcp_err fixture_json_schema_2020_12(const struct tool_call *call,
     const struct json_object *args, struct json_object **ret_result);
 
+/*
+ * The fixture resources of the resources-* scenarios, offered beside the
+ * workspace's files with --conformance-fixtures only: test://static-text,
+ * test://static-binary, test://watched-resource (subscribable) and the
+ * template test://template/{id}/data.
+ */
+/* Appends the fixture resources ({uri, name, ...}) to arr; -1 when out
+ * of memory. */
+int fixture_resources_list(struct json_object *arr);
+/* Appends the fixture resource templates to arr; -1 when out of memory. */
+int fixture_resource_templates(struct json_object *arr);
+/*
+ * 1 and *ret (a new {uri, mimeType, text|blob}) when uri is a fixture
+ * resource; 0 when it is not one; -1 out of memory.
+ */
+int fixture_resource_read(const char *uri, struct json_object **ret);
+
 #endif

@@ -359,7 +359,7 @@ entry_build(const struct tool_env *env, const struct tool_def *d,
 	if ((in = load_schema_file(d->input_schema, err, errlen)) == NULL)
 		goto out;
 	json_object_object_add(tj, "inputSchema", in);
-	if (d->output_schema != NULL) {
+	if (d->output_schema != NULL && !env->content_only) {
 		if ((out = load_schema_file(d->output_schema, err,
 		    errlen)) == NULL)
 			goto out;

@@ -15,8 +15,10 @@
 	"Read a file of the workspace. path is relative to " \
 	"the workspace root; absolute paths, '..' above the root and " \
 	"symbolic links pointing out are refused, as are FIFOs and " \
-	"devices. Text (UTF-8) comes back as text; binary files come " \
-	"back base64-encoded as a resource (encoding \"auto\"), or " \
+	"devices. Text (UTF-8) comes back as text; a whole PNG, JPEG, " \
+	"GIF or WebP image (up to 256 KiB) comes back as an image; other " \
+	"binary files come back base64-encoded as a resource (encoding " \
+	"\"auto\"), or " \
 	"refused with encoding \"text\". At most max_bytes bytes from " \
 	"offset are returned (bounded by the policy); truncated says " \
 	"whether more follows."
@@ -88,8 +90,9 @@ enum mcp_err tool_query_sqlite_tailor(const struct tool_env *env,
 	"processes and output. There is no shell: pipes, redirections, " \
 	"globs and $VARS in args are passed literally (use run_code with " \
 	"language sh for a shell script). Returns exit_code, stdout and " \
-	"stderr (capped; *_truncated says so); a non-zero exit, a signal " \
-	"or the deadline is an error result."
+	"stderr (capped; *_truncated says so) and the workspace files the " \
+	"command created or changed (images among them as images); a " \
+	"non-zero exit, a signal or the deadline is an error result."
 enum mcp_err tool_run_command(const struct tool_call *call,
     const struct json_object *args, struct json_object **ret_result);
 enum mcp_err tool_run_command_tailor(const struct tool_env *env,
@@ -106,8 +109,11 @@ enum mcp_err tool_run_command_tailor(const struct tool_env *env,
 	"private /tmp, limits on time, memory, processes and output. " \
 	"args become the program's arguments (sys.argv[1:], " \
 	"process.argv after \"--\", $1..., argv[1...]); stdin is its " \
-	"standard input. Returns exit_code, stdout and stderr; a " \
-	"non-zero exit, a signal or the deadline is an error result."
+	"standard input. Returns exit_code, stdout, stderr and the " \
+	"workspace files the code created or changed: a PNG, JPEG, GIF or " \
+	"WebP it writes (a matplotlib plot saved with savefig) comes back " \
+	"as an image. A non-zero exit, a signal or the deadline is an " \
+	"error result."
 enum mcp_err tool_run_code(const struct tool_call *call,
     const struct json_object *args, struct json_object **ret_result);
 enum mcp_err tool_run_code_tailor(const struct tool_env *env,

@@ -15,12 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "files.h"
 #include "policy.h"
 #include "render.h"
 #include "policy_binds.h"
 #include "sbcall.h"
 #include "slots.h"
 #include "toolargs.h"
+#include "workspace_files.h"
 
 #define SBCALL_PROGRESS_MS	1000	/* one progress notification a second */
 
@@ -343,6 +345,8 @@ sbcall_run(const struct tool_call *call, const struct sbcall *c,
 		    "cancelled.", c->what);
 		goto out;
 	}
+	if (c->files_before != NULL)
+		(void)wsf_scan_take(req.workspace_host, c->files_before);
 	if (c->warm_stdin != NULL && env->prestart.take != NULL &&
 	    (started = env->prestart.take(env->prestart.arg,
 	    req.workspace_host)) != NULL) {
@@ -362,6 +366,19 @@ sbcall_run(const struct tool_call *call, const struct sbcall *c,
 		return MCP_ERR_NOMEM;
 	*ret_refusal = refusal;
 	return MCP_OK;
+}
+
+enum mcp_err
+sbcall_report_files(const struct tool_call *call, const struct sbcall *c,
+    bool always, struct json_object *r)
+{
+	if (c->files_before == NULL || r == NULL)
+		return MCP_OK;
+	if (c->workspace_host != NULL)
+		return wsf_report(c->workspace_host, c->files_before, NULL,
+		    always, r);
+	return wsf_report(call->workspace, c->files_before, FILES_URI_PREFIX,
+	    always, r);
 }
 
 const char **

@@ -19,6 +19,7 @@
 
 struct policy;
 struct prog_binds;
+struct wsf_scan;
 
 #define SBCALL_MAX_ENV		32	/* request overrides per call */
 /* a program's own binds and the policy's allowed paths (binds.h): the
@@ -47,6 +48,13 @@ struct sbcall {
 	 */
 	const void *warm_stdin;
 	size_t warm_stdin_len;
+	/*
+	 * Filled by sbcall_run with the files of the directory the program
+	 * gets (workspace or skill copy), walked once a slot is held, right
+	 * before the run: what sbcall_report_files compares with. NULL: no
+	 * report. Release with wsf_scan_free.
+	 */
+	struct wsf_scan *files_before;
 };
 
 /*
@@ -98,6 +106,16 @@ uint32_t sbcall_timeout(const struct tool_call *call, int64_t requested_ms);
  * (bytes, borrowed from args) and "timeout_ms" (bounded by the policy). */
 void sbcall_common_args(const struct tool_call *call,
     const struct json_object *args, struct sbcall *c);
+
+/*
+ * Adds the files the run of c created or changed to its result r
+ * (workspace_files.h): with links for the workspace, without for a
+ * directory of c's own (a skill's copy, gone after the call). always:
+ * structuredContent gets files and files_omitted even when none changed
+ * (false for a skill script's own JSON object, which keeps its shape then).
+ */
+enum mcp_err sbcall_report_files(const struct tool_call *call,
+    const struct sbcall *c, bool always, struct json_object *r);
 
 /*
  * A handler's last step: st if it failed, else the result r (NULL means

@@ -26,6 +26,7 @@
 #include "sbcall.h"
 #include "toolargs.h"
 #include "workspace.h"
+#include "workspace_files.h"
 
 #define SKILL_COPY_MAX_BYTES	(64u << 20)	/* scripts and docs, not data */
 #define SKILL_COPY_MAX_ENTRIES	10000	/* files and folders copied */
@@ -260,15 +261,18 @@ stdout_json(const struct sb_result *res)
 	return o;
 }
 
+/* *own_json: the structured result is the script's own object. */
 static struct json_object *
 skill_result(const struct sb_result *res, uint32_t timeout_ms,
-    struct tool_audit *audit)
+    struct tool_audit *audit, bool *own_json)
 {
 	struct json_object *o, *st, *err_text, *r = NULL;
 	char *msg;
 
+	*own_json = false;
 	if (res->exited && res->exit_code == 0 &&
 	    (o = stdout_json(res)) != NULL) {
+		*own_json = true;
 		render_audit_run(res, audit);
 		/* stdout_json checked it is UTF-8 */
 		return tool_result_ok(o, res->out.data);
@@ -304,15 +308,18 @@ tool_run_skill_script(const struct tool_call *call,
 	const char *bad;
 	struct json_object *r = NULL;
 	struct sb_result res;
+	struct wsf_scan before;
 	struct sbcall c;
 	char *copy = NULL, path[PATH_MAX];
 	const char **argv = NULL, *head[3];
 	size_t nhead = 0;
 	enum mcp_err st = MCP_OK;
+	bool own_json;
 	int rc;
 
 	memset(&res, 0, sizeof(res));
 	memset(&c, 0, sizeof(c));
+	memset(&before, 0, sizeof(before));
 	if ((bad = render_nul_key(args, nul_free)) != NULL) {
 		r = render_nul_refusal(call->audit, bad);
 		goto out;
@@ -355,11 +362,15 @@ tool_run_skill_script(const struct tool_call *call,
 	c.workspace_writable = true;	/* the copy is thrown away */
 	c.prog_binds = lang->binds;
 	c.what = "the script";
+	c.files_before = &before;
 	if ((st = sbcall_run(call, &c, &res, &r)) != MCP_OK)
 		goto out;
-	if (r == NULL)
-		r = skill_result(&res, c.timeout_ms, call->audit);
+	/* the script's own JSON keeps its shape unless files changed */
+	if (r == NULL && (r = skill_result(&res, c.timeout_ms, call->audit,
+	    &own_json)) != NULL)
+		st = sbcall_report_files(call, &c, !own_json, r);
  out:
+	wsf_scan_free(&before);
 	if (copy != NULL)
 		(void)workspace_remove_tree(copy);
 	free(copy);

@@ -45,6 +45,13 @@ struct tool_env {
 	struct tool_slots *slots;	/* borrowed; shared, internally locked */
 	struct tool_prestart prestart;	/* all NULL: nothing started ahead */
 	bool fixtures;			/* conformance fixture tools offered */
+	/*
+	 * --content-only: no outputSchema in tools/list and no
+	 * structuredContent in results, for clients that give the model
+	 * JSON.stringify(structuredContent) alone when it is present and drop
+	 * content[] (images included): Claude Code, Codex, opencode.
+	 */
+	bool content_only;
 };
 
 /* Severity of a log line a tool sends to the client (RFC 5424 order). */

@@ -193,6 +193,34 @@ param_mismatch(const struct http_ctx *ctx, struct MHD_Connection *conn,
 	return NULL;
 }
 
+/* resources/read: Mcp-Name carries params.uri. */
+static const char *
+uri_mismatch(const struct http_ctx *ctx, struct MHD_Connection *conn,
+    const struct rpc_msg *msg)
+{
+	struct json_object *uri_obj;
+	char buf[HTTP_MAX_HEADER_VALUE];
+	const char *uri, *got;
+	struct hval v;
+	size_t len;
+
+	if (msg->params == NULL ||
+	    !json_object_object_get_ex(msg->params, "uri", &uri_obj) ||
+	    !json_object_is_type(uri_obj, json_type_string))
+		return NULL;	/* dispatch answers the malformed read */
+	uri = json_object_get_string(uri_obj);
+	if (!get_value(ctx, conn, H_NAME, &v))
+		return "Header mismatch: Mcp-Name is required for "
+		    "resources/read";
+	if ((got = header_bytes(&v, buf, sizeof(buf), &len)) == NULL)
+		return "Header mismatch: Mcp-Name is not valid (bad base64 or "
+		    "characters)";
+	if (len != strlen(uri) || memcmp(got, uri, len) != 0)
+		return "Header mismatch: Mcp-Name differs from the resource "
+		    "uri";
+	return NULL;
+}
+
 const char *
 http_header_mismatch(const struct http_ctx *ctx, struct MHD_Connection *conn,
     const struct rpc_msg *msg)
@@ -215,6 +243,8 @@ http_header_mismatch(const struct http_ctx *ctx, struct MHD_Connection *conn,
 	if (!value_is(&v, msg->method, strlen(msg->method)))
 		return "Header mismatch: Mcp-Method differs from the body's "
 		    "method";
+	if (strcmp(msg->method, "resources/read") == 0)
+		return uri_mismatch(ctx, conn, msg);
 	if (strcmp(msg->method, "tools/call") != 0)
 		return NULL;
 	if ((name = msg->tool_name) == NULL)

@@ -90,6 +90,24 @@ static const char *const messages[] = {
 	    "\"1999-01-01\"}}}",
 	"{\"jsonrpc\":\"2.0\",\"id\":14,\"method\":\"subscriptions/listen\","
 	    "\"params\":{\"notifications\":{}," META "}}}",
+	/* resources: fixtures (the workspace does not exist), both eras */
+	"{\"jsonrpc\":\"2.0\",\"id\":15,\"method\":\"resources/list\"}",
+	"{\"jsonrpc\":\"2.0\",\"id\":16,\"method\":\"resources/list\","
+	    "\"params\":{" META "}}}",
+	"{\"jsonrpc\":\"2.0\",\"id\":17,\"method\":"
+	    "\"resources/templates/list\",\"params\":{" META "}}}",
+	"{\"jsonrpc\":\"2.0\",\"id\":18,\"method\":\"resources/read\","
+	    "\"params\":{\"uri\":\"test://static-text\"}}",
+	"{\"jsonrpc\":\"2.0\",\"id\":19,\"method\":\"resources/read\","
+	    "\"params\":{\"uri\":\"test://template/7/data\"," META "}}}",
+	"{\"jsonrpc\":\"2.0\",\"id\":20,\"method\":\"resources/read\","
+	    "\"params\":{\"uri\":\"test://nothing\"}}",
+	"{\"jsonrpc\":\"2.0\",\"id\":21,\"method\":\"resources/read\","
+	    "\"params\":{\"uri\":\"file:///workspace/x\"," META "}}}",
+	"{\"jsonrpc\":\"2.0\",\"id\":22,\"method\":\"resources/subscribe\","
+	    "\"params\":{\"uri\":\"test://watched-resource\"}}",
+	"{\"jsonrpc\":\"2.0\",\"id\":23,\"method\":\"resources/unsubscribe\","
+	    "\"params\":{\"uri\":\"test://watched-resource\"}}",
 };
 
 /* What dispatch sent for one message, in order, newline-separated. */

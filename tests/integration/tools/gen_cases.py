@@ -13,7 +13,8 @@ INIT = [
     '> {"jsonrpc":"2.0","method":"notifications/initialized"}',
 ]
 RUN_KEYS = ["exit_code", "signal", "timed_out", "stdout", "stderr", "stdout_bytes",
-            "stderr_bytes", "stdout_truncated", "stderr_truncated", "duration_ms"]
+            "stderr_bytes", "stdout_truncated", "stderr_truncated", "duration_ms",
+            "files", "files_omitted"]
 
 
 class Case:
@@ -46,10 +47,16 @@ class Case:
     def invalid(self, tool, text):
         self.error("Invalid arguments for tool %s: %s" % (tool, text))
 
-    def ran(self, text, is_error=False, **fields):
+    def ran(self, text, is_error=False, files=None, files_text=None, **fields):
+        """A run's result; files (exact list) and files_text (the listing
+        block) when the run created or changed files."""
         sc = {k: "$any" for k in RUN_KEYS}
         sc.update(fields)
         r = {"content": [{"type": "text", "text": text}], "structuredContent": sc}
+        if files is not None:
+            sc["files"] = files
+            sc["files_omitted"] = 0
+            r["content"].append({"type": "text", "text": files_text})
         if is_error:
             r["isError"] = True
         self.expect(r)
@@ -178,7 +185,11 @@ files shared with the sandboxed tools.""")
     c.call("run_command", {"command": "wc", "args": ["-l", "notes/todo.txt"]})
     c.ran("The command exited with status 0.\n--- stdout ---\n2 notes/todo.txt\n", exit_code=0)
     c.call("run_code", {"language": "sh", "code": "printf '\\000\\001\\377' > blob.bin; ln -s /etc/passwd passwd-link; ln -s notes/todo.txt todo-link; ln -s / root-link; mkfifo pipe"})
-    c.ran("The code exited with status 0.", exit_code=0)
+    c.comment("only the regular file is reported: links and FIFOs are not files it made")
+    c.ran("The code exited with status 0.", exit_code=0,
+          files=[{"path": "blob.bin", "size": 3, "type": "application/octet-stream",
+                  "uri": "file:///workspace/blob.bin"}],
+          files_text="Files created or changed (1):\n- blob.bin (3 bytes, application/octet-stream)")
     c.call("list_directory", {})
     c.ok_json({"path": ".", "entries": [
         {"path": "blob.bin", "type": "file", "size": 3},
@@ -256,7 +267,11 @@ structured result, exit 2 is invalid input, the original folder never changes.""
     c.expect({"content": [{"type": "text", "text": "{\"words\":4}\n"}], "structuredContent": {"words": 4}})
     c.comment("the script changes its copy; the original stays as it was")
     c.call("run_skill_script", {"skill": "greeter", "script": "vandal.sh"})
-    c.ran("The script exited with status 0.\n--- stdout ---\nchanged\n", exit_code=0)
+    c.comment("what it changed in its copy is reported, without uris: the copy is gone after the call")
+    c.ran("The script exited with status 0.\n--- stdout ---\nchanged\n", exit_code=0,
+          files=[{"path": "SKILL.md", "size": 8, "type": "text/plain"},
+                 {"path": "scripts/planted.sh", "size": 8, "type": "text/plain"}],
+          files_text="Files created or changed (2):\n- SKILL.md (8 bytes, text/plain)\n- scripts/planted.sh (8 bytes, text/plain)")
     c.call("run_skill_script", {"skill": "greeter", "script": "firstline.sh"})
     c.ran("The script exited with status 0.\n--- stdout ---\n---\nname: greeter\nREADME.txt\nfirstline.sh\ngreet.py\nvandal.sh\n", exit_code=0)
     listed = "are: firstline.sh, greet.py, vandal.sh."
