@@ -72,6 +72,12 @@ int workspace_parent_template(char *tmpl, size_t len, const char *base);
  * longer exists. The first fresh workspace's parent, once made, calls it.
  * Returns how many it removed.
  */
+/*
+ * Removes the tree at path (a file, a link, or a directory and everything
+ * in it, whatever its modes and depth) without following a link out of it;
+ * no unmount. 0, or -errno of the first failure.
+ */
+int workspace_tree_remove(const char *path);
 int workspace_reap_dead(const char *base);
 
 /* Removes a fresh workspace recursively; keeps a user's. NULL is a no-op. */

@@ -11,7 +11,7 @@
  * another pid namespace in this boot cannot be judged and is kept, as is
  * anything not named exactly so, not a directory itself (a symlink to one
  * is not followed), or not owned by our euid (a parent is always its
- * server's). Removal is workspace_remove_tree(): nothing is followed.
+ * server's). Removal is workspace_tree_remove(): nothing is followed.
  * Kept apart from workspace.c so that where and how the parent is made can
  * change without this.
  */
@@ -167,7 +167,7 @@ workspace_reap_dead(const char *base)
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s", base,
 		    de->d_name) >= sizeof(path))
 			continue;
-		if (workspace_remove_tree(path) == 0)
+		if (workspace_tree_remove(path) == 0)
 			n++;
 	}
 	(void)closedir(d);
