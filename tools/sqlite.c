@@ -26,6 +26,7 @@
 #include "sandbox.h"
 #include "sandboxed.h"
 #include "sqlite_vfs.h"
+#include "timespec.h"
 
 #define SQL_PROGRESS_OPS	1000	/* VM steps between deadline checks */
 #define SQL_MAX_PARAMS		64	/* schema maxItems of params */
@@ -128,9 +129,7 @@ progress(void *arg)
 		return 1;
 	}
 	(void)clock_gettime(CLOCK_MONOTONIC, &now);
-	if (now.tv_sec > run->deadline.tv_sec ||
-	    (now.tv_sec == run->deadline.tv_sec &&
-	    now.tv_nsec >= run->deadline.tv_nsec)) {
+	if (!ts_before(&now, &run->deadline)) {
 		run->timed_out = true;
 		return 1;	/* SQLITE_INTERRUPT */
 	}
@@ -308,68 +307,83 @@ set_heap_limit(void)
 	(void)sqlite3_hard_heap_limit64(SQL_HEAP_LIMIT);
 }
 
-enum mcp_err
-tool_query_sqlite(const struct tool_call *call,
-    const struct json_object *args,
-    struct json_object **ret_result)
-{
-	const struct policy *pol = call->env->policy;
+/*
+ * One query, from its arguments to its result, in the stages
+ * tool_query_sqlite() runs in order. Each stage returns 0 to go on, or -1
+ * with *r the result that answers (a refusal), NULL when out of memory.
+ */
+struct sql_query {
+	const struct tool_call *call;
+	const struct policy *pol;
 	const struct policy_database *pdb;
-	struct json_object *v, *params = NULL;	/* borrowed from args */
-	struct json_object *st = NULL, *cols = NULL, *rows = NULL, *r = NULL;
+	const char *sql;			/* borrowed from args */
+	const struct json_object *params;	/* borrowed from args, or NULL */
+	size_t max_rows;
 	struct sql_run run;
-	struct timespec t0, t1;
-	sqlite3 *db = NULL;
-	sqlite3_stmt *stmt = NULL;
-	const char *name, *sql, *tail = NULL;
-	size_t bytes = 0, nrows = 0, max_rows = pol->limits.sql_rows;
-	bool truncated = false, fail = false, entered = false;
-	char vmsg[256];	/* sqlvfs_enter's sentence */
-	int rc, i, ncol, nparam;
+	struct timespec t0;			/* monotonic, before the open */
+	sqlite3 *db;
+	sqlite3_stmt *stmt;
+	bool entered;				/* sqlvfs_enter() succeeded */
+	struct json_object *cols, *rows;	/* owned */
+	size_t nrows;
+	bool truncated;
+};
+
+/* 1. The arguments (valid against the schema) and the database named. */
+static int
+sql_args(struct sql_query *q, const struct json_object *args,
+    struct json_object **r)
+{
+	struct json_object *v, *params = NULL;
+	const char *name;
 
 	(void)json_object_object_get_ex(args, "database", &v);
 	name = json_object_get_string(v);
 	(void)json_object_object_get_ex(args, "sql", &v);
-	sql = json_object_get_string(v);
+	q->sql = json_object_get_string(v);
 	(void)json_object_object_get_ex(args, "params", &params);
+	q->params = params;
+	q->max_rows = q->pol->limits.sql_rows;
 	if (json_object_object_get_ex(args, "max_rows", &v) &&
-	    (size_t)json_object_get_int64(v) < max_rows)
-		max_rows = (size_t)json_object_get_int64(v);
+	    (size_t)json_object_get_int64(v) < q->max_rows)
+		q->max_rows = (size_t)json_object_get_int64(v);
+	if ((q->pdb = policy_find_database(q->pol, name)) != NULL)
+		return 0;
+	*r = sql_error(q->call, "unknown database", "There is no database "
+	    "called '%s' in the policy; %s", name, q->pol->ndatabases > 0 ?
+	    "the tool's description lists the databases offered." :
+	    "none is configured.");
+	return -1;
+}
 
-	if ((pdb = policy_find_database(pol, name)) == NULL) {
-		r = sql_error(call, "unknown database", "There is no database "
-		    "called '%s' in the policy; %s", name, pol->ndatabases > 0 ?
-		    "the tool's description lists the databases offered." :
-		    "none is configured.");
-		goto out;
-	}
-	memset(&run, 0, sizeof(run));
-	run.cancel = call->cancel;
-	(void)clock_gettime(CLOCK_MONOTONIC, &t0);
-	run.deadline = t0;
-	run.deadline.tv_sec += pol->limits.sql_timeout_ms / 1000;
-	run.deadline.tv_nsec += (long)(pol->limits.sql_timeout_ms % 1000) *
-	    1000000L;
-	if (run.deadline.tv_nsec >= 1000000000L) {
-		run.deadline.tv_sec++;
-		run.deadline.tv_nsec -= 1000000000L;
-	}
+/* 2. The read-only connection, its limits, and the deadline from now. */
+static int
+sql_open(struct sql_query *q, struct json_object **r)
+{
+	char vmsg[256];	/* sqlvfs_enter's sentence */
+	sqlite3 *db;
+	int rc;
 
+	q->run.cancel = q->call->cancel;
+	(void)clock_gettime(CLOCK_MONOTONIC, &q->t0);
+	q->run.deadline = q->t0;
+	ts_add_ms(&q->run.deadline, q->pol->limits.sql_timeout_ms);
 	(void)pthread_once(&heap_limit_once, set_heap_limit);
 	/* the file pinned at start, beneath its directory fd (sqlite_vfs.c) */
-	if (sqlvfs_enter(pdb, vmsg, sizeof(vmsg)) != 0) {
-		r = sql_error(call, "database replaced", "%s", vmsg);
-		goto out;
+	if (sqlvfs_enter(q->pdb, vmsg, sizeof(vmsg)) != 0) {
+		*r = sql_error(q->call, "database replaced", "%s", vmsg);
+		return -1;
 	}
-	entered = true;
-	rc = sqlite3_open_v2(pdb->path, &db, SQLITE_OPEN_READONLY |
+	q->entered = true;
+	rc = sqlite3_open_v2(q->pdb->path, &q->db, SQLITE_OPEN_READONLY |
 	    SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE |
 	    SQLITE_OPEN_NOFOLLOW, SQLVFS_NAME);
+	db = q->db;
 	if (rc != SQLITE_OK) {
-		r = sql_error(call, "database open failed", "The database "
+		*r = sql_error(q->call, "database open failed", "The database "
 		    "could not be opened: %s.", db ? sqlite3_errmsg(db) :
 		    sqlite3_errstr(rc));
-		goto out;
+		return -1;
 	}
 	(void)sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
 	(void)sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0,
@@ -381,154 +395,208 @@ tool_query_sqlite(const struct tool_call *call,
 	(void)sqlite3_limit(db, SQLITE_LIMIT_EXPR_DEPTH, SQL_MAX_EXPR_DEPTH);
 	(void)sqlite3_limit(db, SQLITE_LIMIT_VARIABLE_NUMBER, SQL_MAX_PARAMS);
 	(void)sqlite3_limit(db, SQLITE_LIMIT_COLUMN, SQL_MAX_COLUMNS);
-	(void)sqlite3_busy_handler(db, busy, &run);
-	sqlite3_set_authorizer(db, authorize, &run);
-	sqlite3_progress_handler(db, SQL_PROGRESS_OPS, progress, &run);
+	(void)sqlite3_busy_handler(db, busy, &q->run);
+	sqlite3_set_authorizer(db, authorize, &q->run);
+	sqlite3_progress_handler(db, SQL_PROGRESS_OPS, progress, &q->run);
+	return 0;
+}
 
-	rc = sqlite3_prepare_v3(db, sql, -1, 0, &stmt, &tail);
+/* 3. One statement, read-only, with exactly its parameters bound. */
+static int
+sql_prepare(struct sql_query *q, struct json_object **r)
+{
+	const struct tool_call *call = q->call;
+	const char *tail = NULL;
+	size_t given = q->params ? json_object_array_length(q->params) : 0;
+	char msg[128];	/* two counts */
+	int rc, nparam;
+
+	rc = sqlite3_prepare_v3(q->db, q->sql, -1, 0, &q->stmt, &tail);
 	if (rc != SQLITE_OK) {
-		if (rc == SQLITE_AUTH || run.denied != NULL)
-			r = sql_error(call, "not read-only", "Refused: "
+		if (rc == SQLITE_AUTH || q->run.denied != NULL)
+			*r = sql_error(call, "not read-only", "Refused: "
 			    "query_sqlite only reads (SELECT, WITH, and PRAGMA "
 			    "table_info and the like); not allowed: %s.",
-			    run.denied ? run.denied : "writes");
-		else if (run.timed_out || run.cancelled)
-			r = sql_error(call, "deadline", "The query was stopped "
-			    "while being prepared: %s.", run.cancelled ?
+			    q->run.denied ? q->run.denied : "writes");
+		else if (q->run.timed_out || q->run.cancelled)
+			*r = sql_error(call, "deadline", "The query was stopped "
+			    "while being prepared: %s.", q->run.cancelled ?
 			    "cancelled" : "deadline reached");
 		else
-			r = sql_error(call, "sql error", "SQL error: %s.",
-			    sqlite3_errmsg(db));
-		goto out;
+			*r = sql_error(call, "sql error", "SQL error: %s.",
+			    sqlite3_errmsg(q->db));
+		return -1;
 	}
-	if (stmt == NULL) {
-		r = sql_error(call, "empty sql", "%s", "The SQL holds no "
+	if (q->stmt == NULL) {
+		*r = sql_error(call, "empty sql", "%s", "The SQL holds no "
 		    "statement (only whitespace or comments).");
-		goto out;
+		return -1;
 	}
 	if (tail != NULL && !only_comments(tail)) {
-		r = sql_error(call, "several statements", "%s", "Give exactly "
+		*r = sql_error(call, "several statements", "%s", "Give exactly "
 		    "one SQL statement per call (text follows the first ';').");
-		goto out;
+		return -1;
 	}
-	if (!sqlite3_stmt_readonly(stmt)) {
-		r = sql_error(call, "not read-only", "%s", "Refused: the "
+	if (!sqlite3_stmt_readonly(q->stmt)) {
+		*r = sql_error(call, "not read-only", "%s", "Refused: the "
 		    "statement would write; query_sqlite only reads.");
-		goto out;
+		return -1;
 	}
-	nparam = sqlite3_bind_parameter_count(stmt);
-	if ((size_t)nparam != (params ? json_object_array_length(params) : 0)) {
-		char msg[128];	/* two counts */
+	nparam = sqlite3_bind_parameter_count(q->stmt);
+	if ((size_t)nparam != given) {
 		(void)snprintf(msg, sizeof(msg), "%d, but %zu were given",
-		    nparam, params ? json_object_array_length(params) : 0);
-		r = sql_error(call, "parameter count", "The statement has "
+		    nparam, given);
+		*r = sql_error(call, "parameter count", "The statement has "
 		    "%s; pass one params item per ? or :name placeholder.",
 		    msg);
-		goto out;
+		return -1;
 	}
-	if (bind_params(stmt, params) != SQLITE_OK) {
-		r = sql_error(call, "bind failed", "A parameter could not be "
-		    "bound: %s.", sqlite3_errmsg(db));
-		goto out;
+	if (bind_params(q->stmt, q->params) != SQLITE_OK) {
+		*r = sql_error(call, "bind failed", "A parameter could not be "
+		    "bound: %s.", sqlite3_errmsg(q->db));
+		return -1;
 	}
-	ncol = sqlite3_column_count(stmt);
-	if ((st = json_object_new_object()) == NULL ||
-	    (cols = json_object_new_array()) == NULL ||
-	    (rows = json_object_new_array()) == NULL)
-		goto nomem;
-	for (i = 0; i < ncol; i++) {
-		const char *cn = sqlite3_column_name(stmt, i);
-		if ((v = render_string(cn ? cn : "", cn ? strlen(cn) : 0,
-		    NULL)) == NULL || json_object_array_add(cols, v) != 0)
-			goto nomem;
-	}
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		struct json_object *row;
-		size_t rowbytes = 0;
+	return 0;
+}
 
-		if (nrows == max_rows) {
-			truncated = true;
+/* Why a step ended with rc (neither a row nor done): the refusal. */
+static struct json_object *
+sql_step_error(struct sql_query *q, int rc)
+{
+	const struct tool_call *call = q->call;
+	char ms[16];	/* a uint32 */
+
+	if (q->run.timed_out) {
+		(void)snprintf(ms, sizeof(ms), "%u",
+		    q->pol->limits.sql_timeout_ms);
+		call->audit->timed_out = true;
+		return sql_error(call, "deadline", "The query was stopped "
+		    "after %s ms (the policy's deadline); add a LIMIT or a "
+		    "narrower WHERE.", ms);
+	}
+	if (q->run.cancelled)
+		return sql_error(call, "cancelled", "%s",
+		    "The query was cancelled.");
+	if (rc == SQLITE_AUTH || q->run.denied != NULL)
+		return sql_error(call, "not read-only", "Refused: query_sqlite "
+		    "only reads; not allowed: %s.", q->run.denied ?
+		    q->run.denied : "writes");
+	if (rc == SQLITE_NOMEM)
+		return sql_error(call, "memory limit", "The query needed more "
+		    "than the %lld MiB SQLite may use; select fewer or smaller "
+		    "values (a row's values are built whole).",
+		    (long long)(SQL_HEAP_LIMIT >> 20));
+	return sql_error(call, "sql error", "SQL error: %s.",
+	    sqlite3_errmsg(q->db));
+}
+
+/*
+ * 4. The column names and the rows, up to max_rows and the policy's byte
+ * cap: a row's size is counted before any of its values is built.
+ */
+static int
+sql_fetch(struct sql_query *q, struct json_object **r)
+{
+	struct json_object *v, *row;
+	size_t bytes = 0, rowbytes;
+	const char *cn;
+	bool fail = false;
+	int rc, i, ncol = sqlite3_column_count(q->stmt);
+
+	*r = NULL;
+	if ((q->cols = json_object_new_array()) == NULL ||
+	    (q->rows = json_object_new_array()) == NULL)
+		return -1;
+	for (i = 0; i < ncol; i++) {
+		cn = sqlite3_column_name(q->stmt, i);
+		if ((v = render_string(cn ? cn : "", cn ? strlen(cn) : 0,
+		    NULL)) == NULL || json_object_array_add(q->cols, v) != 0)
+			return -1;
+	}
+	while ((rc = sqlite3_step(q->stmt)) == SQLITE_ROW) {
+		if (q->nrows == q->max_rows) {
+			q->truncated = true;
 			break;
 		}
-		/* sizes first: a row that would pass the cap is never built */
-		for (i = 0; i < ncol; i++)
-			rowbytes += column_size(stmt, i);
-		if (rowbytes > pol->limits.sql_bytes - bytes) {
-			truncated = true;
+		for (i = 0, rowbytes = 0; i < ncol; i++)
+			rowbytes += column_size(q->stmt, i);
+		if (rowbytes > q->pol->limits.sql_bytes - bytes) {
+			q->truncated = true;
 			break;
 		}
 		bytes += rowbytes;
 		if ((row = json_object_new_array_ext(ncol)) == NULL ||
-		    json_object_array_add(rows, row) != 0) {
+		    json_object_array_add(q->rows, row) != 0) {
 			json_object_put(row);
-			goto nomem;
+			return -1;
 		}
 		for (i = 0; i < ncol; i++) {
-			v = column_json(stmt, i, &fail);
+			v = column_json(q->stmt, i, &fail);
 			if (fail || json_object_array_add(row, v) != 0)
-				goto nomem;
+				return -1;
 		}
-		nrows++;
+		q->nrows++;
 	}
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		if (run.timed_out) {
-			char ms[16];	/* a uint32 */
-			(void)snprintf(ms, sizeof(ms), "%u",
-			    pol->limits.sql_timeout_ms);
-			r = sql_error(call, "deadline", "The query was stopped "
-			    "after %s ms (the policy's deadline); add a LIMIT "
-			    "or a narrower WHERE.", ms);
-			call->audit->timed_out = true;
-		}
-		else if (run.cancelled)
-			r = sql_error(call, "cancelled", "%s",
-			    "The query was cancelled.");
-		else if (rc == SQLITE_AUTH || run.denied != NULL)
-			r = sql_error(call, "not read-only", "Refused: "
-			    "query_sqlite only reads; not allowed: %s.",
-			    run.denied ? run.denied : "writes");
-		else if (rc == SQLITE_NOMEM)
-			r = sql_error(call, "memory limit", "The query needed "
-			    "more than the %lld MiB SQLite may use; select "
-			    "fewer or smaller values (a row's values are built "
-			    "whole).", (long long)(SQL_HEAP_LIMIT >> 20));
-		else
-			r = sql_error(call, "sql error", "SQL error: %s.",
-			    sqlite3_errmsg(db));
-		call->audit->ran = true;
-		goto out;
-	}
-	(void)clock_gettime(CLOCK_MONOTONIC, &t1);
-	call->audit->ran = true;
-	call->audit->truncated = truncated;
-	call->audit->duration_us = (uint64_t)((t1.tv_sec - t0.tv_sec) *
-	    1000000L + (t1.tv_nsec - t0.tv_nsec) / 1000);
-	json_object_object_add(st, "columns", cols);
-	json_object_object_add(st, "rows", rows);
-	cols = rows = NULL;
-	json_object_object_add(st, "row_count",
-	    json_object_new_int64((int64_t)nrows));
-	json_object_object_add(st, "truncated",
-	    json_object_new_boolean(truncated));
-	r = render_ok_json(st);
-	st = NULL;
-	if (r == NULL)
-		goto nomem;
- out:
-	json_object_put(cols);
-	json_object_put(rows);
+	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+		return 0;
+	*r = sql_step_error(q, rc);
+	q->call->audit->ran = true;
+	return -1;
+}
+
+/* 5. The audit facts and the result (NULL: out of memory). */
+static struct json_object *
+sql_result(struct sql_query *q)
+{
+	struct tool_audit *audit = q->call->audit;
+	struct json_object *st;
+
+	audit->ran = true;
+	audit->truncated = q->truncated;
+	audit->duration_us = ts_us_since(&q->t0);
+	/* json-c leaves val to the caller when an add fails: q's to release */
+	if ((st = json_object_new_object()) == NULL ||
+	    json_object_object_add(st, "columns", q->cols) != 0)
+		goto fail;
+	q->cols = NULL;
+	if (json_object_object_add(st, "rows", q->rows) != 0)
+		goto fail;
+	q->rows = NULL;
+	if (tool_json_add(st, "row_count",
+	    json_object_new_int64((int64_t)q->nrows)) != 0 ||
+	    tool_json_add(st, "truncated",
+	    json_object_new_boolean(q->truncated)) != 0)
+		goto fail;
+	return render_ok_json(st);
+ fail:
 	json_object_put(st);
-	sqlite3_finalize(stmt);
-	sqlite3_close_v2(db);
-	if (entered)
+	return NULL;
+}
+
+enum mcp_err
+tool_query_sqlite(const struct tool_call *call,
+    const struct json_object *args,
+    struct json_object **ret_result)
+{
+	struct sql_query q;
+	struct json_object *r = NULL;
+
+	memset(&q, 0, sizeof(q));
+	q.call = call;
+	q.pol = call->env->policy;
+	if (sql_args(&q, args, &r) == 0 && sql_open(&q, &r) == 0 &&
+	    sql_prepare(&q, &r) == 0 && sql_fetch(&q, &r) == 0)
+		r = sql_result(&q);
+	json_object_put(q.cols);
+	json_object_put(q.rows);
+	sqlite3_finalize(q.stmt);
+	sqlite3_close_v2(q.db);
+	if (q.entered)
 		sqlvfs_leave();
 	if (r == NULL)
 		return MCP_ERR_NOMEM;
 	*ret_result = r;
 	return MCP_OK;
- nomem:
-	r = NULL;
-	goto out;
 }
 
 /*
