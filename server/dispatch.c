@@ -88,6 +88,8 @@ typedef enum mcp_err (*method_fn)(struct req *r, struct json_object **ret);
 #define M_LEGACY	0x1	/* handshake era (after initialize) */
 #define M_MODERN	0x2	/* 2026-07-28 with per-request _meta */
 #define M_PREINIT	0x4	/* legacy: allowed before initialize */
+/* What a method needs. */
+#define M_WORKSPACE	0x8	/* may touch the session's workspace */
 
 struct method {
 	const char *name;
@@ -715,10 +717,10 @@ static const struct method methods[] = {
 	{ "logging/setLevel", m_set_level, M_LEGACY },
 	{ "server/discover", m_discover, M_MODERN },
 	{ "tools/list", m_tools_list, M_LEGACY | M_MODERN },
-	{ "tools/call", m_tools_call, M_LEGACY | M_MODERN },
+	{ "tools/call", m_tools_call, M_LEGACY | M_MODERN | M_WORKSPACE },
 	{ "subscriptions/listen", m_listen, M_MODERN },
-	{ "resources/list", m_resources, M_LEGACY | M_MODERN },
-	{ "resources/read", m_resources, M_LEGACY | M_MODERN },
+	{ "resources/list", m_resources, M_LEGACY | M_MODERN | M_WORKSPACE },
+	{ "resources/read", m_resources, M_LEGACY | M_MODERN | M_WORKSPACE },
 	{ "resources/templates/list", m_resources, M_LEGACY | M_MODERN },
 	{ "resources/subscribe", m_resources, M_LEGACY },
 	{ "resources/unsubscribe", m_resources, M_LEGACY },
@@ -733,6 +735,16 @@ method_lookup(const char *name)
 		if (strcmp(methods[i].name, name) == 0)
 			return &methods[i];
 	return NULL;
+}
+
+bool
+dispatch_uses_workspace(const struct rpc_msg *msg)
+{
+	const struct method *m;
+
+	return msg->kind == RPC_REQUEST &&
+	    (m = method_lookup(msg->method)) != NULL &&
+	    (m->flags & M_WORKSPACE) != 0;
 }
 
 const char *

@@ -76,6 +76,10 @@ enum mcp_err dispatch_message_queued(const struct server *srv,
  * the reading thread. */
 bool dispatch_runs_long(const struct rpc_msg *msg);
 
+/* Whether a request may touch its session's workspace (tools/call, the
+ * workspace's resources), so that a transport gives it one. */
+bool dispatch_uses_workspace(const struct rpc_msg *msg);
+
 /*
  * Whether a message is answered within a small bound: everything but a
  * tools/call of a tool that is not marked quick (see tool.h). Transports

@@ -228,8 +228,7 @@ answer(struct http_ctx *ctx, struct http_req *rq, struct MHD_Connection *conn,
 
 	if (hs == NULL) {
 		/* the principal's own: never another token's */
-		ws = msg->kind == RPC_REQUEST &&
-		    strcmp(msg->method, "tools/call") == 0 ?
+		ws = dispatch_uses_workspace(msg) ?
 		    http_tenant_workspace(&ctx->tenants, rq->principal) : NULL;
 		session_init(&own, ws);
 		(void)snprintf(own.id, sizeof(own.id), "stateless");
