@@ -287,6 +287,168 @@ image_result(const char *path, struct json_object *st, const char *b64,
 	return r;
 }
 
+/*
+ * read_file's stages, in the order tool_read_file() runs them. Each
+ * returns 0 to go on, or -1 with *r the result that answers (a refusal),
+ * NULL when out of memory.
+ */
+
+/*
+ * 1. The file opened for reading, only if it is a regular file of the
+ * workspace: an O_PATH look first (a FIFO or device is never really
+ * opened), then the open, which must find the same inode (the look's fd
+ * holds it, so its number cannot be reused in between).
+ */
+static int
+read_open(const struct tool_call *call, const char *path, int *ret_fd,
+    struct stat *fst, struct json_object **r)
+{
+	struct stat pst;
+	int root, pfd, fd = -1;
+
+	*r = NULL;
+	*ret_fd = -1;
+	if ((root = files_root(call)) < 0) {
+		*r = files_path_error(call, ".", -root);
+		return -1;
+	}
+	if ((pfd = files_openat(root, path, O_PATH, 0)) < 0)
+		*r = files_path_error(call, path, -pfd);
+	else if (fstat(pfd, &pst) != 0)
+		*r = files_path_error(call, path, errno);
+	else if (S_ISDIR(pst.st_mode))
+		*r = files_path_error(call, path, EISDIR);
+	else if (!S_ISREG(pst.st_mode))
+		*r = files_type_error(call, path, pst.st_mode, "regular file");
+	else if ((fd = files_openat(root, path, O_RDONLY | O_NONBLOCK,
+	    0)) < 0)
+		*r = files_path_error(call, path, -fd);
+	else if (fstat(fd, fst) != 0 || fst->st_ino != pst.st_ino ||
+	    fst->st_dev != pst.st_dev || !S_ISREG(fst->st_mode))
+		*r = files_path_error(call, path, EAGAIN);
+	else
+		*ret_fd = fd;
+	if (*ret_fd < 0 && fd >= 0)
+		(void)close(fd);
+	if (pfd >= 0)
+		(void)close(pfd);
+	(void)close(root);
+	return *ret_fd >= 0 ? 0 : -1;
+}
+
+/* 2. At most max bytes from offset, NUL-terminated, in *ret_buf (owned). */
+static int
+read_bytes(const struct tool_call *call, const char *path, int fd,
+    int64_t offset, int64_t max, char **ret_buf, size_t *ret_len,
+    struct json_object **r)
+{
+	size_t len = 0;
+	ssize_t n;
+	char *buf;
+
+	*r = NULL;
+	if ((buf = malloc((size_t)max + 1)) == NULL)
+		return -1;
+	while (len < (size_t)max) {
+		n = pread(fd, buf + len, (size_t)max - len,
+		    offset + (off_t)len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			*r = files_path_error(call, path, errno);
+			free(buf);
+			return -1;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	*ret_buf = buf;
+	*ret_len = len;
+	return 0;
+}
+
+/*
+ * 3. How the bytes go back: base64 when asked, or when they are binary
+ * and "text" was not asked (then they are refused); text is cut to whole
+ * characters.
+ */
+static int
+read_encoding(const struct tool_call *call, const char *path,
+    const char *enc, char *buf, size_t *len, bool *ret_binary,
+    struct json_object **r)
+{
+	bool is_binary = render_is_binary(buf, render_utf8_cut(buf, *len));
+	struct json_object *e;
+
+	*ret_binary = strcmp(enc, "base64") == 0 ||
+	    (is_binary && strcmp(enc, "text") != 0);
+	if (!*ret_binary && strcmp(enc, "text") == 0 && is_binary) {
+		e = echo(path);
+		render_refused(call->audit, "binary file as text");
+		*r = tool_result_error("'%s' is binary (it has NUL bytes or is "
+		    "not UTF-8), so it cannot be returned as text. Call again "
+		    "with encoding \"base64\" (or \"auto\").",
+		    e ? json_object_get_string(e) : "");
+		json_object_put(e);
+		return -1;
+	}
+	if (!*ret_binary) {
+		*len = render_utf8_cut(buf, *len);	/* whole characters */
+		buf[*len] = '\0';
+	}
+	return 0;
+}
+
+/* 4. The result: text, an image, or a base64 resource (NULL: no memory). */
+static struct json_object *
+read_result(const struct tool_call *call, const char *path, const char *buf,
+    size_t len, const struct stat *fst, int64_t offset, bool binary)
+{
+	bool truncated = offset + (int64_t)len < fst->st_size;
+	struct json_object *st, *r;
+	const char *itype;
+	char *b64 = NULL;
+
+	if ((st = json_object_new_object()) == NULL)
+		return NULL;
+	call->audit->ran = true;
+	call->audit->truncated = truncated;
+	if (tool_json_add(st, "path", json_object_new_string(path)) != 0 ||
+	    tool_json_add(st, "size",
+	    json_object_new_int64(fst->st_size)) != 0 ||
+	    tool_json_add(st, "offset", json_object_new_int64(offset)) != 0 ||
+	    tool_json_add(st, "bytes",
+	    json_object_new_int64((int64_t)len)) != 0 ||
+	    tool_json_add(st, "truncated",
+	    json_object_new_boolean(truncated)) != 0 ||
+	    tool_json_add(st, "encoding",
+	    json_object_new_string(binary ? "base64" : "utf8")) != 0)
+		goto fail;
+	if (!binary) {
+		if (tool_json_add(st, "content",
+		    json_object_new_string_len(buf, (int)len)) != 0)
+			goto fail;
+		return tool_result_ok(st, buf);
+	}
+	if ((b64 = render_base64(buf, len)) == NULL || tool_json_add(st,
+	    "content", json_object_new_string(b64)) != 0)
+		goto fail;
+	itype = media_image_type((const unsigned char *)buf, len);
+	if (itype != NULL && offset == 0 && (off_t)len == fst->st_size &&
+	    len <= MEDIA_IMAGE_MAX_BYTES)
+		r = image_result(path, st, b64, itype, len);
+	else
+		r = binary_result(path, st, b64);
+	free(b64);
+	return r;
+ fail:
+	free(b64);
+	json_object_put(st);
+	return NULL;
+}
+
 enum mcp_err
 tool_read_file(const struct tool_call *call,
     const struct json_object *args,
@@ -297,136 +459,28 @@ tool_read_file(const struct tool_call *call,
 	const char *enc = toolargs_str(args, "encoding", "auto");
 	int64_t offset = toolargs_int(args, "offset", 0);
 	int64_t max = toolargs_int(args, "max_bytes", p->limits.read_bytes);
-	struct json_object *st = NULL, *r = NULL;
-	struct stat pst, fst;
-	char *buf = NULL, *b64 = NULL;
-	const char *itype;
+	struct json_object *r = NULL;
+	struct stat fst;
+	char *buf = NULL;
 	size_t len = 0;
-	ssize_t n;
 	bool binary;
-	int root = -1, pfd = -1, fd = -1;
+	int fd = -1;
 
 	if (max > p->limits.read_bytes)
 		max = p->limits.read_bytes;
-	if (render_nul_key(args, nul_free) != NULL) {
+	if (render_nul_key(args, nul_free) != NULL)
 		r = render_nul_refusal(call->audit, "path");
-		goto done;
-	}
-	if ((root = files_root(call)) < 0) {
-		r = files_path_error(call, ".", -root);
-		goto done;
-	}
-	/* O_PATH first: a FIFO or device is never really opened */
-	if ((pfd = files_openat(root, path, O_PATH, 0)) < 0) {
-		r = files_path_error(call, path, -pfd);
-		goto done;
-	}
-	if (fstat(pfd, &pst) != 0) {
-		r = files_path_error(call, path, errno);
-		goto done;
-	}
-	if (S_ISDIR(pst.st_mode)) {
-		r = files_path_error(call, path, EISDIR);
-		goto done;
-	}
-	if (!S_ISREG(pst.st_mode)) {
-		r = files_type_error(call, path, pst.st_mode, "regular file");
-		goto done;
-	}
-	if ((fd = files_openat(root, path, O_RDONLY | O_NONBLOCK, 0)) < 0) {
-		r = files_path_error(call, path, -fd);
-		goto done;
-	}
-	/* the same inode: nothing was swapped in between */
-	if (fstat(fd, &fst) != 0 || fst.st_ino != pst.st_ino ||
-	    fst.st_dev != pst.st_dev || !S_ISREG(fst.st_mode)) {
-		r = files_path_error(call, path, EAGAIN);
-		goto done;
-	}
-	if ((buf = malloc((size_t)max + 1)) == NULL)
-		goto nomem;
-	while (len < (size_t)max) {
-		n = pread(fd, buf + len, (size_t)max - len,
-		    offset + (off_t)len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			r = files_path_error(call, path, errno);
-			goto done;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	binary = strcmp(enc, "base64") == 0 ||
-	    (render_is_binary(buf, render_utf8_cut(buf, len)) &&
-	    strcmp(enc, "text") != 0);
-	if (!binary && strcmp(enc, "text") == 0 &&
-	    render_is_binary(buf, render_utf8_cut(buf, len))) {
-		struct json_object *e = echo(path);
-		render_refused(call->audit, "binary file as text");
-		r = tool_result_error("'%s' is binary (it has NUL bytes or is "
-		    "not UTF-8), so it cannot be returned as text. Call again "
-		    "with encoding \"base64\" (or \"auto\").",
-		    e ? json_object_get_string(e) : "");
-		json_object_put(e);
-		goto done;
-	}
-	if (!binary) {
-		len = render_utf8_cut(buf, len);	/* whole characters */
-		buf[len] = '\0';
-	}
-	if ((st = json_object_new_object()) == NULL)
-		goto nomem;
-	json_object_object_add(st, "path", json_object_new_string(path));
-	json_object_object_add(st, "size", json_object_new_int64(fst.st_size));
-	json_object_object_add(st, "offset", json_object_new_int64(offset));
-	json_object_object_add(st, "bytes", json_object_new_int64(
-	    (int64_t)len));
-	json_object_object_add(st, "truncated", json_object_new_boolean(
-	    offset + (int64_t)len < fst.st_size));
-	json_object_object_add(st, "encoding",
-	    json_object_new_string(binary ? "base64" : "utf8"));
-	call->audit->ran = true;
-	call->audit->truncated = offset + (int64_t)len < fst.st_size;
-	if (binary) {
-		if ((b64 = render_base64(buf, len)) == NULL)
-			goto nomem;
-		json_object_object_add(st, "content",
-		    json_object_new_string(b64));
-		itype = media_image_type((const unsigned char *)buf, len);
-		if (itype != NULL && offset == 0 && (off_t)len == fst.st_size &&
-		    len <= MEDIA_IMAGE_MAX_BYTES)
-			r = image_result(path, st, b64, itype, len);
-		else
-			r = binary_result(path, st, b64);
-	} else {
-		json_object_object_add(st, "content",
-		    json_object_new_string_len(buf, (int)len));
-		r = tool_result_ok(st, buf);
-	}
-	st = NULL;
-	if (r == NULL)
-		goto nomem;
- done:
+	else if (read_open(call, path, &fd, &fst, &r) == 0 &&
+	    read_bytes(call, path, fd, offset, max, &buf, &len, &r) == 0 &&
+	    read_encoding(call, path, enc, buf, &len, &binary, &r) == 0)
+		r = read_result(call, path, buf, len, &fst, offset, binary);
 	free(buf);
-	free(b64);
 	if (fd >= 0)
 		(void)close(fd);
-	if (pfd >= 0)
-		(void)close(pfd);
-	if (root >= 0)
-		(void)close(root);
 	if (r == NULL)
 		return MCP_ERR_NOMEM;
 	*ret_result = r;
 	return MCP_OK;
- nomem:
-	json_object_put(st);
-	json_object_put(r);
-	r = NULL;
-	goto done;
 }
 
 /* ---- write_file ---- */
