@@ -668,167 +668,238 @@ replace_whole(int parent, const char *base, const struct stat *old,
 	return sync_dir(parent);
 }
 
+/*
+ * One write_file call through the stages tool_write_file() runs in order.
+ * Each returns 0 to go on, or -1 with *r the result that answers (a
+ * refusal), NULL when out of memory.
+ */
+struct write_op {
+	const struct tool_call *call;
+	const char *path;		/* borrowed from args */
+	const char *mode;		/* "overwrite", "append" or "create" */
+	const char *data;		/* the content, or decoded */
+	size_t len;
+	void *decoded;			/* owned: content decoded from base64 */
+	char *copy;			/* owned: path, cut by open_parent() */
+	const char *base;		/* in copy: the last component */
+	struct stat root_st;
+	struct stat pst;		/* what is there, when existed */
+	bool existed;
+	int root, parent, pfd, fd;	/* owned, -1 if none; pfd holds the
+					 * inode pst names */
+};
+
+/* 1. The bytes to write: content as it is (it may hold U+0000: its
+ * whole length), or decoded from base64. */
+static int
+write_content(struct write_op *w, const struct json_object *args,
+    struct json_object **r)
+{
+	const char *content = toolargs_str(args, "content", "");
+	const char *enc = toolargs_str(args, "encoding", "utf8");
+	size_t clen;
+
+	*r = NULL;
+	clen = (size_t)json_object_get_string_len(toolargs_get(args,
+	    "content"));
+	if (strcmp(enc, "base64") != 0) {
+		w->data = content;
+		w->len = clen;
+		return 0;
+	}
+	if ((w->decoded = render_base64_decode(content, clen,
+	    &w->len)) == NULL) {
+		if (errno == ENOMEM)
+			return -1;
+		render_refused(w->call->audit, "bad base64");
+		*r = tool_result_error("content is not valid base64 "
+		    "(RFC 4648 alphabet, no whitespace).");
+		return -1;
+	}
+	w->data = w->decoded;
+	return 0;
+}
+
+/*
+ * 2. Where: not under a protected name (what every sandbox sees
+ * read-only, here existing or not), and the parent directory opened
+ * beneath the workspace (made when create_dirs).
+ */
+static int
+write_parent(struct write_op *w, bool create_dirs, struct json_object **r)
+{
+	const struct tool_call *call = w->call;
+	const char *base = NULL;
+
+	*r = NULL;
+	if (policy_path_protected(call->env->policy, w->path)) {
+		render_refused(call->audit, "protected path");
+		*r = tool_result_error("%s is under a protected name of the "
+		    "workspace (the policy's protected_paths, e.g. .git: what "
+		    "it holds runs on the host); nothing was written.",
+		    w->path);
+		return -1;
+	}
+	if ((w->root = files_root(call)) < 0) {
+		*r = files_path_error(call, ".", -w->root);
+		return -1;
+	}
+	if (fstat(w->root, &w->root_st) != 0) {
+		*r = files_path_error(call, ".", errno);
+		return -1;
+	}
+	if ((w->copy = strdup(w->path)) == NULL)
+		return -1;
+	w->parent = open_parent(w->root, &w->root_st, w->copy, create_dirs,
+	    &base);
+	if (w->parent < 0) {
+		*r = files_path_error(call, w->path, -w->parent);
+		return -1;
+	}
+	w->base = base;
+	if (base[0] == '\0' || strcmp(base, ".") == 0 ||
+	    strcmp(base, "..") == 0) {
+		*r = files_path_error(call, w->path,
+		    strcmp(base, "..") == 0 ? EXDEV : EISDIR);
+		return -1;
+	}
+	return 0;
+}
+
+/* 3. What is there now, without following or opening it for real:
+ * nothing, or a regular file (which mode "create" refuses). */
+static int
+write_existing(struct write_op *w, struct json_object **r)
+{
+	const struct tool_call *call = w->call;
+
+	w->pfd = files_openat(w->parent, w->base, O_PATH | O_NOFOLLOW, 0);
+	if (w->pfd < 0) {
+		if (w->pfd == -ENOENT)
+			return 0;
+		*r = files_path_error(call, w->path, -w->pfd);
+		return -1;
+	}
+	if (fstat(w->pfd, &w->pst) != 0)
+		*r = files_path_error(call, w->path, errno);
+	else if (S_ISLNK(w->pst.st_mode))
+		*r = files_path_error(call, w->path, ELOOP);
+	else if (S_ISDIR(w->pst.st_mode))
+		*r = files_path_error(call, w->path, EISDIR);
+	else if (!S_ISREG(w->pst.st_mode))
+		*r = files_type_error(call, w->path, w->pst.st_mode,
+		    "regular file");
+	else if (strcmp(w->mode, "create") == 0)
+		*r = files_path_error(call, w->path, EEXIST);
+	else {
+		w->existed = true;
+		return 0;
+	}
+	return -1;
+}
+
+/*
+ * 4. The write, after the policy's size limit: an append to an existing
+ * file in place (a copy of up to the cap per append would cost more than
+ * it saves; a failure cuts the file back), anything else a new file
+ * renamed into place, whole or not at all.
+ */
+static int
+write_data(struct write_op *w, struct json_object **r)
+{
+	const struct tool_call *call = w->call;
+	uint32_t cap_mb = call->env->policy->limits.file_size_mb;
+	bool append = strcmp(w->mode, "append") == 0;
+	struct stat fst;
+	int err;
+
+	*r = NULL;
+	if ((append ? (uint64_t)(w->existed ? w->pst.st_size : 0) : 0) +
+	    w->len > (uint64_t)cap_mb << 20) {
+		render_refused(call->audit, "file size limit");
+		*r = tool_result_error("Writing %zu bytes would make the file "
+		    "larger than the policy's limit of %u MiB; nothing was "
+		    "written.", w->len, cap_mb);
+		return -1;
+	}
+	if (append && w->existed) {
+		if ((w->fd = files_openat(w->parent, w->base, O_WRONLY |
+		    O_APPEND | O_NOFOLLOW | O_NONBLOCK, 0)) < 0) {
+			*r = files_path_error(call, w->path, -w->fd);
+			return -1;
+		}
+		if (fstat(w->fd, &fst) != 0 || !S_ISREG(fst.st_mode) ||
+		    fst.st_ino != w->pst.st_ino || fst.st_dev != w->pst.st_dev) {
+			*r = files_path_error(call, w->path, EAGAIN);
+			return -1;
+		}
+		err = append_whole(w->fd, fst.st_size, w->data, w->len);
+	} else {
+		err = replace_whole(w->parent, w->base, w->existed ? &w->pst :
+		    NULL, &w->root_st, w->existed, w->data, w->len, &w->fd);
+		if (err == EEXIST && append)
+			err = EAGAIN;	/* it appeared while we wrote */
+	}
+	if (err != 0) {
+		*r = files_path_error(call, w->path, err);
+		return -1;
+	}
+	return 0;
+}
+
+/* 5. The result, from the file as written (NULL: out of memory). */
+static struct json_object *
+write_result(struct write_op *w)
+{
+	const struct tool_call *call = w->call;
+	struct json_object *st;
+	struct stat fst;
+
+	if (fstat(w->fd, &fst) != 0)
+		return files_path_error(call, w->path, errno);
+	call->audit->ran = true;
+	if ((st = json_object_new_object()) == NULL)
+		return NULL;
+	if (tool_json_add(st, "path", json_object_new_string(w->path)) != 0 ||
+	    tool_json_add(st, "bytes_written",
+	    json_object_new_int64((int64_t)w->len)) != 0 ||
+	    tool_json_add(st, "size",
+	    json_object_new_int64(fst.st_size)) != 0 ||
+	    tool_json_add(st, "created",
+	    json_object_new_boolean(!w->existed)) != 0) {
+		json_object_put(st);
+		return NULL;
+	}
+	return render_ok_json(st);
+}
+
 enum mcp_err
 tool_write_file(const struct tool_call *call,
     const struct json_object *args,
     struct json_object **ret_result)
 {
-	const struct policy *p = call->env->policy;
-	const char *path = toolargs_str(args, "path", "");
-	const char *content = toolargs_str(args, "content", "");
-	const char *enc = toolargs_str(args, "encoding", "utf8");
-	const char *mode = toolargs_str(args, "mode", "overwrite");
-	bool create_dirs = toolargs_bool(args, "create_dirs", false);
-	uint64_t cap = (uint64_t)p->limits.file_size_mb << 20;
-	struct json_object *st = NULL, *r = NULL;
-	struct stat root_st, pst, fst;
-	const char *base = NULL, *data;
-	char *copy = NULL;
-	void *decoded = NULL;
-	size_t len, clen, done = 0;
-	bool existed = false, append;
-	int root = -1, parent = -1, pfd = -1, fd = -1, err;
+	struct write_op w;
+	struct json_object *r = NULL;
+	int *fds[] = { &w.fd, &w.pfd, &w.parent, &w.root };
+	size_t i;
 
-	if (render_nul_key(args, nul_free) != NULL) {
+	memset(&w, 0, sizeof(w));
+	w.call = call;
+	w.path = toolargs_str(args, "path", "");
+	w.mode = toolargs_str(args, "mode", "overwrite");
+	w.root = w.parent = w.pfd = w.fd = -1;
+	if (render_nul_key(args, nul_free) != NULL)
 		r = render_nul_refusal(call->audit, "path");
-		goto done;
-	}
-	/* content may hold U+0000: its whole length is written */
-	clen = (size_t)json_object_get_string_len(toolargs_get(args,
-	    "content"));
-	if (strcmp(enc, "base64") == 0) {
-		decoded = render_base64_decode(content, clen, &len);
-		if (decoded == NULL) {
-			if (errno == ENOMEM)
-				return MCP_ERR_NOMEM;
-			render_refused(call->audit, "bad base64");
-			r = tool_result_error("content is not valid base64 "
-			    "(RFC 4648 alphabet, no whitespace).");
-			goto done;
-		}
-		data = decoded;
-	} else {
-		data = content;
-		len = clen;
-	}
-	/* the names every sandbox sees read-only, here existing or not */
-	if (policy_path_protected(p, path)) {
-		render_refused(call->audit, "protected path");
-		r = tool_result_error("%s is under a protected name of the "
-		    "workspace (the policy's protected_paths, e.g. .git: what "
-		    "it holds runs on the host); nothing was written.", path);
-		goto done;
-	}
-	if ((root = files_root(call)) < 0) {
-		r = files_path_error(call, ".", -root);
-		goto done;
-	}
-	if (fstat(root, &root_st) != 0) {
-		r = files_path_error(call, ".", errno);
-		goto done;
-	}
-	if ((copy = strdup(path)) == NULL)
-		goto done;	/* r is NULL: out of memory */
-	parent = open_parent(root, &root_st, copy, create_dirs, &base);
-	if (parent < 0) {
-		r = files_path_error(call, path, -parent);
-		goto done;
-	}
-	if (base[0] == '\0' || strcmp(base, ".") == 0 ||
-	    strcmp(base, "..") == 0) {
-		r = files_path_error(call, path,
-		    strcmp(base, "..") == 0 ? EXDEV : EISDIR);
-		goto done;
-	}
-	/* what is there now, without following or opening it for real */
-	pfd = files_openat(parent, base, O_PATH | O_NOFOLLOW, 0);
-	if (pfd >= 0) {
-		if (fstat(pfd, &pst) != 0) {
-			r = files_path_error(call, path, errno);
-			goto done;
-		}
-		if (S_ISLNK(pst.st_mode)) {
-			r = files_path_error(call, path, ELOOP);
-			goto done;
-		}
-		if (S_ISDIR(pst.st_mode)) {
-			r = files_path_error(call, path, EISDIR);
-			goto done;
-		}
-		if (!S_ISREG(pst.st_mode)) {
-			r = files_type_error(call, path, pst.st_mode,
-			    "regular file");
-			goto done;
-		}
-		if (strcmp(mode, "create") == 0) {
-			r = files_path_error(call, path, EEXIST);
-			goto done;
-		}
-		existed = true;
-	} else if (pfd != -ENOENT) {
-		r = files_path_error(call, path, -pfd);
-		goto done;
-	}
-	append = strcmp(mode, "append") == 0;
-	if ((append ? (uint64_t)(existed ? pst.st_size : 0) : 0) + len >
-	    cap) {
-		render_refused(call->audit, "file size limit");
-		r = tool_result_error("Writing %zu bytes would make the file "
-		    "larger than the policy's limit of %u MiB; nothing was "
-		    "written.", len, p->limits.file_size_mb);
-		goto done;
-	}
-	if (append && existed) {
-		/* in place: a copy of up to the size cap per append would
-		 * cost more than it saves; a failure cuts the file back */
-		if ((fd = files_openat(parent, base, O_WRONLY | O_APPEND |
-		    O_NOFOLLOW | O_NONBLOCK, 0)) < 0) {
-			r = files_path_error(call, path, -fd);
-			goto done;
-		}
-		if (fstat(fd, &fst) != 0 || !S_ISREG(fst.st_mode) ||
-		    fst.st_ino != pst.st_ino || fst.st_dev != pst.st_dev) {
-			r = files_path_error(call, path, EAGAIN);
-			goto done;
-		}
-		err = append_whole(fd, fst.st_size, data, len);
-	} else {
-		/* overwrite and create: a new file renamed into place */
-		err = replace_whole(parent, base, existed ? &pst : NULL,
-		    &root_st, existed, data, len, &fd);
-		if (err == EEXIST && append)
-			err = EAGAIN;	/* it appeared while we wrote */
-	}
-	if (err != 0) {
-		r = files_path_error(call, path, err);
-		goto done;
-	}
-	done = len;
-	if (fstat(fd, &fst) != 0) {
-		r = files_path_error(call, path, errno);
-		goto done;
-	}
-	call->audit->ran = true;
-	if ((st = json_object_new_object()) == NULL)
-		goto done;	/* r is NULL: out of memory */
-	json_object_object_add(st, "path", json_object_new_string(path));
-	json_object_object_add(st, "bytes_written",
-	    json_object_new_int64((int64_t)done));
-	json_object_object_add(st, "size", json_object_new_int64(fst.st_size));
-	json_object_object_add(st, "created",
-	    json_object_new_boolean(!existed));
-	r = render_ok_json(st);
- done:
-	free(copy);
-	free(decoded);
-	if (fd >= 0)
-		(void)close(fd);
-	if (pfd >= 0)
-		(void)close(pfd);
-	if (parent >= 0)
-		(void)close(parent);
-	if (root >= 0)
-		(void)close(root);
+	else if (write_content(&w, args, &r) == 0 &&
+	    write_parent(&w, toolargs_bool(args, "create_dirs", false),
+	    &r) == 0 && write_existing(&w, &r) == 0 &&
+	    write_data(&w, &r) == 0)
+		r = write_result(&w);
+	free(w.copy);
+	free(w.decoded);
+	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		if (*fds[i] >= 0)
+			(void)close(*fds[i]);
 	if (r == NULL)
 		return MCP_ERR_NOMEM;
 	*ret_result = r;
