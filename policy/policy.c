@@ -103,32 +103,6 @@ const struct policy_flag policy_flags[] = {
 	{ NULL, 0, NULL, NULL },
 };
 
-static const char *const lang_names[POLICY_LANG_COUNT] = {
-	[POLICY_LANG_PYTHON3] = "python3",
-	[POLICY_LANG_NODE] = "node",
-	[POLICY_LANG_SH] = "sh",
-	[POLICY_LANG_C] = "c",
-};
-
-const char *
-policy_lang_name(enum policy_lang lang)
-{
-	if ((unsigned)lang >= POLICY_LANG_COUNT)
-		return "?";
-	return lang_names[lang];
-}
-
-int
-policy_lang_from_name(const char *name)
-{
-	int i;
-
-	for (i = 0; i < POLICY_LANG_COUNT; i++)
-		if (strcmp(lang_names[i], name) == 0)
-			return i;
-	return -1;
-}
-
 /*
  * Never passed to a sandbox: dynamic loader and libc knobs, and variables
  * that make an interpreter or tool load or run code of the caller's choice.
@@ -1080,8 +1054,8 @@ policy_to_json(const struct policy *p)
 	for (l = 0; l < POLICY_LANG_COUNT; l++)
 		if (p->languages[l].enabled && (!p->finalized ||
 		    p->languages[l].available))
-			json_object_array_add(a,
-			    json_object_new_string(lang_names[l]));
+			json_object_array_add(a, json_object_new_string(
+			    policy_lang_name((enum policy_lang)l)));
 	json_object_object_add(o, "languages", a);
 	json_object_object_add(o, "skills_dir", str_or_null(p->skills_dir));
 	a = json_object_new_object();
@@ -1116,7 +1090,8 @@ policy_to_json(const struct policy *p)
 	a = json_object_new_object();
 	for (l = 0; l < POLICY_LANG_COUNT; l++)
 		if (p->languages[l].enabled)
-			json_object_object_add(a, lang_names[l],
+			json_object_object_add(a,
+			    policy_lang_name((enum policy_lang)l),
 			    str_or_null(p->languages[l].path));
 	json_object_object_add(r, "languages", a);
 	a = json_object_new_array();
