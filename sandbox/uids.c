@@ -330,12 +330,14 @@ sb_uid_pool_init(struct sb_uid_pool *u, const struct sb_ctx *ctx,
 			u->lock_fd = -1;
 		}
 		if (k == SB_UID_BLOCKS) {
-			/* hardening we cannot have here: the shared uid */
-			(void)snprintf(u->why, sizeof(u->why), "no block of "
+			/* hardening we cannot have here: the shared uid; a
+			 * long reason is cut, so the length is not looked at */
+			if (snprintf(u->why, sizeof(u->why), "no block of "
 			    "%u uids free in %u..%u (locked by other servers, "
 			    "or in use: %s)", u->n, SB_SLOT_UID_BASE,
 			    SB_SLOT_UID_BASE + SB_UID_BLOCKS *
-			    SB_MAX_UID_SLOTS - 1, why[0] ? why : "locks");
+			    SB_MAX_UID_SLOTS - 1, why[0] ? why : "locks") < 0)
+				u->why[0] = '\0';
 			return 1;
 		}
 	}
