@@ -33,6 +33,9 @@ POLL_PAUSE_S = 0.025
 
 # Connections of a disconnect storm (each cut at a different point).
 STORM = 64
+# Samples in a row that must agree before fds/threads/processes count as
+# settled (QUIET_SAMPLES x POLL_PAUSE_S = 1 s).
+QUIET_SAMPLES = 40
 
 
 def poll_until(fn):
@@ -259,17 +262,33 @@ class Storms(unittest.TestCase):
     def tearDownClass(cls):
         assert cls.srv.stop() == 0
 
+    def quiet(self, want=None):
+        """Counts once QUIET_SAMPLES samples in a row agree (a connection
+        thread ends a moment after its response), and equal want if
+        given; None if that never happens within the polling bound."""
+        pid, last, same = self.srv.proc.pid, None, 0
+        for _ in range(POLL_ATTEMPTS):
+            now = proc_counts(pid)
+            same = same + 1 if now == last else 0
+            last = now
+            if same >= QUIET_SAMPLES and (want is None or now == want):
+                return now
+            time.sleep(POLL_PAUSE_S)
+        return None
+
     def baseline(self):
         # the /metrics request's own connection is the one counted
         self.assertTrue(poll_until(lambda: self.srv.metric(
             "mcp_http_connections") == 1))
-        return proc_counts(self.srv.proc.pid)
+        base = self.quiet()
+        self.assertIsNotNone(base, "the server never went quiet")
+        return base
 
     def assert_back(self, base):
         pid = self.srv.proc.pid
-        self.assertTrue(poll_until(lambda: proc_counts(pid) == base),
-                        "fds/threads/processes %r, were %r" %
-                        (proc_counts(pid), base))
+        self.assertEqual(self.quiet(base), base,
+                         "fds/threads/processes %r, were %r" %
+                         (proc_counts(pid), base))
         self.assertEqual(self.srv.get("/healthz").status, 200)
 
     def session(self):
