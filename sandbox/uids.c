@@ -297,7 +297,7 @@ sb_uid_pool_init(struct sb_uid_pool *u, const struct sb_ctx *ctx,
 		if (range_used(u->base, u->n, cfg->uid_check_dir, why,
 		    sizeof(why))) {
 			(void)snprintf(msg, sizeof(msg), "the per-slot uid "
-			    "range %u..%u is in use (%s): give the sandboxes "
+			    "range %u..%u is in use (%.200s): give the sandboxes "
 			    "another range (sb_config.uid_base)",
 			    (unsigned)u->base, (unsigned)(u->base + u->n - 1),
 			    why);
@@ -316,7 +316,7 @@ sb_uid_pool_init(struct sb_uid_pool *u, const struct sb_ctx *ctx,
 			    errno != EWOULDBLOCK) {
 				/* no /run of ours (a container, a user ns) */
 				(void)snprintf(u->why, sizeof(u->why), "cannot "
-				    "lock " SB_UID_LOCK_FMT ": %s", k,
+				    "lock " SB_UID_LOCK_FMT ": %.60s", k,
 				    strerror(errno));
 				return 1;
 			}
