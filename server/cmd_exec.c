@@ -358,6 +358,22 @@ cmd_exec_main(int argc, char **argv)
 		    (unsigned long long)res.duration_us,
 		    (unsigned long long)res.cpu_us,
 		    (unsigned long long)(res.peak_rss_bytes / 1024));
+	if (o->verbose && res.cgroup)
+		fprintf(stderr, "[mcp-sandbox: cgroup: memory peak %llu KiB of "
+		    "%llu KiB, %u killed at the limit; %llu forks refused at "
+		    "pids.max %u]\n",
+		    (unsigned long long)(res.memory_peak_bytes / 1024),
+		    (unsigned long long)(res.memory_limit_bytes / 1024),
+		    res.oom_kills, (unsigned long long)res.forks_refused,
+		    res.pids_limit);
+	if (res.oom_kills > 0)
+		fprintf(stderr, "mcp-sandbox exec: the run reached its memory "
+		    "limit of %llu MiB\n",
+		    (unsigned long long)(res.memory_limit_bytes >> 20));
+	if (res.forks_refused > 0)
+		fprintf(stderr, "mcp-sandbox exec: the run reached its process "
+		    "limit of %u (%llu forks refused)\n", res.pids_limit - 1,
+		    (unsigned long long)res.forks_refused);
 	sb_result_fini(&res);
  out:
 	sb_ctx_free(ctx);
