@@ -544,14 +544,11 @@ init_v1(struct sb_cgroups *cg)
 			return -e;
 		}
 		cg->have[c] = true;
-		if (c == SB_CG_MEMORY)
+		if ((size_t)w < sizeof(cg->info.where))
 			w += snprintf(cg->info.where + w,
-			    sizeof(cg->info.where) - (size_t)w, "%s/%s", path,
-			    cg->name);
-		else if ((size_t)w < sizeof(cg->info.where))
-			w += snprintf(cg->info.where + w,
-			    sizeof(cg->info.where) - (size_t)w, " (and %s%s)",
-			    mnt, strcmp(own, "/") == 0 ? "" : own);
+			    sizeof(cg->info.where) - (size_t)w, "%s%s:%s/%s",
+			    w > 0 ? ", " : "", mnt, strcmp(own, "/") == 0 ? "" :
+			    own, cg->name);
 		if ((size_t)w >= sizeof(cg->info.where))
 			w = (int)sizeof(cg->info.where) - 1;
 	}
@@ -920,7 +917,7 @@ sb_cg_run_finish(struct sb_cgroups *cg, struct sb_cg_run *r,
 		return;
 	res->cgroup = true;
 	res->memory_limit_bytes = r->mem_bytes;
-	res->pids_limit = r->pids_max;
+	res->pids_limit = r->pids_max - SB_CG_INIT_TASKS;
 	if (cg->version == 2) {
 		res->memory_peak_bytes = value_at(mem, "memory.peak");
 		res->oom_kills = (uint32_t)keyed_value(mem, "memory.events",

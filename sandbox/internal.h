@@ -299,6 +299,14 @@ struct sb_uid_pool {
 	char why[200];		/* why there is no pool, for --check */
 };
 
+/*
+ * RLIMIT_NPROC above the run's pids.max (nproc + the init), where a pids
+ * cgroup holds: the init counts for both, and the cgroup must be what
+ * refuses a fork, since it refuses for the run as a whole and counts
+ * what it refused (pids.events). The rlimit stays as a backstop.
+ */
+#define SB_NPROC_OVER_CGROUP	2
+
 /* cgroup.c: the controllers a run's cgroup uses. */
 enum sb_cg_ctl {
 	SB_CG_MEMORY,

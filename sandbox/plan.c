@@ -572,14 +572,6 @@ add_tmp(struct sb_plan *p, uint64_t bytes)
 	return add_simple(p, SB_MOP_TMPFS, SB_STAGE_MOUNTS, "/tmp", s, 01777);
 }
 
-/*
- * RLIMIT_NPROC above the run's pids.max (nproc + the init), where a pids
- * cgroup holds: the init counts for both, and the cgroup must be what
- * refuses a fork, since it refuses for the run as a whole and counts
- * what it refused (pids.events). The rlimit stays as a backstop.
- */
-#define SB_NPROC_OVER_CGROUP	2
-
 static void
 add_limits(struct sb_plan *p, const struct sb_limits *l, bool ws_rw,
     bool pids_cgroup)

@@ -361,7 +361,7 @@ cmd_exec_main(int argc, char **argv)
 	if (o->verbose && res.cgroup)
 		fprintf(stderr, "[mcp-sandbox: cgroup: memory peak %llu KiB of "
 		    "%llu KiB, %u killed at the limit; %llu forks refused at "
-		    "pids.max %u]\n",
+		    "%u processes]\n",
 		    (unsigned long long)(res.memory_peak_bytes / 1024),
 		    (unsigned long long)(res.memory_limit_bytes / 1024),
 		    res.oom_kills, (unsigned long long)res.forks_refused,
@@ -372,7 +372,7 @@ cmd_exec_main(int argc, char **argv)
 		    (unsigned long long)(res.memory_limit_bytes >> 20));
 	if (res.forks_refused > 0)
 		fprintf(stderr, "mcp-sandbox exec: the run reached its process "
-		    "limit of %u (%llu forks refused)\n", res.pids_limit - 1,
+		    "limit of %u (%llu forks refused)\n", res.pids_limit,
 		    (unsigned long long)res.forks_refused);
 	sb_result_fini(&res);
  out:
