@@ -46,7 +46,11 @@
 
 /* Where the cgroup filesystems are mounted (every distribution agrees). */
 #define SB_CG_MNT		"/sys/fs/cgroup"
-/* The server's directory: prefix, then "<pid>.<start time in ticks>". */
+/*
+ * The server's directory: prefix, then "<pid>.<start time in ticks>.<n>",
+ * n counting the contexts this process made (a test or a benchmark holds
+ * several at once).
+ */
 #define SB_CG_PREFIX		"mcp-sandbox."
 /* A run's directory: prefix, then a sequence number. */
 #define SB_CG_RUN_PREFIX	"run."
@@ -216,20 +220,23 @@ parse_num(const char *s, size_t len, unsigned long long *ret)
 	return true;
 }
 
-/* "mcp-sandbox.<pid>.<start>" exactly: the pid and start it names. */
+/* "mcp-sandbox.<pid>.<start>.<n>" exactly: the pid and start it names. */
 static bool
 server_name(const char *name, long *pid, unsigned long long *start)
 {
 	size_t plen = strlen(SB_CG_PREFIX);
-	unsigned long long p;
-	const char *dot;
+	unsigned long long p, n;
+	const char *dot, *dot2;
 
 	if (strncmp(name, SB_CG_PREFIX, plen) != 0)
 		return false;
 	name += plen;
 	if ((dot = strchr(name, '.')) == NULL ||
+	    (dot2 = strchr(dot + 1, '.')) == NULL ||
 	    !parse_num(name, (size_t)(dot - name), &p) || p == 0 ||
-	    p > 4194304 || !parse_num(dot + 1, strlen(dot + 1), start))
+	    p > 4194304 ||
+	    !parse_num(dot + 1, (size_t)(dot2 - dot - 1), start) ||
+	    !parse_num(dot2 + 1, strlen(dot2 + 1), &n))
 		return false;
 	*pid = (long)p;
 	return true;
@@ -489,16 +496,14 @@ set_why(struct sb_cgroups *cg, const char *fix, const char *fmt, ...)
 }
 
 static const char fix_v1_root[] = "run the server as root (its tools still "
-    "run as uid 65534), or on a cgroup v2 host under systemd with "
-    "Delegate=yes (docker/mcp-sandbox.service), or in a container with "
-    "its own writable cgroup (docker run --cgroupns=private; podman does "
-    "by default)";
-static const char fix_v2[] = "systemd: Delegate=yes in the server's unit "
-    "(docker/mcp-sandbox.service has it); a container: its own cgroup "
-    "namespace, writable (docker run --cgroupns=private, and on Docker "
-    "also -v /sys/fs/cgroup:/sys/fs/cgroup:rw is not needed when the "
-    "runtime mounts it rw; podman run --cgroups=enabled); or name a "
-    "directory delegated to the server with --cgroup-parent";
+    "run as uid 65534); or on a cgroup v2 host, under systemd with "
+    "Delegate=yes";
+static const char fix_v2[] = "systemd: Delegate=yes in the server's unit; "
+    "a container: a cgroup namespace of its own with /sys/fs/cgroup "
+    "writable (Docker mounts it read-only unless --privileged, "
+    "moby/moby#42040; Kubernetes: writable cgroups, KEP-5474, GKE "
+    "writableCgroups); or a directory delegated to the server's uid, "
+    "named by --cgroup-parent";
 
 /* v1: the server's dir under its own cgroup in each hierarchy. */
 static int
@@ -699,6 +704,9 @@ int
 sb_cgroup_init(struct sb_cgroups *cg, const struct sb_config *cfg,
     struct sb_result *res)
 {
+	/* the one count a process shares: its contexts' names differ */
+	static atomic_uint contexts;
+
 	struct statfs sf;
 	int c, rc = 0;
 
@@ -711,8 +719,9 @@ sb_cgroup_init(struct sb_cgroups *cg, const struct sb_config *cfg,
 		    "turned off by the server's configuration");
 		return 0;
 	}
-	(void)snprintf(cg->name, sizeof(cg->name), SB_CG_PREFIX "%ld.%llu",
-	    (long)getpid(), start_time((long)getpid()));
+	(void)snprintf(cg->name, sizeof(cg->name), SB_CG_PREFIX "%ld.%llu.%u",
+	    (long)getpid(), start_time((long)getpid()),
+	    atomic_fetch_add(&contexts, 1));
 	if (statfs(SB_CG_MNT, &sf) < 0) {
 		set_why(cg, "mount cgroup2 at " SB_CG_MNT " (a container: "
 		    "give it its cgroup filesystem)", "no cgroup filesystem "

@@ -108,7 +108,9 @@ for line in open(sys.argv[2]):
     if m:
         rows[m.group(1).strip()] = float(m.group(2))
 bare = rows.get("bare posix_spawn+wait /bin/true")
-for name in ("sb_run /bin/true, fresh netns", "sb_run /bin/true, netns pool"):
+for name in ("sb_run /bin/true, fresh netns", "sb_run /bin/true, netns pool",
+             "sb_run /bin/true, pool, no cgroup",
+             "sb_run /bin/true, pool, cgroup"):
     if name in rows and bare:
         print(f"{name}: {rows[name] / bw:.2f}x bwrap CLI median, "
               f"{rows[name] / bare:.2f}x in-process posix_spawn")

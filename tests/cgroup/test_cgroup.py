@@ -320,7 +320,7 @@ def case_server_killed(s):
     if version() == 1:
         decoy = os.path.join(where[0], f"{PREFIX}{os.getpid()}."
                              + open(f"/proc/{os.getpid()}/stat").read()
-                             .rsplit(")", 1)[1].split()[19])
+                             .rsplit(")", 1)[1].split()[19] + ".0")
         os.mkdir(decoy)
     try:
         srv.p.kill()
