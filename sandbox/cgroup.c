@@ -429,7 +429,8 @@ own_cgroup(const char *ctl, char *mnt, size_t mntlen, char *path,
 			continue;
 		*p2 = '\0';
 		if (ctl == NULL) {
-			if (strcmp(line, "0") != 0 || p1[1] != '\0')
+			/* "0::/path": hierarchy 0, no controller list */
+			if (p1 != line + 1 || line[0] != '0' || p2 != p1 + 1)
 				continue;
 			mnt[0] = '\0';
 		} else {
@@ -580,6 +581,30 @@ in_list(const char *list, const char *name)
 }
 
 /*
+ * v2: a process that made a context before sits in that context's leaf,
+ * <base>/mcp-sandbox.<our pid>.<start>.<n>/server: its base is the one
+ * to use again, not the leaf (own is cut to it in place).
+ */
+static void
+own_leaf_parent(char *own)
+{
+	unsigned long long start;
+	char *leaf, *dir;
+	long pid;
+
+	if ((leaf = strrchr(own, '/')) == NULL || leaf == own ||
+	    strcmp(leaf + 1, SB_CG_SERVER_LEAF) != 0)
+		return;
+	*leaf = '\0';
+	if ((dir = strrchr(own, '/')) != NULL &&
+	    server_name(dir + 1, &pid, &start) && pid == (long)getpid()) {
+		*(dir == own ? dir + 1 : dir) = '\0';
+		return;
+	}
+	*leaf = '/';
+}
+
+/*
  * v2: the base is delegated to us (or named), has the controllers, and
  * we move into <base>/<name>/server so that both can hand them down.
  */
@@ -596,6 +621,7 @@ init_v2(struct sb_cgroups *cg, const struct sb_config *cfg)
 		    "cgroup of this process");
 		return -ENOENT;
 	}
+	own_leaf_parent(own);
 	if (cfg->cgroup_parent != NULL) {
 		if (!sb_path_is_normal(cfg->cgroup_parent) ||
 		    !sb_path_under(cfg->cgroup_parent, SB_CG_MNT) ||

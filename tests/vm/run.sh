@@ -107,19 +107,19 @@ if [ ! -s "$rootfs" ]; then
 	echo "vm: building the root filesystem ($pkgs)"
 	t0=$(date +%s)
 	# the machine's own apt sources (deb822 or one-line), as a file each
-	set --
+	srcfiles=""
 	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
 	    /etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] && set -- "$@" "$f"
+		[ -f "$f" ] && srcfiles="$srcfiles $f"
 	done
-	[ $# -gt 0 ] || skip "no apt sources on this machine"
+	[ -n "$srcfiles" ] || skip "no apt sources on this machine"
 	# no docs, man pages or locales: a third of the size
 	mmdebstrap --quiet --variant=essential --include="$pkgs" \
 	    --dpkgopt='path-exclude=/usr/share/doc/*' \
 	    --dpkgopt='path-exclude=/usr/share/man/*' \
 	    --dpkgopt='path-exclude=/usr/share/locale/*' \
 	    --dpkgopt='path-exclude=/usr/share/info/*' \
-	    bookworm "$work/root" "$@" >"$work/mmdebstrap.log" 2>&1 || {
+	    bookworm "$work/root" $srcfiles >"$work/mmdebstrap.log" 2>&1 || {
 		tail -20 "$work/mmdebstrap.log"
 		skip "mmdebstrap could not build the root filesystem"
 	}
