@@ -100,8 +100,11 @@ pkgs=$(echo $extra_pkgs $libpkgs | tr ' ' '\n' | sort -u | tr '\n' ',' |
     sed 's/,$//')
 sources=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
     /etc/apt/sources.list.d/*.sources 2>/dev/null | grep -v '^#' || true)
-key=$(printf '%s\n%s\n%s\n' "$recipe" "$pkgs" "$sources" | sha256sum |
-    cut -c1-16)
+# the machine's own release (bookworm on Debian 12)
+suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+[ -n "$suite" ] || skip "no VERSION_CODENAME in /etc/os-release"
+key=$(printf '%s\n%s\n%s\n%s\n' "$recipe" "$suite" "$pkgs" "$sources" |
+    sha256sum | cut -c1-16)
 rootfs="$cache/rootfs-$key.cpio"
 if [ ! -s "$rootfs" ]; then
 	echo "vm: building the root filesystem ($pkgs)"
@@ -119,7 +122,7 @@ if [ ! -s "$rootfs" ]; then
 	    --dpkgopt='path-exclude=/usr/share/man/*' \
 	    --dpkgopt='path-exclude=/usr/share/locale/*' \
 	    --dpkgopt='path-exclude=/usr/share/info/*' \
-	    bookworm "$work/root" $srcfiles >"$work/mmdebstrap.log" 2>&1 || {
+	    "$suite" "$work/root" $srcfiles >"$work/mmdebstrap.log" 2>&1 || {
 		tail -20 "$work/mmdebstrap.log"
 		skip "mmdebstrap could not build the root filesystem"
 	}
