@@ -211,13 +211,22 @@ limits_report(const struct sb_ctx *ctx, sb_check_fn fn, void *arg)
 	fn(arg, "ipc limits", ctx->ipc_home_fd >= 0, false, why,
 	    "run the server as root (tools still run as an unprivileged "
 	    "uid) to allow System V IPC within limits");
-	(void)snprintf(why, sizeof(why), "what bounds a sandbox's memory: "
-	    "RLIMIT_AS and RLIMIT_DATA per process (the memory figure), so "
-	    "processes x memory in all; System V shm (see ipc limits); /tmp, "
-	    "a tmpfs of its own size; RLIMIT_MEMLOCK %u KiB; memfd_create "
-	    "refused (its pages no rlimit counts). Not bounded without "
-	    "cgroups: kernel memory (page tables, socket and pipe buffers)",
-	    SB_RLIM_MEMLOCK / 1024);
+	if (ctx->cg.have[SB_CG_MEMORY])
+		(void)snprintf(why, sizeof(why), "what bounds a sandbox's "
+		    "memory: its cgroup, the memory figure for the whole run "
+		    "(see cgroup memory: every page it charges, kernel memory "
+		    "too, so memfd_create is allowed); also RLIMIT_AS and "
+		    "RLIMIT_DATA per process; System V shm (see ipc limits); "
+		    "/tmp, a tmpfs of its own size; RLIMIT_MEMLOCK %u KiB",
+		    SB_RLIM_MEMLOCK / 1024);
+	else
+		(void)snprintf(why, sizeof(why), "what bounds a sandbox's "
+		    "memory: RLIMIT_AS and RLIMIT_DATA per process (the memory "
+		    "figure), so processes x memory in all; System V shm (see "
+		    "ipc limits); /tmp, a tmpfs of its own size; RLIMIT_MEMLOCK "
+		    "%u KiB; memfd_create refused (its pages no rlimit counts). "
+		    "Not bounded without cgroups: kernel memory (page tables, "
+		    "socket and pipe buffers)", SB_RLIM_MEMLOCK / 1024);
 	fn(arg, "memory bounds", true, false, why, "");
 	n = ctx->uid_pool_on ? 0 : count_uid_procs(ctx->uid);
 	if (ctx->uid_pool_on)

@@ -223,6 +223,7 @@ struct sb_plan {
 	size_t nll_rules;
 	const struct sock_fprog *filter;	/* borrowed from the context */
 	const struct sock_fprog *sysv_filter;	/* NULL, or sb_sysv_deny */
+	const struct sock_fprog *memfd_filter;	/* NULL, or sb_memfd_deny */
 	/* the ipc namespace: made by the parent thread with these limits */
 	bool ipc_by_parent;
 	uint64_t shmmax, shmall;		/* bytes, pages */
@@ -414,6 +415,8 @@ extern const uint32_t sb_denied_ioctls[2];
 extern const char sb_etc_hosts[];
 /* The second filter of sandboxes whose ipc limits cannot be set. */
 extern const struct sock_fprog sb_sysv_deny;
+/* The second filter of sandboxes without a memory cgroup: no memfd. */
+extern const struct sock_fprog sb_memfd_deny;
 /* The sandbox init's command line (what /proc/1/cmdline shows). */
 extern const char sb_init_name[];
 

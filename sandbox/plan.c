@@ -673,6 +673,8 @@ add_kernel_limits(const struct sb_ctx *ctx, struct sb_plan *p)
 
 	p->ipc_by_parent = ctx->ipc_home_fd >= 0;
 	p->sysv_filter = p->ipc_by_parent ? NULL : &sb_sysv_deny;
+	/* memfd pages: counted by the run's memory cgroup, else by nothing */
+	p->memfd_filter = ctx->cg.have[SB_CG_MEMORY] ? NULL : &sb_memfd_deny;
 	p->shmmax = p->limits.as_bytes;
 	p->shmall = p->limits.as_bytes / (uint64_t)(page > 0 ? page : 4096);
 	p->inotify_instances = SB_INOTIFY_INSTANCES;

@@ -207,14 +207,18 @@ libc = ctypes.CDLL(None, use_errno=True)
 libc.shmat.restype = ctypes.c_void_p
 libc.shmat.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_int]
 libc.shmdt.argtypes = [ctypes.c_void_p]
-for n in range({HOLD_MB}):
+SEG = 4
+# 4 MiB segments: the ipc namespace's own limits (shmall: the memory
+# figure; 64 segments) would refuse the 17th; the cgroup must end it first
+for n in range({HOLD_MB} // SEG):
     # IPC_PRIVATE, IPC_CREAT | 0600; never removed: it outlives the mapping
-    i = libc.shmget(0, MIB, 0o1000 | 0o600)
+    i = libc.shmget(0, SEG * MIB, 0o1000 | 0o600)
     assert i >= 0, ctypes.get_errno()
     a = libc.shmat(i, None, 0)
-    ctypes.memset(a, 120, MIB)
+    for k in range(SEG):
+        ctypes.memset(a + k * MIB, 120, MIB)
+        held(n * SEG + k + 1)
     libc.shmdt(ctypes.c_void_p(a))
-    held(n + 1)
 """
 TMPFS = HOLD + f"""
 with open("/tmp/hold", "wb") as f:
