@@ -741,8 +741,8 @@ sb_cgroup_init(struct sb_cgroups *cg, const struct sb_config *cfg,
 		cg->dir[c] = cg->base[c] = -1;
 	atomic_init(&cg->seq, 0);
 	if (cfg->cgroup == SB_CGROUP_OFF) {
-		set_why(cg, "drop require_cgroup/cgroup off from the policy",
-		    "turned off by the server's configuration");
+		set_why(cg, "leave sb_config.cgroup at SB_CGROUP_AUTO",
+		    "turned off (sb_config.cgroup is SB_CGROUP_OFF)");
 		return 0;
 	}
 	(void)snprintf(cg->name, sizeof(cg->name), SB_CG_PREFIX "%ld.%llu.%u",
