@@ -941,9 +941,14 @@ sb_cg_run_attach(struct sb_cgroups *cg, struct sb_cg_run *r, pid_t pid,
 	return 0;
 }
 
+/*
+ * oom_fired: the v1 OOM eventfd woke the supervisor, which then killed the
+ * run; the kernel may then find its victim already dying and count no
+ * OOM kill, yet the run did reach its limit.
+ */
 void
 sb_cg_run_finish(struct sb_cgroups *cg, struct sb_cg_run *r,
-    struct sb_result *res)
+    bool oom_fired, struct sb_result *res)
 {
 	int mem = r->dir[SB_CG_MEMORY];
 	int pids = cg->version == 2 ? mem : r->dir[SB_CG_PIDS];
@@ -957,11 +962,15 @@ sb_cg_run_finish(struct sb_cgroups *cg, struct sb_cg_run *r,
 		res->memory_peak_bytes = value_at(mem, "memory.peak");
 		res->oom_kills = (uint32_t)keyed_value(mem, "memory.events",
 		    "oom_kill");
+		/* "oom": the limit was reached and an allocation would fail */
+		res->oom = res->oom_kills > 0 ||
+		    keyed_value(mem, "memory.events", "oom") > 0;
 	} else {
 		res->memory_peak_bytes = value_at(mem,
 		    "memory.max_usage_in_bytes");
 		res->oom_kills = (uint32_t)keyed_value(mem,
 		    "memory.oom_control", "oom_kill");
+		res->oom = res->oom_kills > 0 || oom_fired;
 	}
 	if (pids >= 0)
 		res->forks_refused = keyed_value(pids, "pids.events", "max");

@@ -54,6 +54,7 @@ struct run {
 	const char *in_data;
 	size_t in_len, in_off;
 	int oom_efd;		/* v1 cgroup: readable at an OOM kill; borrowed */
+	bool oom_fired;		/* it was */
 };
 
 static uint64_t
@@ -314,8 +315,10 @@ supervise(struct run *r, const struct sb_request *req,
 				drain_until = mono_us() + SB_DRAIN_MS * 1000;
 		}
 		/* out of memory (v1): the run ends, as on v2 (oom.group) */
-		if (pfd[PFD_OOM].fd >= 0 && pfd[PFD_OOM].revents != 0)
+		if (pfd[PFD_OOM].fd >= 0 && pfd[PFD_OOM].revents != 0) {
+			r->oom_fired = true;
 			kill_init(r);
+		}
 		if (pfd[PFD_CANCEL].fd >= 0 && pfd[PFD_CANCEL].revents != 0 &&
 		    sb_cancel_fired(cancel)) {
 			kill_init(r);
@@ -900,7 +903,7 @@ finish_run(struct sb_started *s, const struct sb_request *req,
 	} else {
 		fill_result(r, res);
 		/* the init is reaped: its cgroup is empty */
-		sb_cg_run_finish(&s->ctx->cg, &s->cg, res);
+		sb_cg_run_finish(&s->ctx->cg, &s->cg, r->oom_fired, res);
 		rc = 0;
 	}
  out:

@@ -485,7 +485,7 @@ int sb_cg_run_attach(struct sb_cgroups *cg, struct sb_cg_run *r, pid_t pid,
     struct sb_result *res) __attribute__((warn_unused_result));
 /* The run's processes are gone: its accounting into res, then rmdir. */
 void sb_cg_run_finish(struct sb_cgroups *cg, struct sb_cg_run *r,
-    struct sb_result *res);
+    bool oom_fired, struct sb_result *res);
 /* The processes that are left, if any, killed; the cgroups removed. */
 void sb_cg_run_remove(struct sb_cgroups *cg, struct sb_cg_run *r);
 

@@ -239,6 +239,7 @@ struct sb_result {
 	uint64_t memory_limit_bytes;	/* memory_bytes as the cgroup held it */
 	uint64_t memory_peak_bytes;	/* the cgroup's high-water mark, 0: unknown */
 	uint32_t oom_kills;		/* processes killed at the memory limit */
+	bool oom;			/* it reached the limit and was ended */
 	uint32_t pids_limit;		/* nproc (pids.max less the init) */
 	uint64_t forks_refused;		/* forks refused at pids.max */
 };

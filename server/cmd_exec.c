@@ -369,7 +369,7 @@ cmd_exec_main(int argc, char **argv)
 		    (unsigned long long)(res.memory_limit_bytes / 1024),
 		    res.oom_kills, (unsigned long long)res.forks_refused,
 		    res.pids_limit);
-	if (res.oom_kills > 0)
+	if (res.oom)
 		fprintf(stderr, "mcp-sandbox exec: the run reached its memory "
 		    "limit of %llu MiB\n",
 		    (unsigned long long)(res.memory_limit_bytes >> 20));

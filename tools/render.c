@@ -308,7 +308,7 @@ render_run_structured(const struct sb_result *res)
 	    res->memory_peak_bytes > 0 ? json_object_new_int64(
 	    (int64_t)res->memory_peak_bytes) : NULL) != 0 ||
 	    json_object_object_add(o, "memory_limit_reached",
-	    json_object_new_boolean(res->oom_kills > 0)) != 0 ||
+	    json_object_new_boolean(res->oom)) != 0 ||
 	    json_object_object_add(o, "process_limit_reached",
 	    json_object_new_boolean(res->forks_refused > 0)) != 0)
 		goto fail;
@@ -325,7 +325,7 @@ run_status(const struct sb_result *res, const char *what, uint32_t timeout_ms,
 {
 	size_t w;
 
-	if (res->oom_kills > 0)
+	if (res->oom)
 		(void)snprintf(buf, len, "Out of memory: the run reached its "
 		    "memory limit of %llu MiB (shared memory and /tmp files "
 		    "count) and was ended. Use less memory, or ask the operator "
