@@ -333,7 +333,7 @@ sb_uid_pool_init(struct sb_uid_pool *u, const struct sb_ctx *ctx,
 			/* hardening we cannot have here: the shared uid */
 			(void)snprintf(u->why, sizeof(u->why), "no block of "
 			    "%u uids free in %u..%u (locked by other servers, "
-			    "or in use: %s)", u->n, SB_SLOT_UID_BASE,
+			    "or in use: %.100s)", u->n, SB_SLOT_UID_BASE,
 			    SB_SLOT_UID_BASE + SB_UID_BLOCKS *
 			    SB_MAX_UID_SLOTS - 1, why[0] ? why : "locks");
 			return 1;
