@@ -17,7 +17,9 @@
 # a pyenv shim). Prints median and p95 per row and the ratios; targets:
 # at most 0.4x bwrap and at most 3x bare (medians, /bin/true).
 # Then, if built, sandbox-inproc-bench: the same run from inside a server
-# (context built once; fresh netns vs netns pool) against posix_spawn.
+# (context built once; fresh netns vs netns pool) against posix_spawn, and
+# the cost of the cgroup per run: the pooled run without and with it, in
+# turns, and the median of the pairwise differences (target: +0.3 ms).
 #
 # Usage: tests/bench/sandbox_bench.sh [path/to/mcp-sandbox]
 #   default: $MCP_SANDBOX_BIN, else the newest build*/server/mcp-sandbox,
