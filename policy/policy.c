@@ -76,9 +76,10 @@ const struct policy_flag policy_flags[] = {
 	{ "timeout-ms", required_argument, "MS", "default deadline of a call" },
 	{ "max-timeout-ms", required_argument, "MS",
 	    "longest deadline a call may ask for" },
-	{ "memory-mb", required_argument, "MB", "memory of one sandbox" },
+	{ "memory-mb", required_argument, "MB",
+	    "memory of one sandbox, all its processes (cgroup)" },
 	{ "max-processes", required_argument, "N",
-	    "processes inside one sandbox" },
+	    "processes of one sandbox, in total (cgroup)" },
 	{ "max-file-size-mb", required_argument, "MB",
 	    "largest file a tool may write" },
 	{ "output-cap", required_argument, "BYTES",
@@ -100,6 +101,10 @@ const struct policy_flag policy_flags[] = {
 	    "size cap of a fresh workspace (0: none)" },
 	{ "warm-python", required_argument, "N",
 	    "run_code pythons kept started ahead (0: none)" },
+	{ "require-cgroup", no_argument, NULL,
+	    "refuse sandboxed tools where a sandbox gets no cgroup" },
+	{ "cgroup-parent", required_argument, "DIR",
+	    "cgroup v2 directory delegated to the server" },
 	{ NULL, 0, NULL, NULL },
 };
 
@@ -538,6 +543,30 @@ cfg_string_or_null(const struct cfg *c, const char *key,
 	return 0;
 }
 
+/* An absolute path under /sys/fs/cgroup, or null. */
+static bool
+cgroup_parent_ok(const char *s)
+{
+	return strncmp(s, POLICY_CGROUP_MNT "/", sizeof(POLICY_CGROUP_MNT)) ==
+	    0 && strstr(s, "/../") == NULL && strstr(s, "/./") == NULL &&
+	    strstr(s, "//") == NULL && s[strlen(s) - 1] != '/' &&
+	    strcmp(s + strlen(s) - 3, "/..") != 0 &&
+	    strcmp(s + strlen(s) - 2, "/.") != 0;
+}
+
+static int
+cfg_cgroup_parent(struct policy *p, const struct cfg *c,
+    struct json_object *v)
+{
+	if (cfg_string_or_null(c, "cgroup_parent", v, &p->cgroup_parent) != 0)
+		return -1;
+	if (p->cgroup_parent != NULL && !cgroup_parent_ok(p->cgroup_parent))
+		return cfg_fail(c, NULL, "cgroup_parent", "must be a "
+		    "directory under " POLICY_CGROUP_MNT ", without '.', '..' "
+		    "or empty components");
+	return 0;
+}
+
 static int
 cfg_commands(struct policy *p, const struct cfg *c, struct json_object *v,
     bool optional)
@@ -744,6 +773,17 @@ cfg_apply(struct policy *p, const struct cfg *c, struct json_object *root,
 			rc = cfg_string_or_null(c, key, v, &p->skills_dir);
 		else if (strcmp(key, "audit_log") == 0)
 			rc = cfg_string_or_null(c, key, v, &p->audit_log);
+		else if (strcmp(key, "cgroup_parent") == 0)
+			rc = cfg_cgroup_parent(p, c, v);
+		else if (strcmp(key, "require_cgroup") == 0) {
+			if (!json_object_is_type(v, json_type_boolean))
+				rc = cfg_fail(c, NULL, key,
+				    "must be true or false");
+			else {
+				p->require_cgroup = json_object_get_boolean(v);
+				rc = 0;
+			}
+		}
 		else if (strcmp(key, "commands") == 0)
 			rc = cfg_commands(p, c, v, optional_commands);
 		else if (strcmp(key, "languages") == 0)
@@ -947,6 +987,20 @@ policy_set_flag(struct policy *p, const char *flag, const char *value,
 			goto nomem;
 		return 0;
 	}
+	if (strcmp(flag, "require-cgroup") == 0) {
+		p->require_cgroup = true;
+		return 0;
+	}
+	if (strcmp(flag, "cgroup-parent") == 0) {
+		if (!cgroup_parent_ok(value) || strlen(value) >= PATH_MAX) {
+			policy_set_err(err, errlen, "--%s: expected a directory "
+			    "under " POLICY_CGROUP_MNT ", got '%s'", flag, value);
+			return -1;
+		}
+		if (set_str(&p->cgroup_parent, value) != 0)
+			goto nomem;
+		return 0;
+	}
 	if (strcmp(flag, "allow-command") == 0) {
 		if (command_add(p, value, false, msg, sizeof(msg)) != 0)
 			goto fail;
@@ -1084,6 +1138,25 @@ policy_to_json(const struct policy *p)
 		    json_object_new_string(p->allow[i].path));
 	json_object_object_add(o, "allow_read", a);
 	json_object_object_add(o, "allow_read_write", s);
+	json_object_object_add(o, "require_cgroup",
+	    json_object_new_boolean(p->require_cgroup));
+	json_object_object_add(o, "cgroup_parent",
+	    str_or_null(p->cgroup_parent));
+	/* what the limits mean; ignored when loaded back */
+	a = json_object_new_object();
+	json_object_object_add(a, "memory_mb", json_object_new_string(
+	    "per sandbox, in total: its cgroup's memory limit (shared memory, "
+	    "memfd and tmpfs pages included, no swap); also RLIMIT_AS of each "
+	    "process. Without a cgroup (see mcp-sandbox --check): RLIMIT_AS "
+	    "per process only"));
+	json_object_object_add(a, "processes", json_object_new_string(
+	    "per sandbox, in total: its cgroup's pids.max (processes and "
+	    "threads; the sandbox's own init is added). Without a cgroup: "
+	    "RLIMIT_NPROC, per sandbox user namespace"));
+	json_object_object_add(a, "worst_case_memory_mb", json_object_new_int64(
+	    (int64_t)p->limits.memory_mb * ((int64_t)p->limits.max_sandboxes +
+	    p->limits.warm_python)));
+	json_object_object_add(o, "_limits", a);
 
 	/* what finalize found on this machine; ignored when loaded back */
 	r = json_object_new_object();
@@ -1147,6 +1220,7 @@ policy_free(struct policy *p)
 	free(p->workspace);
 	free(p->skills_dir);
 	free(p->audit_log);
+	free(p->cgroup_parent);
 	free(p->sh_path);
 	free(p);
 }

@@ -30,6 +30,8 @@
 #define POLICY_MAX_WARM_PYTHON	8
 /* protected_paths: the sandbox mounts at most SB_MAX_PROTECT of them */
 #define POLICY_MAX_PROTECT	8
+/* Where a cgroup_parent must lie: the cgroup v2 mount. */
+#define POLICY_CGROUP_MNT	"/sys/fs/cgroup"
 
 /*
  * Host paths a policy binds into every sandbox (allow_read,
@@ -127,8 +129,11 @@ struct policy_env {
 struct policy_limits {
 	uint32_t timeout_ms;		/* default deadline of one call */
 	uint32_t max_timeout_ms;	/* the most a call may ask for */
-	uint32_t memory_mb;		/* address space of a sandbox */
-	uint32_t processes;		/* tasks inside one sandbox */
+	uint32_t memory_mb;		/* memory of one sandbox, in total where
+					 * its cgroup holds; also each
+					 * process's address space */
+	uint32_t processes;		/* tasks of one sandbox, in total where
+					 * its cgroup holds */
 	uint32_t file_size_mb;		/* largest file a tool may write */
 	uint32_t output_bytes;		/* stdout and stderr, each */
 	uint32_t max_sandboxes;		/* sandboxes running at once */
@@ -157,6 +162,9 @@ struct policy {
 	size_t nenv;
 	struct policy_limits limits;
 	bool network;		/* always false: there is no network mode */
+	bool require_cgroup;	/* no cgroup per sandbox: sandboxes refuse */
+	char *cgroup_parent;	/* owned: cgroup v2 dir delegated to us, or
+				 * NULL: the server's own cgroup */
 	char *audit_log;	/* owned: JSON-lines audit path, or NULL */
 	/* owned, NULL-terminated: workspace names kept read-only (.git) */
 	char *protect[POLICY_MAX_PROTECT + 1];

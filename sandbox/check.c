@@ -118,26 +118,39 @@ userns_reason(char *buf, size_t len)
 		(void)snprintf(buf, len, "refused by the kernel or an LSM");
 }
 
+/* What bounds a sandbox as a whole here, from the context's cgroups. */
 static void
-cgroup_report(sb_check_fn fn, void *arg)
+cgroup_report(const struct sb_ctx *ctx, const struct sb_config *cfg,
+    sb_check_fn fn, void *arg)
 {
-	struct stat st;
-	const char *kind;
-	char why[320];
+	bool required = cfg != NULL && cfg->cgroup == SB_CGROUP_REQUIRED;
+	struct sb_bounds b;
+	char why[sizeof(b.why) + sizeof(b.where) + 512];
+	const char *v1 = "memory.limit_in_bytes", *v2 = "memory.max";
 
-	if (stat("/sys/fs/cgroup/cgroup.controllers", &st) == 0)
-		kind = "cgroup v2";
-	else if (stat("/sys/fs/cgroup/memory", &st) == 0)
-		kind = "cgroup v1 hybrid, no v2 delegation";
-	else
-		kind = "no cgroup filesystem";
-	(void)snprintf(why, sizeof(why), "%s here; this build does not use "
-	    "cgroups: memory is bounded per process by RLIMIT_AS (so a "
-	    "sandbox's total by nproc x as_bytes), processes by RLIMIT_NPROC "
-	    "counted per sandbox user namespace; peak memory from wait4()",
-	    kind);
-	fn(arg, "cgroups", false, false, why, "keep the policy's processes x "
-	    "memory product below the host's memory");
+	sb_ctx_bounds(ctx, &b);
+	if (b.cgroup_version == 0) {
+		(void)snprintf(why, sizeof(why), "%s; what holds instead: "
+		    "RLIMIT_AS per process (shared memory, memfd and tmpfs "
+		    "pages are not counted, so a sandbox's total is not "
+		    "bounded), RLIMIT_NPROC per sandbox user namespace, "
+		    "RLIMIT_CPU per process; peak memory from wait4()%s",
+		    b.why, required ? "; the policy requires a cgroup: "
+		    "sandboxed tools refuse to run" : "");
+		fn(arg, "cgroup per sandbox (memory, pids)", false, required,
+		    why, b.fix);
+		return;
+	}
+	(void)snprintf(why, sizeof(why), "cgroup v%d, a run.N per sandbox "
+	    "under %s: %s of the whole sandbox (shared memory, memfd and tmpfs pages included), "
+	    "%s; out of memory ends the run", b.cgroup_version, b.where,
+	    b.cgroup_version == 1 ? v1 : v2, b.swap_off ? "no swap" :
+	    "SWAP NOT BOUNDED (no memsw accounting: boot with swapaccount=1)");
+	fn(arg, "cgroup memory", b.memory, required, why, "");
+	fn(arg, "cgroup pids", b.pids, required, "pids.max of the whole "
+	    "sandbox: its processes and threads, the init included", "");
+	fn(arg, "cgroup cpu", b.cpu, false, b.cpu ? "one CPU's worth of time "
+	    "per sandbox (quota 100 ms per 100 ms)" : b.why, b.fix);
 }
 
 /* Processes (other than ours) whose real uid is uid; -1 if /proc fails. */
@@ -198,13 +211,22 @@ limits_report(const struct sb_ctx *ctx, sb_check_fn fn, void *arg)
 	fn(arg, "ipc limits", ctx->ipc_home_fd >= 0, false, why,
 	    "run the server as root (tools still run as an unprivileged "
 	    "uid) to allow System V IPC within limits");
-	(void)snprintf(why, sizeof(why), "what bounds a sandbox's memory: "
-	    "RLIMIT_AS and RLIMIT_DATA per process (the memory figure), so "
-	    "processes x memory in all; System V shm (see ipc limits); /tmp, "
-	    "a tmpfs of its own size; RLIMIT_MEMLOCK %u KiB; memfd_create "
-	    "refused (its pages no rlimit counts). Not bounded without "
-	    "cgroups: kernel memory (page tables, socket and pipe buffers)",
-	    SB_RLIM_MEMLOCK / 1024);
+	if (ctx->cg.have[SB_CG_MEMORY])
+		(void)snprintf(why, sizeof(why), "what bounds a sandbox's "
+		    "memory: its cgroup, the memory figure for the whole run "
+		    "(see cgroup memory: every page it charges, kernel memory "
+		    "too, so memfd_create is allowed); also RLIMIT_AS and "
+		    "RLIMIT_DATA per process; System V shm (see ipc limits); "
+		    "/tmp, a tmpfs of its own size; RLIMIT_MEMLOCK %u KiB",
+		    SB_RLIM_MEMLOCK / 1024);
+	else
+		(void)snprintf(why, sizeof(why), "what bounds a sandbox's "
+		    "memory: RLIMIT_AS and RLIMIT_DATA per process (the memory "
+		    "figure), so processes x memory in all; System V shm (see "
+		    "ipc limits); /tmp, a tmpfs of its own size; RLIMIT_MEMLOCK "
+		    "%u KiB; memfd_create refused (its pages no rlimit counts). "
+		    "Not bounded without cgroups: kernel memory (page tables, "
+		    "socket and pipe buffers)", SB_RLIM_MEMLOCK / 1024);
 	fn(arg, "memory bounds", true, false, why, "");
 	n = ctx->uid_pool_on ? 0 : count_uid_procs(ctx->uid);
 	if (ctx->uid_pool_on)
@@ -283,7 +305,8 @@ sb_check(const struct sb_config *cfg, sb_check_fn fn, void *arg)
 		    "not available: defence in depth only");
 	fn(arg, "landlock", abi > 0, false, why,
 	    "Linux 5.13+ with lsm=...,landlock on the kernel command line");
-	cgroup_report(fn, arg);
+	fn(arg, "rlimits", true, true, "RLIMIT_AS, CPU, FSIZE, NOFILE, NPROC "
+	    "and CORE=0 on every process", "");
 
 	/* One pooled netns at least, to see whether pooling works here. */
 	if (cfg != NULL)
@@ -294,10 +317,15 @@ sb_check(const struct sb_config *cfg, sb_check_fn fn, void *arg)
 	if (probe_cfg.uid_slots == 0)
 		probe_cfg.uid_slots = 1;
 	if (sb_ctx_new(&probe_cfg, &ctx, &res) < 0) {
-		fn(arg, "sandbox context", false, true, res.message,
+		fn(arg, res.failed_stage == SB_STAGE_CGROUP ?
+		    "cgroup per sandbox (memory, pids)" : "sandbox context",
+		    false, true, res.message, res.failed_stage ==
+		    SB_STAGE_CGROUP ? "as the message says; or drop "
+		    "require_cgroup from the policy" :
 		    "see the layer named in the message");
 		return -1;
 	}
+	cgroup_report(ctx, cfg, fn, arg);
 	limits_report(ctx, fn, arg);
 	fn(arg, "netns pool", ctx->pool_on, false, ctx->pool_on ?
 	    "works: a server with sb_config.netns_pool joins pre-created "

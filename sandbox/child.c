@@ -475,6 +475,9 @@ program(const struct sb_plan *p, bool have_stdin)
 	if (p->sysv_filter != NULL && syscall(SYS_seccomp,
 	    SECCOMP_SET_MODE_FILTER, 0U, p->sysv_filter) < 0)
 		child_fail(st, SB_STAGE_SECCOMP, errno);
+	if (p->memfd_filter != NULL && syscall(SYS_seccomp,
+	    SECCOMP_SET_MODE_FILTER, 0U, p->memfd_filter) < 0)
+		child_fail(st, SB_STAGE_SECCOMP, errno);
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0U, p->filter) < 0)
 		child_fail(st, SB_STAGE_SECCOMP, errno);
 	execve(p->program, p->argv, p->envp);

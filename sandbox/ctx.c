@@ -34,6 +34,9 @@ static const struct sb_stage_info sb_stages[SB_STAGE_COUNT] = {
 	    "out of fds or memory in the server" },
 	[SB_STAGE_NETNS] = { "netns",
 	    "network namespaces refused (container seccomp profile?)" },
+	[SB_STAGE_CGROUP] = { "cgroup",
+	    "the run's cgroup could not be made or joined (the server's "
+	    "cgroup removed or not writable; see mcp-sandbox --check)" },
 	[SB_STAGE_CLONE] = { "clone",
 	    "user namespaces disabled: user.max_user_namespaces=0, "
 	    "kernel.apparmor_restrict_unprivileged_userns=1 (Ubuntu 24.04), "
@@ -265,6 +268,9 @@ sb_ctx_new(const struct sb_config *cfg, struct sb_ctx **ret,
 	if (cfg->netns_pool > 0 && ctx->host_root &&
 	    sb_netns_pool_init(&ctx->pool, cfg->netns_pool) == 0)
 		ctx->pool_on = true;
+	if ((rc = sb_cgroup_init(&ctx->cg, cfg, res)) < 0)
+		goto fail;
+	ctx->cg_on = true;
 	*ret = ctx;
 	return 0;
  fail:
@@ -283,6 +289,8 @@ sb_ctx_free(struct sb_ctx *ctx)
 		(void)close(ctx->ipc_home_fd);
 	if (ctx->uid_pool_on)
 		sb_uid_pool_fini(&ctx->uids);
+	if (ctx->cg_on)
+		sb_cgroup_fini(&ctx->cg);
 	free(ctx);
 }
 

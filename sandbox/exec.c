@@ -38,7 +38,7 @@
 	CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP)
 
 enum { PFD_OUT, PFD_ERR, PFD_STATUS, PFD_PID, PFD_CANCEL, PFD_IN,
-	PFD_COUNT };
+	PFD_OOM, PFD_COUNT };
 
 /* The parent's view of one run in flight. */
 struct run {
@@ -53,6 +53,8 @@ struct run {
 	int in_w;		/* non-blocking; -1 when none or done */
 	const char *in_data;
 	size_t in_len, in_off;
+	int oom_efd;		/* v1 cgroup: readable at an OOM kill; borrowed */
+	bool oom_fired;		/* it was */
 };
 
 static uint64_t
@@ -291,6 +293,8 @@ supervise(struct run *r, const struct sb_request *req,
 		    !r->killed ? cancel->efd : -1, .events = POLLIN };
 		pfd[PFD_IN] = (struct pollfd){ .fd = r->in_w,
 		    .events = POLLOUT };
+		pfd[PFD_OOM] = (struct pollfd){ .fd = r->killed || r->reaped ?
+		    -1 : r->oom_efd, .events = POLLIN };
 		n = poll(pfd, PFD_COUNT, until == UINT64_MAX ? -1 :
 		    poll_timeout(now, until));
 		if (n < 0 && errno != EINTR) {
@@ -309,6 +313,11 @@ supervise(struct run *r, const struct sb_request *req,
 			reap(r, WNOHANG);
 			if (r->reaped)
 				drain_until = mono_us() + SB_DRAIN_MS * 1000;
+		}
+		/* out of memory (v1): the run ends, as on v2 (oom.group) */
+		if (pfd[PFD_OOM].fd >= 0 && pfd[PFD_OOM].revents != 0) {
+			r->oom_fired = true;
+			kill_init(r);
 		}
 		if (pfd[PFD_CANCEL].fd >= 0 && pfd[PFD_CANCEL].revents != 0 &&
 		    sb_cancel_fired(cancel)) {
@@ -354,9 +363,42 @@ fill_result(struct run *r, struct sb_result *res)
 	res->signal = WIFSIGNALED(r->init_ws) ? WTERMSIG(r->init_ws) : SIGKILL;
 }
 
+/* The kernel's struct clone_args up to its cgroup field (VER2, 5.7). */
+struct sb_clone_args {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal;
+	uint64_t stack, stack_size, tls, set_tid, set_tid_size, cgroup;
+};
+_Static_assert(sizeof(struct sb_clone_args) == 88, "CLONE_ARGS_SIZE_VER2");
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP	0x200000000ULL
+#endif
+
+/*
+ * Clones the init; with cgfd >= 0 straight into that cgroup (v2), so that
+ * not one of its instructions runs outside it. *joined says whether it
+ * did: a kernel before 5.7 has no CLONE_INTO_CGROUP, and the caller then
+ * moves the init itself before releasing it.
+ */
 static pid_t
-clone_init(unsigned long flags, int *pidfd)
+clone_init(unsigned long flags, int cgfd, int *pidfd, bool *joined)
 {
+	struct sb_clone_args a;
+	pid_t pid;
+
+	*joined = false;
+	if (cgfd >= 0) {
+		memset(&a, 0, sizeof(a));
+		a.flags = (uint64_t)flags | CLONE_PIDFD | CLONE_INTO_CGROUP;
+		a.pidfd = (uint64_t)(uintptr_t)pidfd;
+		a.exit_signal = SIGCHLD;
+		a.cgroup = (uint64_t)cgfd;
+		pid = (pid_t)syscall(SYS_clone3, &a, sizeof(a));
+		if (pid >= 0 || (errno != ENOSYS && errno != E2BIG &&
+		    errno != EINVAL)) {
+			*joined = pid >= 0;
+			return pid;
+		}
+	}
 	return (pid_t)syscall(SYS_clone, flags | CLONE_PIDFD | SIGCHLD, NULL,
 	    pidfd, NULL, 0UL);
 }
@@ -542,9 +584,11 @@ ipc_enter(const struct sb_ctx *ctx, const struct sb_plan *p)
  */
 static int
 launch(struct sb_ctx *ctx, struct sb_plan *p, struct chans *c, int *slot,
-    uid_t uid, struct run *r, struct sb_result *res)
+    uid_t uid, struct sb_cg_run *cg, struct run *r,
+    struct sb_result *res)
 {
 	unsigned long flags = SB_NS_FLAGS;
+	bool joined;
 	int rc;
 
 	p->fd_from[SB_FD_STATUS - SB_FD_STATUS] = c->stat[1];
@@ -572,7 +616,8 @@ launch(struct sb_ctx *ctx, struct sb_plan *p, struct chans *c, int *slot,
 		}
 		flags &= ~(unsigned long)CLONE_NEWIPC;
 	}
-	r->pid = clone_init(flags, &r->pidfd);
+	r->pid = clone_init(flags, ctx->cg.version == 2 && cg->made ?
+	    cg->dir[SB_CG_MEMORY] : -1, &r->pidfd, &joined);
 	if (r->pid == 0)
 		sb_child_init(p);
 	rc = r->pid < 0 ? -errno : 0;
@@ -601,6 +646,12 @@ launch(struct sb_ctx *ctx, struct sb_plan *p, struct chans *c, int *slot,
 	close_fd(&c->sync[0]);
 	close_fd(&c->in);
 	close_fd(&c->tree);
+	/* v1: the init waits for our byte; it runs nothing of its program
+	 * before it is in the run's cgroup */
+	if (cg->made && !joined &&
+	    (rc = sb_cg_run_attach(&ctx->cg, cg, r->pid, res)) < 0)
+		return rc;
+	r->oom_efd = cg->oom_efd;
 	if (p->start_idle)
 		start_low(c, r->pid);
 	if ((rc = write_maps(ctx, r->pid, uid)) < 0) {
@@ -649,6 +700,7 @@ struct sb_started {
 	int slot;		/* netns pool slot, or -1 */
 	int uid_slot;		/* uid pool slot, or -1: the shared uid */
 	uid_t uid;		/* the run's kernel uid */
+	struct sb_cg_run cg;	/* the run's cgroup, if the context has them */
 };
 
 static void
@@ -660,9 +712,10 @@ started_init(struct sb_started *s, struct sb_ctx *ctx)
 	s->uid_slot = -1;
 	s->uid = ctx->uid;
 	s->r = (struct run){ .pid = -1, .pidfd = -1, .out = -1, .err = -1,
-	    .status = -1, .in_w = -1 };
+	    .status = -1, .in_w = -1, .oom_efd = -1 };
 	s->c = (struct chans){ .out = { -1, -1 }, .err = { -1, -1 },
 	    .stat = { -1, -1 }, .sync = { -1, -1 }, .in = -1, .tree = -1 };
+	sb_cg_run_init(&s->cg);
 }
 
 /* Kills what runs, if anything, and releases everything s holds. */
@@ -673,6 +726,7 @@ started_fini(struct sb_started *s)
 		kill_init(&s->r);
 		reap(&s->r, 0);
 	}
+	sb_cg_run_remove(&s->ctx->cg, &s->cg);
 	if (s->slot >= 0)
 		sb_netns_pool_give(&s->ctx->pool, s->slot);
 	s->slot = -1;
@@ -797,7 +851,8 @@ start_run(struct sb_started *s, const struct sb_request *req,
 	}
 	if ((rc = sb_program_check(s->ctx, req, res)) < 0 ||
 	    (s->p->ws_tree && (rc = ws_tree(s, res)) < 0) ||
-	    (rc = chans_open(&s->c, s->ctx, s->uid, req, res)) < 0)
+	    (rc = chans_open(&s->c, s->ctx, s->uid, req, res)) < 0 ||
+	    (rc = sb_cg_run_make(&s->ctx->cg, &s->p->limits, &s->cg, res)) < 0)
 		return rc;
 	if (pipe_stdin) {
 		if (pipe2(in, O_CLOEXEC) < 0 ||
@@ -809,7 +864,8 @@ start_run(struct sb_started *s, const struct sb_request *req,
 		s->c.in = in[0];
 		s->r.in_w = in[1];
 	}
-	return launch(s->ctx, s->p, &s->c, &s->slot, s->uid, &s->r, res);
+	return launch(s->ctx, s->p, &s->c, &s->slot, s->uid, &s->cg, &s->r,
+	    res);
 }
 
 /*
@@ -846,6 +902,8 @@ finish_run(struct sb_started *s, const struct sb_request *req,
 		    "the sandbox init died during setup");
 	} else {
 		fill_result(r, res);
+		/* the init is reaped: its cgroup is empty */
+		sb_cg_run_finish(&s->ctx->cg, &s->cg, r->oom_fired, res);
 		rc = 0;
 	}
  out:

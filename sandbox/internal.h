@@ -9,6 +9,7 @@
 
 #include <linux/filter.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -222,6 +223,7 @@ struct sb_plan {
 	size_t nll_rules;
 	const struct sock_fprog *filter;	/* borrowed from the context */
 	const struct sock_fprog *sysv_filter;	/* NULL, or sb_sysv_deny */
+	const struct sock_fprog *memfd_filter;	/* NULL, or sb_memfd_deny */
 	/* the ipc namespace: made by the parent thread with these limits */
 	bool ipc_by_parent;
 	uint64_t shmmax, shmall;		/* bytes, pages */
@@ -298,6 +300,47 @@ struct sb_uid_pool {
 	char why[200];		/* why there is no pool, for --check */
 };
 
+/*
+ * RLIMIT_NPROC above the run's pids.max (nproc + the init), where a pids
+ * cgroup holds: the init counts for both, and the cgroup must be what
+ * refuses a fork, since it refuses for the run as a whole and counts
+ * what it refused (pids.events). The rlimit stays as a backstop.
+ */
+#define SB_NPROC_OVER_CGROUP	2
+
+/* cgroup.c: the controllers a run's cgroup uses. */
+enum sb_cg_ctl {
+	SB_CG_MEMORY,
+	SB_CG_PIDS,
+	SB_CG_CPU,
+	SB_CG_NCTL
+};
+
+/* Server-wide: where run cgroups are made (built by sb_cgroup_init). */
+struct sb_cgroups {
+	int version;			/* 1 or 2; 0: none, rlimits only */
+	/* the server's own dir, "mcp-sandbox.<pid>.<start>": v1 one per
+	 * hierarchy, v2 dir[SB_CG_MEMORY] only; O_DIRECTORY fds or -1 */
+	int dir[SB_CG_NCTL];
+	int base[SB_CG_NCTL];		/* its parent (ours to nest in), or -1 */
+	bool have[SB_CG_NCTL];		/* the controller bounds every run */
+	bool memsw;			/* v1 memory.memsw.* / v2 memory.swap.max */
+	bool no_swap;			/* no swap on this host at all */
+	char name[64];			/* the server dir's name */
+	struct sb_bounds info;		/* for sb_ctx_bounds() */
+	atomic_uint seq;		/* run cgroup names: run.<seq> */
+};
+
+/* One run's cgroup (dirs under each sb_cgroups.dir). */
+struct sb_cg_run {
+	int dir[SB_CG_NCTL];		/* O_DIRECTORY fds or -1 */
+	char name[32];			/* "run.<seq>" */
+	bool made;
+	int oom_efd;			/* v1: eventfd fired at an OOM, or -1 */
+	uint64_t mem_bytes;
+	uint32_t pids_max;
+};
+
 struct sb_ctx {
 	uid_t uid, gid;			/* kernel ids of the sandboxed process */
 	bool host_root;			/* server runs with euid 0 */
@@ -320,6 +363,8 @@ struct sb_ctx {
 	bool uid_pool_on;
 	bool uid_map_all;		/* our user namespace maps every uid */
 	struct sb_uid_pool uids;
+	bool cg_on;			/* cg was initialised */
+	struct sb_cgroups cg;
 };
 
 /* policy.c: the const tables. */
@@ -370,6 +415,8 @@ extern const uint32_t sb_denied_ioctls[2];
 extern const char sb_etc_hosts[];
 /* The second filter of sandboxes whose ipc limits cannot be set. */
 extern const struct sock_fprog sb_sysv_deny;
+/* The second filter of sandboxes without a memory cgroup: no memfd. */
+extern const struct sock_fprog sb_memfd_deny;
 /* The sandbox init's command line (what /proc/1/cmdline shows). */
 extern const char sb_init_name[];
 
@@ -424,6 +471,23 @@ int sb_netns_pool_init(struct sb_netns_pool *p, unsigned n)
 int sb_netns_pool_take(struct sb_netns_pool *p);
 void sb_netns_pool_give(struct sb_netns_pool *p, int slot);
 void sb_netns_pool_fini(struct sb_netns_pool *p);
+
+/* cgroup.c */
+int sb_cgroup_init(struct sb_cgroups *cg, const struct sb_config *cfg,
+    struct sb_result *res) __attribute__((warn_unused_result));
+void sb_cgroup_fini(struct sb_cgroups *cg);
+void sb_cg_run_init(struct sb_cg_run *r);
+int sb_cg_run_make(struct sb_cgroups *cg, const struct sb_limits *l,
+    struct sb_cg_run *r, struct sb_result *res)
+    __attribute__((warn_unused_result));
+/* v1 (or a kernel without CLONE_INTO_CGROUP): pid joins each cgroup */
+int sb_cg_run_attach(struct sb_cgroups *cg, struct sb_cg_run *r, pid_t pid,
+    struct sb_result *res) __attribute__((warn_unused_result));
+/* The run's processes are gone: its accounting into res, then rmdir. */
+void sb_cg_run_finish(struct sb_cgroups *cg, struct sb_cg_run *r,
+    bool oom_fired, struct sb_result *res);
+/* The processes that are left, if any, killed; the cgroups removed. */
+void sb_cg_run_remove(struct sb_cgroups *cg, struct sb_cg_run *r);
 
 /* ctx.c */
 void sb_fail(struct sb_result *res, enum sb_stage stage, int err,

@@ -368,6 +368,8 @@ limits_complete(struct sb_limits *l)
 		l->cpu_s = d.cpu_s;
 	if (l->as_bytes == 0)
 		l->as_bytes = d.as_bytes;
+	if (l->memory_bytes == 0)
+		l->memory_bytes = l->as_bytes;
 	if (l->fsize_bytes == 0)
 		l->fsize_bytes = d.fsize_bytes;
 	if (l->nofile == 0)
@@ -571,13 +573,17 @@ add_tmp(struct sb_plan *p, uint64_t bytes)
 }
 
 static void
-add_limits(struct sb_plan *p, const struct sb_limits *l, bool ws_rw)
+add_limits(struct sb_plan *p, const struct sb_limits *l, bool ws_rw,
+    bool pids_cgroup)
 {
+	uint64_t nproc = (uint64_t)l->nproc +
+	    (pids_cgroup ? SB_NPROC_OVER_CGROUP : 0);
+
 	add_rlimit(p, RLIMIT_CPU, l->cpu_s, (uint64_t)l->cpu_s + 1);
 	add_rlimit(p, RLIMIT_AS, l->as_bytes, l->as_bytes);
 	add_rlimit(p, RLIMIT_FSIZE, l->fsize_bytes, l->fsize_bytes);
 	add_rlimit(p, RLIMIT_NOFILE, l->nofile, l->nofile);
-	add_rlimit(p, RLIMIT_NPROC, l->nproc, l->nproc);
+	add_rlimit(p, RLIMIT_NPROC, nproc, nproc);
 	add_rlimit(p, RLIMIT_CORE, 0, 0);
 	/* the rest: see SB_RLIM_* in internal.h for each reason */
 	add_rlimit(p, RLIMIT_RTPRIO, 0, 0);
@@ -667,6 +673,8 @@ add_kernel_limits(const struct sb_ctx *ctx, struct sb_plan *p)
 
 	p->ipc_by_parent = ctx->ipc_home_fd >= 0;
 	p->sysv_filter = p->ipc_by_parent ? NULL : &sb_sysv_deny;
+	/* memfd pages: counted by the run's memory cgroup, else by nothing */
+	p->memfd_filter = ctx->cg.have[SB_CG_MEMORY] ? NULL : &sb_memfd_deny;
 	p->shmmax = p->limits.as_bytes;
 	p->shmall = p->limits.as_bytes / (uint64_t)(page > 0 ? page : 4096);
 	p->inotify_instances = SB_INOTIFY_INSTANCES;
@@ -720,7 +728,7 @@ sb_plan_build(struct sb_ctx *ctx, const struct sb_request *req,
 		return rc;
 	}
 	add_limits(p, &p->limits, req->workspace_host != NULL &&
-	    req->workspace_writable);
+	    req->workspace_writable, ctx->cg.have[SB_CG_PIDS]);
 	add_kernel_limits(ctx, p);
 	return 0;
  fail:

@@ -81,6 +81,22 @@ const struct sock_fprog sb_sysv_deny = {
 	.filter = (struct sock_filter *)sysv_deny_insns,
 };
 
+/*
+ * Stacked where a run has no memory cgroup (cgroup.c): memfd pages are
+ * shmem that no rlimit counts, so memfd_create is ENOSYS there, as libc's
+ * callers expect of an old kernel.
+ */
+static const struct sock_filter memfd_deny_insns[] = {
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_memfd_create, 0, 1),
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+};
+const struct sock_fprog sb_memfd_deny = {
+	.len = sizeof(memfd_deny_insns) / sizeof(memfd_deny_insns[0]),
+	.filter = (struct sock_filter *)memfd_deny_insns,
+};
+
 const char *const sb_default_env[] = {
 	"PATH=/usr/local/bin:/usr/bin:/bin",
 	"LANG=C.UTF-8",
@@ -266,10 +282,13 @@ const struct sb_syscall_rule sb_syscall_rules[] = {
 	/*
 	 * memfd pages are shmem that no rlimit counts (RLIMIT_AS only while
 	 * mapped, RLIMIT_FSIZE per file, any number of files): a program
-	 * could hold any amount of memory in them. Programs fall back to a
-	 * file in /tmp, whose tmpfs is size-capped. memfd_secret likewise.
+	 * could hold any amount of memory in them. The run's memory cgroup
+	 * counts them: memfd_create is allowed here and refused by
+	 * sb_memfd_deny, stacked, where a run has no memory cgroup (programs
+	 * fall back to a file in /tmp, whose tmpfs is size-capped).
+	 * memfd_secret: refused always (unmapped from the kernel, few need it).
 	 */
-	N(memfd_create), N(memfd_secret),
+	A(memfd_create), N(memfd_secret),
 };
 const size_t sb_nsyscall_rules =
     sizeof(sb_syscall_rules) / sizeof(sb_syscall_rules[0]);

@@ -41,6 +41,7 @@ enum sb_stage {
 	SB_STAGE_REQUEST,	/* request refused before anything was built */
 	SB_STAGE_RESOURCES,	/* parent: pipes, memfd, memory */
 	SB_STAGE_NETNS,		/* joining or creating the network namespace */
+	SB_STAGE_CGROUP,	/* the run's cgroup: made, limited, joined */
 	SB_STAGE_CLONE,		/* clone() with the user/mount/pid/... namespaces */
 	SB_STAGE_USERNS_MAP,	/* setgroups, uid_map, gid_map */
 	SB_STAGE_CREDENTIALS,	/* setresgid/setresuid to the sandbox ids */
@@ -76,6 +77,17 @@ enum sb_stage {
  */
 #define SB_SLOT_UID_BASE	0x70000000u
 
+/*
+ * Whether runs get a cgroup of their own (cgroup.c). AUTO: where one can
+ * be had, else rlimits only (sb_check() says why); REQUIRED: no cgroup is
+ * an error of sb_ctx_new() (fail closed); OFF: rlimits only.
+ */
+enum sb_cgroup_mode {
+	SB_CGROUP_AUTO = 0,
+	SB_CGROUP_REQUIRED,
+	SB_CGROUP_OFF,
+};
+
 /* Server-wide settings, read once by sb_ctx_new(). Zero means default. */
 struct sb_config {
 	uid_t uid;		/* kernel uid when the server is root (65534) */
@@ -92,6 +104,14 @@ struct sb_config {
 	const char *uid_check_dir;
 	unsigned netns_pool;	/* pre-created empty netns (0: a fresh one per run) */
 	const char *staging;	/* host dir the new root is built on ("/tmp") */
+	enum sb_cgroup_mode cgroup;
+	/*
+	 * cgroup v2: the delegated directory the server works in, absolute
+	 * under /sys/fs/cgroup (NULL: the server's own cgroup, when it is
+	 * delegated or a cgroup namespace's root). Ignored on cgroup v1,
+	 * where runs always nest under the server's own cgroups.
+	 */
+	const char *cgroup_parent;
 };
 
 /*
@@ -108,16 +128,24 @@ struct sb_bind {
 	bool writable;			/* read-write (a directory: Landlock too) */
 };
 
-/* Resource limits of one run. Zero means the SB_DEFAULT_ named. */
+/*
+ * Resource limits of one run. Zero means the SB_DEFAULT_ named. Where the
+ * run has a cgroup (sb_result.cgroup), memory_bytes and nproc are totals
+ * of the whole run, whatever its processes do.
+ */
 struct sb_limits {
 	uint32_t wall_ms;	/* deadline; then the whole pid namespace dies
 				 * (SB_DEFAULT_WALL_MS) */
 	uint32_t cpu_s;		/* RLIMIT_CPU per process (SB_DEFAULT_CPU_S) */
 	uint64_t as_bytes;	/* RLIMIT_AS per process (SB_DEFAULT_AS_BYTES) */
+	/* cgroup: memory of the whole run, page cache, shm, memfd and tmpfs
+	 * pages included, swap off (as_bytes) */
+	uint64_t memory_bytes;
 	uint64_t fsize_bytes;	/* RLIMIT_FSIZE (SB_DEFAULT_FSIZE_BYTES) */
 	uint32_t nofile;	/* RLIMIT_NOFILE (SB_DEFAULT_NOFILE) */
-	uint32_t nproc;		/* RLIMIT_NPROC, counted per sandbox userns
-				 * (SB_DEFAULT_NPROC) */
+	/* processes and threads of the program: cgroup pids.max (the init
+	 * added); also RLIMIT_NPROC, per sandbox userns (SB_DEFAULT_NPROC) */
+	uint32_t nproc;
 	uint64_t tmp_bytes;	/* size of the /tmp tmpfs (SB_DEFAULT_TMP_BYTES) */
 	size_t stdout_cap;	/* bytes kept of stdout (SB_DEFAULT_OUTPUT_CAP) */
 	size_t stderr_cap;	/* bytes kept of stderr (SB_DEFAULT_OUTPUT_CAP) */
@@ -206,6 +234,14 @@ struct sb_result {
 	uint64_t duration_us;		/* all of sb_run(): plan, launch, run, reap */
 	uint64_t peak_rss_bytes;	/* 0 if not measurable; see sb_run() */
 	uint64_t cpu_us;		/* user + system time of the whole tree */
+	/* The run's cgroup, when it had one (cgroup is then true). */
+	bool cgroup;
+	uint64_t memory_limit_bytes;	/* memory_bytes as the cgroup held it */
+	uint64_t memory_peak_bytes;	/* the cgroup's high-water mark, 0: unknown */
+	uint32_t oom_kills;		/* processes killed at the memory limit */
+	bool oom;			/* it reached the limit and was ended */
+	uint32_t pids_limit;		/* nproc (pids.max less the init) */
+	uint64_t forks_refused;		/* forks refused at pids.max */
 };
 
 /* The environment used when a request gives none. */
@@ -262,6 +298,22 @@ int sb_finish(struct sb_started *s, const struct sb_request *req,
 void sb_discard(struct sb_started *s);
 
 const char *sb_stage_name(enum sb_stage stage);
+
+/*
+ * The bounds a context's runs get beyond rlimits (cgroup.c): the cgroup
+ * version in use (0: none), which controllers hold, where the runs' cgroups
+ * are made, and when none can be had, why and the fix.
+ */
+struct sb_bounds {
+	int cgroup_version;		/* 1, 2, or 0: rlimits only */
+	bool memory, pids, cpu;		/* the controller holds for every run */
+	bool swap_off;			/* memsw / swap.max written, or no swap */
+	char where[256];		/* the server's cgroup dir(s) */
+	char why[384];			/* no cgroup (or a controller missing) */
+	char fix[384];
+	unsigned stale_removed;		/* dead servers' cgroups cleaned at start */
+};
+void sb_ctx_bounds(const struct sb_ctx *ctx, struct sb_bounds *b);
 
 /*
  * Isolation probe for `mcp-sandbox --check`: one line per layer. Each

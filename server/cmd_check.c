@@ -30,18 +30,18 @@ print_layer(void *arg, const char *layer, bool ok, bool required,
 int
 cmd_check_main(int argc, char **argv)
 {
-	return cmd_check_run(argc, argv, NULL);
+	(void)argc;
+	(void)argv;
+	return cmd_check_run(NULL, NULL);
 }
 
 int
-cmd_check_run(int argc, char **argv, cmd_check_extra_fn extra)
+cmd_check_run(const struct sb_config *cfg, cmd_check_extra_fn extra)
 {
 	struct check_tally t = { 0 };
 	int rc;
 
-	(void)argc;
-	(void)argv;
-	rc = sb_check(NULL, print_layer, &t);
+	rc = sb_check(cfg, print_layer, &t);
 	if (extra != NULL)
 		extra(print_layer, &t);
 	if (rc != 0 || t.missing_required > 0) {

@@ -7,6 +7,8 @@
 
 #include <stdbool.h>
 
+struct sb_config;
+
 /* Returns 0 if the default policy can run, 1 if it cannot. */
 int cmd_check_main(int argc, char **argv);
 
@@ -17,6 +19,7 @@ int cmd_check_main(int argc, char **argv);
 typedef void (*cmd_check_line_fn)(void *arg, const char *layer, bool ok,
     bool required, const char *detail, const char *fix);	/* sb_check_fn */
 typedef void (*cmd_check_extra_fn)(cmd_check_line_fn fn, void *arg);
-int cmd_check_run(int argc, char **argv, cmd_check_extra_fn extra);
+/* cfg: the sandbox settings of a policy (cgroup required, ...), or NULL */
+int cmd_check_run(const struct sb_config *cfg, cmd_check_extra_fn extra);
 
 #endif /* CMD_CHECK_H */

@@ -77,7 +77,8 @@ static void
 usage_line(FILE *out)
 {
 	fprintf(out, "usage: mcp-sandbox exec [--timeout MS] [--cpu S] "
-	    "[--memory BYTES] [--fsize BYTES] [--nofile N] [--nproc N] "
+	    "[--memory BYTES] [--memory-total BYTES] [--fsize BYTES] "
+	    "[--nofile N] [--nproc N] "
 	    "[--tmp BYTES] [--stdout-cap BYTES] [--stderr-cap BYTES] "
 	    "[--workspace DIR] [--read-only] [--protect NAME] [--no-protect] "
 	    "[--bind HOST:INSIDE] [--env K=V] "
@@ -99,6 +100,7 @@ set_limit(struct exec_opts *o, int opt, const char *arg)
 	case 'c': if (v > UINT32_MAX) return bad("too large", arg);
 		l->cpu_s = (uint32_t)v; break;
 	case 'm': l->as_bytes = v; break;
+	case 'M': l->memory_bytes = v; break;
 	case 'f': l->fsize_bytes = v; break;
 	case 'o': if (v > UINT32_MAX) return bad("too large", arg);
 		l->nofile = (uint32_t)v; break;
@@ -143,6 +145,7 @@ parse(struct exec_opts *o, int argc, char **argv)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "cpu", required_argument, NULL, 'c' },
 		{ "memory", required_argument, NULL, 'm' },
+		{ "memory-total", required_argument, NULL, 'M' },
 		{ "fsize", required_argument, NULL, 'f' },
 		{ "nofile", required_argument, NULL, 'o' },
 		{ "nproc", required_argument, NULL, 'p' },
@@ -358,6 +361,22 @@ cmd_exec_main(int argc, char **argv)
 		    (unsigned long long)res.duration_us,
 		    (unsigned long long)res.cpu_us,
 		    (unsigned long long)(res.peak_rss_bytes / 1024));
+	if (o->verbose && res.cgroup)
+		fprintf(stderr, "[mcp-sandbox: cgroup: memory peak %llu KiB of "
+		    "%llu KiB, %u killed at the limit; %llu forks refused at "
+		    "%u processes]\n",
+		    (unsigned long long)(res.memory_peak_bytes / 1024),
+		    (unsigned long long)(res.memory_limit_bytes / 1024),
+		    res.oom_kills, (unsigned long long)res.forks_refused,
+		    res.pids_limit);
+	if (res.oom)
+		fprintf(stderr, "mcp-sandbox exec: the run reached its memory "
+		    "limit of %llu MiB\n",
+		    (unsigned long long)(res.memory_limit_bytes >> 20));
+	if (res.forks_refused > 0)
+		fprintf(stderr, "mcp-sandbox exec: the run reached its process "
+		    "limit of %u (%llu forks refused)\n", res.pids_limit,
+		    (unsigned long long)res.forks_refused);
 	sb_result_fini(&res);
  out:
 	sb_ctx_free(ctx);

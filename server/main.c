@@ -322,6 +322,39 @@ check_host_files(const struct cli *cli, const struct policy *pol)
 	return 0;
 }
 
+/* The sandbox context's settings from the policy. */
+static void
+sb_config_from_policy(const struct policy *pol, struct sb_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	/* one empty network namespace per sandbox slot and per warm python,
+	 * made once and lent to one run at a time: no per-call netns creation
+	 * (~0.6 ms, and as much again torn down in a kernel worker) */
+	cfg->netns_pool = pol->limits.max_sandboxes + pol->limits.warm_python;
+	cfg->cgroup = pol->require_cgroup ? SB_CGROUP_REQUIRED :
+	    SB_CGROUP_AUTO;
+	cfg->cgroup_parent = pol->cgroup_parent;
+}
+
+/* One line at start: what bounds a sandbox as a whole, or why nothing. */
+static void
+log_bounds(const struct sb_ctx *sb)
+{
+	struct sb_bounds b;
+
+	sb_ctx_bounds(sb, &b);
+	if (b.cgroup_version == 0)
+		log_warn("no cgroup per sandbox (%s): memory and processes are "
+		    "bounded per process by rlimits only; fix: %s", b.why,
+		    b.fix);
+	else
+		log_info("a cgroup v%d per sandbox under %s: memory%s, pids%s"
+		    "%s; %u stale cgroup(s) of dead servers removed",
+		    b.cgroup_version, b.where, b.swap_off ? " (no swap)" : "",
+		    b.cpu ? ", cpu" : "", b.cpu ? "" : " (no cpu controller)",
+		    b.stale_removed);
+}
+
 /* Serves stdio (or HTTP with --http) until EOF or a signal. */
 static int
 serve_stdio(const struct cli *cli, struct policy *pol)
@@ -363,10 +396,7 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 	env.fixtures = cli->fixtures;
 	env.content_only = cli->content_only;
 	memset(&sberr, 0, sizeof(sberr));
-	/* one empty network namespace per sandbox slot and per warm python,
-	 * made once and lent to one run at a time: no per-call netns creation
-	 * (~0.6 ms, and as much again torn down in a kernel worker) */
-	sbcfg.netns_pool = pol->limits.max_sandboxes + pol->limits.warm_python;
+	sb_config_from_policy(pol, &sbcfg);
 	/* a root server: as many kernel uids of their own (sandbox/uids.c),
 	 * so per-uid kernel pools (pipe pages, epoll watches, fds in flight)
 	 * are not one for all sandboxes */
@@ -376,6 +406,8 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 		log_err("sandbox unavailable (%s): sandboxed tools will refuse "
 		    "to run; see mcp-sandbox --check", sberr.message);
 		env.sb = NULL;
+	} else {
+		log_bounds(env.sb);
 	}
 	sb_result_fini(&sberr);
 	if ((env.slots = tool_slots_new(pol->limits.max_sandboxes,
@@ -467,12 +499,16 @@ main(int argc, char **argv)
 		return cmd_exec_main(argc - 1, argv + 1);
 	if ((rc = parse_args(argc, argv, &cli)) >= 0)
 		goto out;
-	if (cli.check) {
-		rc = cmd_check_run(argc, argv, check_server_layers);
-		goto out;
-	}
 	if ((rc = build_policy(&cli, &pol)) >= 0)
 		goto out;
+	if (cli.check) {
+		struct sb_config cfg = { 0 };
+
+		/* the policy's cgroup settings decide what --check requires */
+		sb_config_from_policy(pol, &cfg);
+		rc = cmd_check_run(&cfg, check_server_layers);
+		goto out;
+	}
 	if (cli.print_config) {
 		policy_print(pol, stdout);
 		rc = 0;

@@ -35,8 +35,10 @@ libseccomp-dev libgmp-dev libpcre2-dev libsqlite3-dev check python3 gcc
 coreutils grep sed gawk findutils diffutils jq git sqlite3 ca-certificates"
 # Tests and benchmarks. python3-matplotlib: tests/resources draws a chart
 # with the Agg backend in run_code and checks the model gets it as an image.
+# qemu, mmdebstrap and cpio boot the cgroup v2 test's VM (tests/vm: a
+# Debian kernel and root filesystem from the apt sources).
 test_pkgs="clang bubblewrap hyperfine wrk curl procps util-linux iproute2
-python3-matplotlib"
+python3-matplotlib qemu-system-x86 mmdebstrap cpio"
 
 missing=""
 for p in $pkgs $( [ $want_tests -eq 1 ] && echo $test_pkgs ); do

@@ -303,6 +303,15 @@ render_run_structured(const struct sb_result *res)
 	    json_object_object_add(o, "duration_ms",
 	    json_object_new_int64((int64_t)(res->duration_us / 1000))) != 0)
 		goto fail;
+	/* the cgroup's own accounting; null where the run had none */
+	if (json_object_object_add(o, "memory_peak_bytes", res->cgroup &&
+	    res->memory_peak_bytes > 0 ? json_object_new_int64(
+	    (int64_t)res->memory_peak_bytes) : NULL) != 0 ||
+	    json_object_object_add(o, "memory_limit_reached",
+	    json_object_new_boolean(res->oom)) != 0 ||
+	    json_object_object_add(o, "process_limit_reached",
+	    json_object_new_boolean(res->forks_refused > 0)) != 0)
+		goto fail;
 	return o;
  fail:
 	json_object_put(o);
@@ -314,7 +323,15 @@ static void
 run_status(const struct sb_result *res, const char *what, uint32_t timeout_ms,
     char *buf, size_t len)
 {
-	if (res->cancelled)
+	size_t w;
+
+	if (res->oom)
+		(void)snprintf(buf, len, "Out of memory: the run reached its "
+		    "memory limit of %llu MiB (shared memory and /tmp files "
+		    "count) and was ended. Use less memory, or ask the operator "
+		    "for a larger --memory-mb.",
+		    (unsigned long long)(res->memory_limit_bytes >> 20));
+	else if (res->cancelled)
 		(void)snprintf(buf, len, "Cancelled: %s was killed.", what);
 	else if (res->timed_out)
 		(void)snprintf(buf, len, "Timed out: %s was killed after %u ms "
@@ -332,6 +349,12 @@ run_status(const struct sb_result *res, const char *what, uint32_t timeout_ms,
 		(void)snprintf(buf, len, "%s exited with status 0.", what);
 	if (buf[0] >= 'a' && buf[0] <= 'z')
 		buf[0] = (char)(buf[0] - 'a' + 'A');
+	w = strlen(buf);
+	if (res->forks_refused > 0 && w < len)
+		(void)snprintf(buf + w, len - w, " The run reached its process "
+		    "limit of %u: %llu fork(s) were refused.",
+		    res->pids_limit,
+		    (unsigned long long)res->forks_refused);
 }
 
 /* Appends "--- name ---\n" + every byte (render_text_bytes) + notes. */

@@ -17,7 +17,9 @@
 # a pyenv shim). Prints median and p95 per row and the ratios; targets:
 # at most 0.4x bwrap and at most 3x bare (medians, /bin/true).
 # Then, if built, sandbox-inproc-bench: the same run from inside a server
-# (context built once; fresh netns vs netns pool) against posix_spawn.
+# (context built once; fresh netns vs netns pool) against posix_spawn, and
+# the cost of the cgroup per run: the pooled run without and with it, in
+# turns, and the median of the pairwise differences (target: +0.3 ms).
 #
 # Usage: tests/bench/sandbox_bench.sh [path/to/mcp-sandbox]
 #   default: $MCP_SANDBOX_BIN, else the newest build*/server/mcp-sandbox,
@@ -108,7 +110,9 @@ for line in open(sys.argv[2]):
     if m:
         rows[m.group(1).strip()] = float(m.group(2))
 bare = rows.get("bare posix_spawn+wait /bin/true")
-for name in ("sb_run /bin/true, fresh netns", "sb_run /bin/true, netns pool"):
+for name in ("sb_run /bin/true, fresh netns", "sb_run /bin/true, netns pool",
+             "sb_run /bin/true, pool, no cgroup",
+             "sb_run /bin/true, pool, cgroup"):
     if name in rows and bare:
         print(f"{name}: {rows[name] / bw:.2f}x bwrap CLI median, "
               f"{rows[name] / bare:.2f}x in-process posix_spawn")

@@ -99,6 +99,38 @@ START_TEST(config_value_errors_name_line_and_key)
 	    ":1: commands: 'rm -rf' is not a valid command name");
 	expect_config_error("{\"commands\": {\"x\": \"relative/x\"}}",
 	    ":1: commands.x: the path must be absolute");
+	expect_config_error("{\"require_cgroup\": 1}",
+	    ":1: require_cgroup: must be true or false");
+	expect_config_error("{\"cgroup_parent\": \"/sys/fs/cgroup/../x\"}",
+	    ":1: cgroup_parent: must be a directory under /sys/fs/cgroup, "
+	    "without '.', '..' or empty components");
+	expect_config_error("{\"cgroup_parent\": \"/etc\"}",
+	    ":1: cgroup_parent: must be a directory under /sys/fs/cgroup, "
+	    "without '.', '..' or empty components");
+}
+END_TEST
+
+START_TEST(cgroup_settings_from_config_and_flags)
+{
+	char err[512];
+	struct policy *p = policy_new_default(err, sizeof(err));
+
+	ck_assert(!p->require_cgroup);
+	ck_assert_ptr_null(p->cgroup_parent);
+	write_cfg("{\"require_cgroup\": true, \"cgroup_parent\": "
+	    "\"/sys/fs/cgroup/mcp.slice\"}");
+	ck_assert_int_eq(policy_load_file(p, CFG, err, sizeof(err)), 0);
+	unlink(CFG);
+	ck_assert(p->require_cgroup);
+	ck_assert_str_eq(p->cgroup_parent, "/sys/fs/cgroup/mcp.slice");
+	ck_assert_int_eq(policy_set_flag(p, "cgroup-parent",
+	    "/sys/fs/cgroup/a/b", err, sizeof(err)), 0);
+	ck_assert_str_eq(p->cgroup_parent, "/sys/fs/cgroup/a/b");
+	ck_assert_int_eq(policy_set_flag(p, "cgroup-parent", "/sys/fs/cgroup/",
+	    err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "--cgroup-parent: expected a directory under "
+	    "/sys/fs/cgroup, got '/sys/fs/cgroup/'");
+	policy_free(p);
 }
 END_TEST
 
@@ -197,6 +229,8 @@ START_TEST(every_flag_in_the_table_is_understood)
 			v = "4096";
 		else if (strcmp(policy_flags[i].name, "warm-python") == 0)
 			v = "3";
+		else if (strcmp(policy_flags[i].name, "cgroup-parent") == 0)
+			v = "/sys/fs/cgroup/mcp";
 		ck_assert_msg(policy_set_flag(p, policy_flags[i].name, v, err,
 		    sizeof(err)) == 0, "--%s: %s", policy_flags[i].name, err);
 		ck_assert_ptr_nonnull(policy_flags[i].help);
@@ -425,6 +459,7 @@ policy_suite(void)
 	tcase_add_test(tc, default_policy_loads_and_finalizes);
 	tcase_add_test(tc, config_syntax_error_names_file_and_line);
 	tcase_add_test(tc, config_value_errors_name_line_and_key);
+	tcase_add_test(tc, cgroup_settings_from_config_and_flags);
 	tcase_add_test(tc, config_overlays_the_default);
 	tcase_add_test(tc, configured_commands_that_are_missing_stop_the_start);
 	tcase_add_test(tc, flags_override_and_are_checked);

@@ -3,7 +3,10 @@
  * (the context built once, as the server does), against a bare fork+exec
  * from the same process. Prints median and p95 in microseconds of N runs of
  * /bin/true: bare, sandbox with a fresh netns per run, sandbox with a netns
- * pool. Usage: sandbox-inproc-bench [N]
+ * pool; then the cost of the cgroup per run: the pooled run without and
+ * with its cgroup, alternating run by run (so that both see the same
+ * machine), and the median of the pairwise differences.
+ * Usage: sandbox-inproc-bench [N]
  */
 #include <spawn.h>
 #include <stdio.h>
@@ -93,19 +96,59 @@ measure(const char *name, struct sb_ctx *ctx, int n)
 	return 0;
 }
 
+/* Runs of off and on taken in turns; rows, then the paired difference. */
+static int
+measure_pair(struct sb_ctx *off, struct sb_ctx *on, int n)
+{
+	double *t0 = calloc(n, sizeof(double)), *t1 = calloc(n, sizeof(double));
+	double *d = calloc(n, sizeof(double)), s;
+	int i, k, rc = -1;
+
+	for (i = -n / 10; i < n; i++) {
+		for (k = 0; k < 2; k++) {
+			/* alternate which goes first, too */
+			struct sb_ctx *c = (k ^ (i & 1)) ? on : off;
+
+			s = now_us();
+			if (sandboxed(c) < 0) {
+				fprintf(stderr, "cgroup pair: run failed\n");
+				goto out;
+			}
+			if (i >= 0)
+				(c == on ? t1 : t0)[i] = now_us() - s;
+		}
+		if (i >= 0)
+			d[i] = t1[i] - t0[i];
+	}
+	row("sb_run /bin/true, pool, no cgroup", t0, n);
+	row("sb_run /bin/true, pool, cgroup", t1, n);
+	qsort(d, n, sizeof(*d), cmp);
+	printf("cgroup per run: median %+.1f us (of the pairwise "
+	    "differences), medians %+.1f us\n", d[n / 2], t1[n / 2] - t0[n / 2]);
+	rc = 0;
+ out:
+	free(t0);
+	free(t1);
+	free(d);
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : INPROC_RUNS;
 	struct sb_config fresh = { 0 }, pooled = { .netns_pool = 1 };
-	struct sb_ctx *a = NULL, *b = NULL;
+	struct sb_config nocg = { .netns_pool = 1, .cgroup = SB_CGROUP_OFF };
+	struct sb_ctx *a = NULL, *b = NULL, *c = NULL;
+	struct sb_bounds bounds;
 	struct sb_result res;
 	int rc = 1;
 
 	if (n < 10)
 		n = 10;
 	if (sb_ctx_new(&fresh, &a, &res) < 0 ||
-	    sb_ctx_new(&pooled, &b, &res) < 0) {
+	    sb_ctx_new(&pooled, &b, &res) < 0 ||
+	    sb_ctx_new(&nocg, &c, &res) < 0) {
 		fprintf(stderr, "sandbox-inproc-bench: %s\n", res.message);
 		goto out;
 	}
@@ -113,9 +156,15 @@ main(int argc, char **argv)
 	    measure("sb_run /bin/true, fresh netns", a, n) < 0 ||
 	    measure("sb_run /bin/true, netns pool", b, n) < 0)
 		goto out;
+	sb_ctx_bounds(b, &bounds);
+	if (bounds.cgroup_version == 0)
+		printf("cgroup per run: none here (%s)\n", bounds.why);
+	else if (measure_pair(c, b, n) < 0)
+		goto out;
 	rc = 0;
  out:
 	sb_ctx_free(a);
 	sb_ctx_free(b);
+	sb_ctx_free(c);
 	return rc;
 }

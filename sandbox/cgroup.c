@@ -1,0 +1,1005 @@
+/*
+ * cgroup: one cgroup per run, so that memory (shared memory, memfd and
+ * tmpfs pages included, no swap), processes and CPU are bounded for the
+ * run as a whole, not per process as rlimits are.
+ *
+ * Where: under a directory of the server's own, "mcp-sandbox.<pid>.<start>"
+ * (its pid and start time, which prove whose it is and whether that server
+ * still lives), holding "run.<seq>" per run.
+ *  - cgroup v1: in the memory, pids and (if there) cpu hierarchies, nested
+ *    under the cgroup the server runs in, in each; never elsewhere.
+ *  - cgroup v2: in a delegated subtree: the server's own cgroup (systemd
+ *    Delegate=yes, or a cgroup namespace's root) or a directory the policy
+ *    names. The kernel lets a cgroup with processes hand controllers to
+ *    none of its children, so the server first moves itself into a leaf,
+ *    "<dir>/server".
+ * A run joins its cgroup before its program can run: on v2 its init is
+ * cloned into it (CLONE_INTO_CGROUP), on v1 the parent writes the init's
+ * pid into each cgroup.procs before releasing it (exec.c). After the init
+ * is reaped, its cgroup is empty and removed. At start, the cgroups of
+ * servers that died (SIGKILL) are removed, and only those: a name of ours
+ * whose pid is gone or has another start time, with only run.<n> (and on
+ * v2 an empty server leaf) in it.
+ *
+ * Host paths, written for a sandbox: every directory is reached from an fd
+ * of the server's own dir (openat, O_NOFOLLOW); a sandbox has no cgroupfs
+ * and cannot move itself out (no mount, no capability, seccomp).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/xattr.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* Where the cgroup filesystems are mounted (every distribution agrees). */
+#define SB_CG_MNT		"/sys/fs/cgroup"
+/*
+ * The server's directory: prefix, then "<pid>.<start time in ticks>.<n>",
+ * n counting the contexts this process made (a test or a benchmark holds
+ * several at once).
+ */
+#define SB_CG_PREFIX		"mcp-sandbox."
+/* A run's directory: prefix, then a sequence number. */
+#define SB_CG_RUN_PREFIX	"run."
+/* v2: the leaf the server moves itself into. */
+#define SB_CG_SERVER_LEAF	"server"
+/* Tasks of ours in a run's cgroup besides the program's: the init. */
+#define SB_CG_INIT_TASKS	1
+/*
+ * The CPU bound of a run: one CPU's worth of time per period, whatever
+ * its threads, so that a run cannot take every core from the server and
+ * the other runs. The period is the kernel's default.
+ */
+#define SB_CG_CPU_PERIOD_US	100000
+#define SB_CG_CPU_QUOTA_US	100000
+/*
+ * How long removing a cgroup waits for its processes to be gone: killed
+ * ones (our own run's, which is never needed once its init is reaped) or,
+ * at start, a dead server's sandboxes dying by PR_SET_PDEATHSIG.
+ */
+#define SB_CG_EMPTY_WAIT_MS	2000
+#define SB_CG_EMPTY_STEP_US	1000
+/* Bytes read of /proc/self/cgroup and of a cgroup's small files. */
+#define SB_CG_READ_MAX		4096
+
+static const char *const ctl_names[SB_CG_NCTL] = {
+	[SB_CG_MEMORY] = "memory",
+	[SB_CG_PIDS] = "pids",
+	[SB_CG_CPU] = "cpu",
+};
+
+static void
+close_fd(int *fd)
+{
+	if (*fd >= 0)
+		(void)close(*fd);
+	*fd = -1;
+}
+
+/* Reads a small file at dirfd/name, NUL-terminated; bytes or -errno. */
+static ssize_t
+read_at(int dirfd, const char *name, char *buf, size_t len)
+{
+	ssize_t n, got = 0;
+	int fd, err;
+
+	if ((fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
+		return -errno;
+	while ((size_t)got < len - 1) {
+		n = read(fd, buf + got, len - 1 - (size_t)got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = errno;
+			(void)close(fd);
+			return -err;
+		}
+		if (n == 0)
+			break;
+		got += n;
+	}
+	(void)close(fd);
+	buf[got] = '\0';
+	return got;
+}
+
+/* Writes s to dirfd/name in one write(); 0 or -errno. */
+static int
+write_at(int dirfd, const char *name, const char *s)
+{
+	size_t len = strlen(s);
+	ssize_t n;
+	int fd, rc = 0;
+
+	if ((fd = openat(dirfd, name, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
+		return -errno;
+	do
+		n = write(fd, s, len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		rc = -errno;
+	else if ((size_t)n != len)
+		rc = -EIO;
+	(void)close(fd);
+	return rc;
+}
+
+static int
+write_u64_at(int dirfd, const char *name, uint64_t v)
+{
+	char s[24];
+
+	(void)snprintf(s, sizeof(s), "%llu", (unsigned long long)v);
+	return write_at(dirfd, name, s);
+}
+
+/* The value of "key N" in a flat-keyed file (memory.events, ...). */
+static uint64_t
+keyed_value(int dirfd, const char *file, const char *key)
+{
+	char buf[SB_CG_READ_MAX], *line, *save = NULL;
+	size_t klen = strlen(key);
+
+	if (read_at(dirfd, file, buf, sizeof(buf)) <= 0)
+		return 0;
+	for (line = strtok_r(buf, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save))
+		if (strncmp(line, key, klen) == 0 && line[klen] == ' ')
+			return strtoull(line + klen + 1, NULL, 10);
+	return 0;
+}
+
+static uint64_t
+value_at(int dirfd, const char *file)
+{
+	char buf[32];
+
+	if (read_at(dirfd, file, buf, sizeof(buf)) <= 0)
+		return 0;
+	return strtoull(buf, NULL, 10);
+}
+
+static int
+open_dir_at(int dirfd, const char *name)
+{
+	return openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC |
+	    O_NOFOLLOW);
+}
+
+/* Start time of pid in clock ticks after boot (/proc/<pid>/stat field 22),
+ * or 0 when there is no such process. */
+static unsigned long long
+start_time(long pid)
+{
+	char path[48], buf[1024], *p;
+	unsigned long long v = 0;
+	int field;
+
+	(void)snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if (read_at(AT_FDCWD, path, buf, sizeof(buf)) <= 0)
+		return 0;
+	/* the command name may hold spaces and parentheses: after the last */
+	if ((p = strrchr(buf, ')')) == NULL)
+		return 0;
+	for (field = 2; *p != '\0' && field < 22; p++)
+		if (*p == ' ')
+			field++;
+	if (field == 22)
+		v = strtoull(p, NULL, 10);
+	return v;
+}
+
+/* Digits only, no sign, no leading zero (one way to write each number). */
+static bool
+parse_num(const char *s, size_t len, unsigned long long *ret)
+{
+	unsigned long long v = 0;
+	size_t i;
+
+	if (len == 0 || len > 19 || (s[0] == '0' && len > 1))
+		return false;
+	for (i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		v = v * 10 + (unsigned)(s[i] - '0');
+	}
+	*ret = v;
+	return true;
+}
+
+/* "mcp-sandbox.<pid>.<start>.<n>" exactly: the pid and start it names. */
+static bool
+server_name(const char *name, long *pid, unsigned long long *start)
+{
+	size_t plen = strlen(SB_CG_PREFIX);
+	unsigned long long p, n;
+	const char *dot, *dot2;
+
+	if (strncmp(name, SB_CG_PREFIX, plen) != 0)
+		return false;
+	name += plen;
+	if ((dot = strchr(name, '.')) == NULL ||
+	    (dot2 = strchr(dot + 1, '.')) == NULL ||
+	    !parse_num(name, (size_t)(dot - name), &p) || p == 0 ||
+	    p > 4194304 ||
+	    !parse_num(dot + 1, (size_t)(dot2 - dot - 1), start) ||
+	    !parse_num(dot2 + 1, strlen(dot2 + 1), &n))
+		return false;
+	*pid = (long)p;
+	return true;
+}
+
+static bool
+run_name(const char *name)
+{
+	size_t plen = strlen(SB_CG_RUN_PREFIX);
+	unsigned long long n;
+
+	return strncmp(name, SB_CG_RUN_PREFIX, plen) == 0 &&
+	    parse_num(name + plen, strlen(name + plen), &n);
+}
+
+/* True while the cgroup at dirfd has a process (cgroup.procs not empty). */
+static bool
+populated(int dirfd)
+{
+	char buf[8];
+
+	return read_at(dirfd, "cgroup.procs", buf, sizeof(buf)) > 0;
+}
+
+static void
+pause_step(void)
+{
+	struct timespec ts = { 0, SB_CG_EMPTY_STEP_US * 1000L };
+
+	(void)nanosleep(&ts, NULL);
+}
+
+/*
+ * rmdir parent/name once it has no process, waiting up to
+ * SB_CG_EMPTY_WAIT_MS for them to be gone. 0 or -errno.
+ */
+static int
+remove_when_empty(int parent, const char *name)
+{
+	unsigned waited;
+	int fd, rc;
+
+	for (waited = 0;; waited++) {
+		if (unlinkat(parent, name, AT_REMOVEDIR) == 0 || errno == ENOENT)
+			return 0;
+		rc = -errno;
+		if (rc != -EBUSY ||
+		    waited * SB_CG_EMPTY_STEP_US >= SB_CG_EMPTY_WAIT_MS * 1000u)
+			return rc;
+		if ((fd = open_dir_at(parent, name)) < 0)
+			return -errno;
+		if (!populated(fd)) {
+			/* empty, yet busy: a child cgroup, not ours to wait on */
+			(void)close(fd);
+			return rc;
+		}
+		(void)close(fd);
+		pause_step();
+	}
+}
+
+/*
+ * Kills every process in the cgroup at dirfd. v2: cgroup.kill. v1: each
+ * pid in cgroup.procs through a pidfd taken before checking that pid is
+ * still listed, so a pid reused meanwhile is never signalled.
+ */
+static void
+kill_all(int version, int dirfd)
+{
+	char buf[SB_CG_READ_MAX], again[SB_CG_READ_MAX], *p, *end, key[24];
+	long pid;
+	int pfd;
+
+	if (version == 2 && write_at(dirfd, "cgroup.kill", "1") == 0)
+		return;
+	if (read_at(dirfd, "cgroup.procs", buf, sizeof(buf)) <= 0)
+		return;
+	for (p = buf; *p != '\0'; p = end) {
+		pid = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		while (*end == '\n')
+			end++;
+		if (pid <= 0)
+			continue;
+		if ((pfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0U)) < 0)
+			continue;
+		(void)snprintf(key, sizeof(key), "\n%ld\n", pid);
+		again[0] = '\n';	/* each line, the first too, between \n */
+		if (read_at(dirfd, "cgroup.procs", again + 1,
+		    sizeof(again) - 1) > 0 && strstr(again, key) != NULL)
+			(void)syscall(SYS_pidfd_send_signal, pfd, SIGKILL, NULL,
+			    0U);
+		(void)close(pfd);
+	}
+}
+
+/*
+ * The directory name of a server that is gone: its run cgroups, then (v2)
+ * its leaf, then itself. Anything in it that our naming does not explain,
+ * or a leaf with a process in it (a live server in another pid namespace),
+ * and it is left alone. Returns 1 if removed.
+ */
+static int
+remove_stale(int version, int base, const char *name)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd, dfd, sub, ok = 1;
+
+	if ((fd = open_dir_at(base, name)) < 0)
+		return 0;
+	if (version == 2 && (sub = open_dir_at(fd, SB_CG_SERVER_LEAF)) >= 0) {
+		ok = !populated(sub);
+		(void)close(sub);
+	}
+	if (!ok || (dfd = dup(fd)) < 0 || (d = fdopendir(dfd)) == NULL) {
+		(void)close(fd);
+		return 0;
+	}
+	while ((de = readdir(d)) != NULL && ok) {
+		if (de->d_type != DT_DIR || strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		if (!run_name(de->d_name) && !(version == 2 &&
+		    strcmp(de->d_name, SB_CG_SERVER_LEAF) == 0))
+			ok = 0;
+	}
+	rewinddir(d);
+	while (ok && (de = readdir(d)) != NULL) {
+		if (de->d_type != DT_DIR || strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		/* a dead server's sandboxes die with it (PDEATHSIG) */
+		if (remove_when_empty(fd, de->d_name) < 0)
+			ok = 0;
+	}
+	(void)closedir(d);
+	(void)close(fd);
+	return ok && unlinkat(base, name, AT_REMOVEDIR) == 0;
+}
+
+/* Removes the directories of dead servers under base; how many. */
+static unsigned
+clean_stale(int version, int base, const char *own)
+{
+	unsigned long long start;
+	struct dirent *de;
+	unsigned n = 0;
+	long pid;
+	DIR *d;
+	int dfd;
+
+	if ((dfd = dup(base)) < 0)
+		return 0;
+	if ((d = fdopendir(dfd)) == NULL) {
+		(void)close(dfd);
+		return 0;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_type != DT_DIR || strcmp(de->d_name, own) == 0 ||
+		    !server_name(de->d_name, &pid, &start))
+			continue;
+		if (start_time(pid) == start)
+			continue;	/* that server lives */
+		n += (unsigned)remove_stale(version, base, de->d_name);
+	}
+	(void)closedir(d);
+	return n;
+}
+
+/*
+ * This process's cgroup path in the hierarchy whose /proc/self/cgroup
+ * controller list holds ctl (v1; ctl NULL: the v2 line "0::"). mnt gets
+ * the list (the hierarchy's directory under /sys/fs/cgroup). 0 or -1.
+ */
+static int
+own_cgroup(const char *ctl, char *mnt, size_t mntlen, char *path,
+    size_t pathlen)
+{
+	char buf[SB_CG_READ_MAX], list[128], *line, *save = NULL, *c, *s2;
+	char *p1, *p2;
+
+	if (read_at(AT_FDCWD, "/proc/self/cgroup", buf, sizeof(buf)) <= 0)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		if ((p1 = strchr(line, ':')) == NULL ||
+		    (p2 = strchr(p1 + 1, ':')) == NULL || p2[1] != '/')
+			continue;
+		*p2 = '\0';
+		if (ctl == NULL) {
+			/* "0::/path": hierarchy 0, no controller list */
+			if (p1 != line + 1 || line[0] != '0' || p2 != p1 + 1)
+				continue;
+			mnt[0] = '\0';
+		} else {
+			if ((size_t)(p2 - p1) >= sizeof(list) ||
+			    (size_t)(p2 - p1) > mntlen)
+				continue;
+			(void)snprintf(list, sizeof(list), "%s", p1 + 1);
+			s2 = NULL;
+			for (c = strtok_r(list, ",", &s2); c != NULL;
+			    c = strtok_r(NULL, ",", &s2))
+				if (strcmp(c, ctl) == 0)
+					break;
+			if (c == NULL)
+				continue;
+			(void)snprintf(mnt, mntlen, "%s", p1 + 1);
+		}
+		if (strlen(p2 + 1) >= pathlen)
+			return -1;
+		(void)snprintf(path, pathlen, "%s", p2 + 1);
+		return 0;
+	}
+	return -1;
+}
+
+/* Opens a cgroup directory by absolute path and checks its filesystem. */
+static int
+open_cgroup_dir(const char *path, long magic)
+{
+	struct statfs sf;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -errno;
+	if (fstatfs(fd, &sf) < 0 || sf.f_type != magic) {
+		(void)close(fd);
+		return -ENOTDIR;
+	}
+	return fd;
+}
+
+static bool
+host_has_swap(void)
+{
+	char buf[512];
+
+	/* the header line only: no swap device or file */
+	return read_at(AT_FDCWD, "/proc/swaps", buf, sizeof(buf)) > 0 &&
+	    strchr(buf, '\n') != NULL && strchr(buf, '\n')[1] != '\0';
+}
+
+static void
+set_why(struct sb_cgroups *cg, const char *fix, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+set_why(struct sb_cgroups *cg, const char *fix, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	(void)vsnprintf(cg->info.why, sizeof(cg->info.why), fmt, ap);
+	va_end(ap);
+	(void)snprintf(cg->info.fix, sizeof(cg->info.fix), "%s", fix);
+}
+
+static const char fix_v1_root[] = "run the server as root (its tools still "
+    "run as uid 65534); or on a cgroup v2 host, under systemd with "
+    "Delegate=yes";
+static const char fix_v2[] = "systemd: Delegate=yes in the server's unit; "
+    "a container: a cgroup namespace of its own with /sys/fs/cgroup "
+    "writable (Docker mounts it read-only unless --privileged, "
+    "moby/moby#42040; Kubernetes: writable cgroups, KEP-5474, GKE "
+    "writableCgroups); or a directory delegated to the server's uid, "
+    "named by --cgroup-parent";
+
+/* v1: the server's dir under its own cgroup in each hierarchy. */
+static int
+init_v1(struct sb_cgroups *cg)
+{
+	char mnt[128], own[SB_PATH_MAX], path[SB_PATH_MAX + 160];
+	int c, fd, w = 0;
+
+	for (c = 0; c < SB_CG_NCTL; c++) {
+		if (own_cgroup(ctl_names[c], mnt, sizeof(mnt), own,
+		    sizeof(own)) < 0) {
+			if (c == SB_CG_CPU)
+				continue;
+			set_why(cg, "boot with cgroup v2 "
+			    "(systemd.unified_cgroup_hierarchy=1), or a kernel "
+			    "with the v1 controller (CONFIG_MEMCG_V1)",
+			    "cgroup v1, but no %s hierarchy holds this process",
+			    ctl_names[c]);
+			return -ENOENT;
+		}
+		(void)snprintf(path, sizeof(path), "%s/%s%s", SB_CG_MNT, mnt,
+		    strcmp(own, "/") == 0 ? "" : own);
+		if ((fd = open_cgroup_dir(path, CGROUP_SUPER_MAGIC)) < 0) {
+			if (c == SB_CG_CPU)
+				continue;
+			set_why(cg, "mount the cgroup v1 hierarchies at "
+			    SB_CG_MNT, "cgroup v1: cannot open %s: %s", path,
+			    strerror(-fd));
+			return fd;
+		}
+		cg->base[c] = fd;
+		cg->info.stale_removed += clean_stale(1, fd, cg->name);
+		if (mkdirat(fd, cg->name, 0755) < 0 ||
+		    (cg->dir[c] = open_dir_at(fd, cg->name)) < 0) {
+			int e = errno;
+
+			if (c == SB_CG_CPU)
+				continue;
+			set_why(cg, e == EACCES || e == EPERM || e == EROFS ?
+			    fix_v1_root : "see the error", "cgroup v1: cannot "
+			    "make a cgroup in %s as uid %u: %s", path,
+			    (unsigned)geteuid(), strerror(e));
+			return -e;
+		}
+		cg->have[c] = true;
+		if ((size_t)w < sizeof(cg->info.where))
+			w += snprintf(cg->info.where + w,
+			    sizeof(cg->info.where) - (size_t)w, "%s%s:%s/%s",
+			    w > 0 ? ", " : "", mnt, strcmp(own, "/") == 0 ? "" :
+			    own, cg->name);
+		if ((size_t)w >= sizeof(cg->info.where))
+			w = (int)sizeof(cg->info.where) - 1;
+	}
+	if (cg->have[SB_CG_CPU] && faccessat(cg->dir[SB_CG_CPU],
+	    "cpu.cfs_quota_us", W_OK, 0) < 0)
+		cg->have[SB_CG_CPU] = false;
+	cg->memsw = faccessat(cg->dir[SB_CG_MEMORY],
+	    "memory.memsw.limit_in_bytes", W_OK, 0) == 0;
+	return 0;
+}
+
+/* Whether the controller name is in a space-separated list. */
+static bool
+in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p;
+
+	for (p = list; (p = strstr(p, name)) != NULL; p += n)
+		if ((p == list || p[-1] == ' ') &&
+		    (p[n] == ' ' || p[n] == '\n' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+/*
+ * v2: a process that made a context before sits in that context's leaf,
+ * <base>/mcp-sandbox.<our pid>.<start>.<n>/server: its base is the one
+ * to use again, not the leaf (own is cut to it in place).
+ */
+static void
+own_leaf_parent(char *own)
+{
+	unsigned long long start;
+	char *leaf, *dir;
+	long pid;
+
+	if ((leaf = strrchr(own, '/')) == NULL || leaf == own ||
+	    strcmp(leaf + 1, SB_CG_SERVER_LEAF) != 0)
+		return;
+	*leaf = '\0';
+	if ((dir = strrchr(own, '/')) != NULL &&
+	    server_name(dir + 1, &pid, &start) && pid == (long)getpid()) {
+		*(dir == own ? dir + 1 : dir) = '\0';
+		return;
+	}
+	*leaf = '/';
+}
+
+/*
+ * v2: the base is delegated to us (or named), has the controllers, and
+ * we move into <base>/<name>/server so that both can hand them down.
+ */
+static int
+init_v2(struct sb_cgroups *cg, const struct sb_config *cfg)
+{
+	char own[SB_PATH_MAX], mnt[8], path[SB_PATH_MAX + 32];
+	char ctls[512], xv[8];
+	bool delegated;
+	int base, dir = -1, leaf = -1, rc;
+
+	if (own_cgroup(NULL, mnt, sizeof(mnt), own, sizeof(own)) < 0) {
+		set_why(cg, fix_v2, "cgroup v2, but /proc/self/cgroup names no "
+		    "cgroup of this process");
+		return -ENOENT;
+	}
+	own_leaf_parent(own);
+	if (cfg->cgroup_parent != NULL) {
+		if (!sb_path_is_normal(cfg->cgroup_parent) ||
+		    !sb_path_under(cfg->cgroup_parent, SB_CG_MNT) ||
+		    strlen(cfg->cgroup_parent) >= sizeof(path)) {
+			set_why(cg, "name an absolute, normalised directory "
+			    "under " SB_CG_MNT, "cgroup_parent %s is not a "
+			    "directory under " SB_CG_MNT, cfg->cgroup_parent);
+			return -EINVAL;
+		}
+		(void)snprintf(path, sizeof(path), "%s", cfg->cgroup_parent);
+	} else {
+		(void)snprintf(path, sizeof(path), "%s%s", SB_CG_MNT,
+		    strcmp(own, "/") == 0 ? "" : own);
+	}
+	if ((base = open_cgroup_dir(path, CGROUP2_SUPER_MAGIC)) < 0) {
+		set_why(cg, fix_v2, "cgroup v2: cannot open %s: %s", path,
+		    strerror(-base));
+		return base;
+	}
+	cg->base[SB_CG_MEMORY] = base;
+	/* named, a namespace's (or the host's) root, or marked by systemd */
+	delegated = cfg->cgroup_parent != NULL || strcmp(own, "/") == 0 ||
+	    getxattr(path, "trusted.delegate", xv, sizeof(xv)) > 0 ||
+	    getxattr(path, "user.delegate", xv, sizeof(xv)) > 0;
+	if (!delegated) {
+		set_why(cg, fix_v2, "cgroup v2: the server's cgroup %s is not "
+		    "delegated to it (no Delegate=yes, not a cgroup namespace "
+		    "of its own)", path);
+		return -EPERM;
+	}
+	if (read_at(base, "cgroup.controllers", ctls, sizeof(ctls)) < 0 ||
+	    !in_list(ctls, "memory") || !in_list(ctls, "pids")) {
+		set_why(cg, fix_v2, "cgroup v2: %s does not offer the memory "
+		    "and pids controllers (cgroup.controllers: %s)", path,
+		    ctls);
+		return -ENOENT;
+	}
+	cg->info.stale_removed = clean_stale(2, base, cg->name);
+	if (mkdirat(base, cg->name, 0755) < 0 ||
+	    (dir = open_dir_at(base, cg->name)) < 0 ||
+	    mkdirat(dir, SB_CG_SERVER_LEAF, 0755) < 0 ||
+	    (leaf = open_dir_at(dir, SB_CG_SERVER_LEAF)) < 0) {
+		rc = -errno;
+		set_why(cg, fix_v2, "cgroup v2: cannot make a cgroup in %s as "
+		    "uid %u: %s", path, (unsigned)geteuid(), strerror(-rc));
+		goto fail;
+	}
+	cg->dir[SB_CG_MEMORY] = dir;
+	/* "0": the writer's own process, every thread of it */
+	if ((rc = write_at(leaf, "cgroup.procs", "0")) < 0) {
+		set_why(cg, fix_v2, "cgroup v2: cannot move the server into "
+		    "%s/%s/" SB_CG_SERVER_LEAF ": %s", path, cg->name,
+		    strerror(-rc));
+		goto fail;
+	}
+	if ((rc = write_at(base, "cgroup.subtree_control", "+memory +pids")) <
+	    0 || (rc = write_at(dir, "cgroup.subtree_control",
+	    "+memory +pids")) < 0) {
+		set_why(cg, "give the server a cgroup of its own (systemd "
+		    "Delegate=yes does)", "cgroup v2: cannot enable memory and "
+		    "pids for the children of %s: %s%s", path, strerror(-rc),
+		    rc == -EBUSY ? " (other processes live in it: the kernel "
+		    "hands controllers only to cgroups without processes)" :
+		    "");
+		/* back where we were, if we can */
+		(void)write_at(base, "cgroup.procs", "0");
+		goto fail;
+	}
+	cg->have[SB_CG_MEMORY] = cg->have[SB_CG_PIDS] = true;
+	cg->have[SB_CG_CPU] = in_list(ctls, "cpu") &&
+	    write_at(base, "cgroup.subtree_control", "+cpu") == 0 &&
+	    write_at(dir, "cgroup.subtree_control", "+cpu") == 0;
+	cg->memsw = faccessat(leaf, "memory.swap.max", W_OK, 0) == 0;
+	(void)close(leaf);
+	(void)snprintf(cg->info.where, sizeof(cg->info.where), "%.190s/%.60s",
+	    path, cg->name);
+	return 0;
+ fail:
+	if (leaf >= 0) {
+		(void)close(leaf);
+		(void)unlinkat(dir, SB_CG_SERVER_LEAF, AT_REMOVEDIR);
+	}
+	if (dir >= 0)
+		(void)unlinkat(base, cg->name, AT_REMOVEDIR);
+	if (dir >= 0 && cg->dir[SB_CG_MEMORY] != dir)
+		(void)close(dir);
+	cg->dir[SB_CG_MEMORY] = -1;
+	return rc;
+}
+
+static void
+cg_release(struct sb_cgroups *cg)
+{
+	int c;
+
+	for (c = 0; c < SB_CG_NCTL; c++) {
+		if (cg->dir[c] >= 0 && cg->base[c] >= 0 && cg->version == 1)
+			(void)unlinkat(cg->base[c], cg->name, AT_REMOVEDIR);
+		close_fd(&cg->dir[c]);
+		close_fd(&cg->base[c]);
+		cg->have[c] = false;
+	}
+}
+
+int
+sb_cgroup_init(struct sb_cgroups *cg, const struct sb_config *cfg,
+    struct sb_result *res)
+{
+	/* the one count a process shares: its contexts' names differ */
+	static atomic_uint contexts;
+
+	struct statfs sf;
+	int c, rc = 0;
+
+	memset(cg, 0, sizeof(*cg));
+	for (c = 0; c < SB_CG_NCTL; c++)
+		cg->dir[c] = cg->base[c] = -1;
+	atomic_init(&cg->seq, 0);
+	if (cfg->cgroup == SB_CGROUP_OFF) {
+		set_why(cg, "leave sb_config.cgroup at SB_CGROUP_AUTO",
+		    "turned off (sb_config.cgroup is SB_CGROUP_OFF)");
+		return 0;
+	}
+	(void)snprintf(cg->name, sizeof(cg->name), SB_CG_PREFIX "%ld.%llu.%u",
+	    (long)getpid(), start_time((long)getpid()),
+	    atomic_fetch_add(&contexts, 1));
+	if (statfs(SB_CG_MNT, &sf) < 0) {
+		set_why(cg, "mount cgroup2 at " SB_CG_MNT " (a container: "
+		    "give it its cgroup filesystem)", "no cgroup filesystem "
+		    "at " SB_CG_MNT ": %s", strerror(errno));
+		rc = -ENOENT;
+	} else if (sf.f_type == CGROUP2_SUPER_MAGIC) {
+		cg->version = 2;
+		rc = init_v2(cg, cfg);
+	} else {
+		cg->version = 1;
+		rc = init_v1(cg);
+	}
+	if (rc < 0) {
+		cg_release(cg);
+		cg->version = 0;
+	} else {
+		cg->no_swap = !host_has_swap();
+	}
+	cg->info.cgroup_version = cg->version;
+	cg->info.memory = cg->have[SB_CG_MEMORY];
+	cg->info.pids = cg->have[SB_CG_PIDS];
+	cg->info.cpu = cg->have[SB_CG_CPU];
+	cg->info.swap_off = cg->version != 0 && (cg->memsw || cg->no_swap);
+	if (cg->version != 0 && !cg->have[SB_CG_CPU])
+		set_why(cg, cg->version == 1 ? "mount the v1 cpu hierarchy" :
+		    "delegate the cpu controller too", "no cpu controller in "
+		    "reach: CPU time is bounded by RLIMIT_CPU per process");
+	if (rc < 0 && cfg->cgroup == SB_CGROUP_REQUIRED) {
+		sb_fail(res, SB_STAGE_CGROUP, -rc, cg->info.why);
+		return rc;
+	}
+	return 0;
+}
+
+void
+sb_cgroup_fini(struct sb_cgroups *cg)
+{
+	cg_release(cg);
+}
+
+void
+sb_cg_run_init(struct sb_cg_run *r)
+{
+	int c;
+
+	memset(r, 0, sizeof(*r));
+	for (c = 0; c < SB_CG_NCTL; c++)
+		r->dir[c] = -1;
+	r->oom_efd = -1;
+}
+
+/*
+ * v1 has no memory.oom.group: the kernel kills one process at the limit
+ * and the rest run on. An eventfd on memory.oom_control tells exec.c,
+ * which then ends the whole run as v2 does.
+ */
+static int
+oom_event(struct sb_cg_run *r)
+{
+	char line[32];
+	int ofd, rc;
+
+	if ((r->oom_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
+		return -errno;
+	if ((ofd = openat(r->dir[SB_CG_MEMORY], "memory.oom_control",
+	    O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
+		return -errno;
+	(void)snprintf(line, sizeof(line), "%d %d", r->oom_efd, ofd);
+	rc = write_at(r->dir[SB_CG_MEMORY], "cgroup.event_control", line);
+	(void)close(ofd);
+	return rc;
+}
+
+/* The limits of one controller's run cgroup (v1), or all of them (v2). */
+static int
+set_limits(struct sb_cgroups *cg, int c, int fd, struct sb_cg_run *r,
+    const char **what)
+{
+	char cpu[48];
+	int rc;
+
+	if (cg->version == 2) {
+		*what = "memory.max";
+		if ((rc = write_u64_at(fd, "memory.max", r->mem_bytes)) < 0)
+			return rc;
+		*what = "memory.swap.max";
+		if (cg->memsw && (rc = write_at(fd, "memory.swap.max", "0")) < 0)
+			return rc;
+		/* out of memory: the whole run goes, not one of its processes */
+		*what = "memory.oom.group";
+		if ((rc = write_at(fd, "memory.oom.group", "1")) < 0)
+			return rc;
+		*what = "pids.max";
+		if ((rc = write_u64_at(fd, "pids.max", r->pids_max)) < 0)
+			return rc;
+		*what = "cpu.max";
+		(void)snprintf(cpu, sizeof(cpu), "%u %u", SB_CG_CPU_QUOTA_US,
+		    SB_CG_CPU_PERIOD_US);
+		if (cg->have[SB_CG_CPU] && (rc = write_at(fd, "cpu.max", cpu)) < 0)
+			return rc;
+		return 0;
+	}
+	switch (c) {
+	case SB_CG_MEMORY:
+		*what = "memory.limit_in_bytes";
+		if ((rc = write_u64_at(fd, "memory.limit_in_bytes",
+		    r->mem_bytes)) < 0)
+			return rc;
+		/* memory + swap no more than memory: no swap */
+		*what = "memory.memsw.limit_in_bytes";
+		if (cg->memsw && (rc = write_u64_at(fd,
+		    "memory.memsw.limit_in_bytes", r->mem_bytes)) < 0)
+			return rc;
+		if (!cg->memsw)
+			(void)write_at(fd, "memory.swappiness", "0");
+		return 0;
+	case SB_CG_PIDS:
+		*what = "pids.max";
+		return write_u64_at(fd, "pids.max", r->pids_max);
+	case SB_CG_CPU:
+		*what = "cpu.cfs_quota_us";
+		if ((rc = write_u64_at(fd, "cpu.cfs_period_us",
+		    SB_CG_CPU_PERIOD_US)) < 0)
+			return rc;
+		return write_u64_at(fd, "cpu.cfs_quota_us", SB_CG_CPU_QUOTA_US);
+	default:
+		return -EINVAL;
+	}
+}
+
+int
+sb_cg_run_make(struct sb_cgroups *cg, const struct sb_limits *l,
+    struct sb_cg_run *r, struct sb_result *res)
+{
+	const char *what = "mkdir";
+	char msg[160];
+	int c, fd, rc;
+
+	sb_cg_run_init(r);
+	if (cg->version == 0)
+		return 0;
+	(void)snprintf(r->name, sizeof(r->name), SB_CG_RUN_PREFIX "%u",
+	    atomic_fetch_add(&cg->seq, 1));
+	r->mem_bytes = l->memory_bytes;
+	r->pids_max = l->nproc + SB_CG_INIT_TASKS;
+	r->made = true;
+	for (c = 0; c < SB_CG_NCTL; c++) {
+		if (cg->dir[c] < 0 || (cg->version == 1 && !cg->have[c]))
+			continue;
+		what = "mkdir";
+		if (mkdirat(cg->dir[c], r->name, 0755) < 0 ||
+		    (fd = open_dir_at(cg->dir[c], r->name)) < 0) {
+			rc = -errno;
+			goto fail;
+		}
+		r->dir[c] = fd;
+		if ((rc = set_limits(cg, c, fd, r, &what)) < 0)
+			goto fail;
+	}
+	what = "cgroup.event_control";
+	if (cg->version == 1 && (rc = oom_event(r)) < 0)
+		goto fail;
+	return 0;
+ fail:
+	(void)snprintf(msg, sizeof(msg), "%.40s %.63s/%.31s", what,
+	    cg->version == 1 ?
+	    ctl_names[c] : cg->name, r->name);
+	sb_fail(res, SB_STAGE_CGROUP, -rc, msg);
+	sb_cg_run_remove(cg, r);
+	return rc;
+}
+
+int
+sb_cg_run_attach(struct sb_cgroups *cg, struct sb_cg_run *r, pid_t pid,
+    struct sb_result *res)
+{
+	char msg[128];
+	int c, rc;
+
+	for (c = 0; c < SB_CG_NCTL; c++) {
+		if (r->dir[c] < 0)
+			continue;
+		if ((rc = write_u64_at(r->dir[c], "cgroup.procs",
+		    (uint64_t)pid)) < 0) {
+			(void)snprintf(msg, sizeof(msg), "joining %.63s/%.31s",
+			    cg->version == 1 ? ctl_names[c] : cg->name, r->name);
+			sb_fail(res, SB_STAGE_CGROUP, -rc, msg);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/*
+ * oom_fired: the v1 OOM eventfd woke the supervisor, which then killed the
+ * run; the kernel may then find its victim already dying and count no
+ * OOM kill, yet the run did reach its limit.
+ */
+void
+sb_cg_run_finish(struct sb_cgroups *cg, struct sb_cg_run *r,
+    bool oom_fired, struct sb_result *res)
+{
+	int mem = r->dir[SB_CG_MEMORY];
+	int pids = cg->version == 2 ? mem : r->dir[SB_CG_PIDS];
+
+	if (!r->made)
+		return;
+	res->cgroup = true;
+	res->memory_limit_bytes = r->mem_bytes;
+	res->pids_limit = r->pids_max - SB_CG_INIT_TASKS;
+	if (cg->version == 2) {
+		res->memory_peak_bytes = value_at(mem, "memory.peak");
+		res->oom_kills = (uint32_t)keyed_value(mem, "memory.events",
+		    "oom_kill");
+		/* "oom": the limit was reached and an allocation would fail */
+		res->oom = res->oom_kills > 0 ||
+		    keyed_value(mem, "memory.events", "oom") > 0;
+	} else {
+		res->memory_peak_bytes = value_at(mem,
+		    "memory.max_usage_in_bytes");
+		res->oom_kills = (uint32_t)keyed_value(mem,
+		    "memory.oom_control", "oom_kill");
+		res->oom = res->oom_kills > 0 || oom_fired;
+	}
+	if (pids >= 0)
+		res->forks_refused = keyed_value(pids, "pids.events", "max");
+	sb_cg_run_remove(cg, r);
+}
+
+void
+sb_cg_run_remove(struct sb_cgroups *cg, struct sb_cg_run *r)
+{
+	int c;
+
+	if (!r->made)
+		return;
+	for (c = 0; c < SB_CG_NCTL; c++) {
+		if (r->dir[c] < 0)
+			continue;
+		if (unlinkat(cg->dir[c], r->name, AT_REMOVEDIR) < 0 &&
+		    errno == EBUSY) {
+			kill_all(cg->version, r->dir[c]);
+			(void)remove_when_empty(cg->dir[c], r->name);
+		}
+		close_fd(&r->dir[c]);
+	}
+	close_fd(&r->oom_efd);
+	r->made = false;
+}
+
+void
+sb_ctx_bounds(const struct sb_ctx *ctx, struct sb_bounds *b)
+{
+	*b = ctx->cg.info;
+}

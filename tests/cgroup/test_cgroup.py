@@ -1,0 +1,466 @@
+#!/usr/bin/python3
+"""A cgroup per sandbox, tried as an attacker would, through the real server.
+
+Each case starts `mcp-sandbox` on stdio, calls its sandboxed tools with
+payloads that hold memory the way rlimits do not count (memfd, SysV shared
+memory, tmpfs files) or fork without end, and asserts the exact outcome:
+the run's own error ("the run reached its memory limit of N MiB"), the
+cgroup's accounting in structuredContent, the server still answering, and
+no cgroup of ours left behind (also after SIGKILL of the server, once it
+starts again). The other bounds that could stop these payloads first are
+set large (/tmp and the file size limit 1 GiB, no warm python), so what
+stops them is the cgroup: without one, the SysV payload holds all 256 MiB.
+
+Works on cgroup v1 (memory and pids hierarchies) and v2 (tests/vm boots a
+v2 kernel and runs this same file). Usage:
+  test_cgroup.py --server BIN [--unpriv] CASE
+Exit 0 pass, 1 fail, 77 skipped (no cgroup can be had here).
+"""
+import argparse
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+
+SKIP = 77
+NOBODY = 65534
+MNT = "/sys/fs/cgroup"
+PREFIX = "mcp-sandbox."
+DEADLINE_S = 30          # every read from the server
+MEMORY_MB = 64           # the sandbox's limit in these cases
+HOLD_MB = 256            # what each payload tries to hold (4x the limit)
+PLAIN_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+
+class Fail(Exception):
+    pass
+
+
+def expect(cond, what):
+    if not cond:
+        raise Fail(what)
+
+
+def eq(got, want, what):
+    if got != want:
+        raise Fail(f"{what}: got {got!r}, want {want!r}")
+
+
+def version():
+    """2 on a unified hierarchy, 1 on v1 (hybrid or legacy), 0 without."""
+    if os.path.exists(f"{MNT}/cgroup.controllers"):
+        return 2
+    if os.path.isdir(f"{MNT}/memory"):
+        return 1
+    return 0
+
+
+def own_dirs(pid):
+    """The cgroup dirs a server with this pid would nest its own under."""
+    dirs = []
+    with open(f"/proc/{pid}/cgroup") as f:
+        lines = f.read().splitlines()
+    for line in lines:
+        _, ctls, path = line.split(":", 2)
+        path = "" if path == "/" else path
+        if version() == 2 and ctls == "":
+            dirs.append(MNT + path)
+        elif version() == 1 and set(ctls.split(",")) & {"memory", "pids"}:
+            dirs.append(f"{MNT}/{ctls}{path}")
+    return dirs
+
+
+def server_dirs(where, pid):
+    """Dirs named for the server pid under any of where (and one level
+    down: v2 servers sit in their leaf, their dir is its parent)."""
+    found = []
+    for d in where:
+        for base in (d, os.path.dirname(d), os.path.dirname(
+                os.path.dirname(d))):
+            try:
+                names = os.listdir(base)
+            except OSError:
+                continue
+            found += [os.path.join(base, n) for n in names
+                      if n.startswith(f"{PREFIX}{pid}.")]
+    return sorted(set(found))
+
+
+def runs_in(dirs):
+    out = []
+    for d in dirs:
+        try:
+            out += [os.path.join(d, n) for n in os.listdir(d)
+                    if n.startswith("run.")]
+        except OSError:
+            pass
+    return out
+
+
+class Server:
+    def __init__(self, binary, flags, unpriv):
+        pre = []
+        if unpriv:
+            pre = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}",
+                   "--clear-groups", "--inh-caps=-all"]
+        env = {"PATH": PLAIN_PATH, "LANG": "C.UTF-8"}
+        self.p = subprocess.Popen(pre + [binary] + flags,
+                                  stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, env=env)
+        self.buf = b""
+        self.next_id = 1
+        self.call("initialize", {"protocolVersion": "2025-11-25",
+                                 "capabilities": {},
+                                 "clientInfo": {"name": "t",
+                                                "version": "1"}})
+        self.send({"jsonrpc": "2.0",
+                   "method": "notifications/initialized"})
+
+    def send(self, msg):
+        self.p.stdin.write(json.dumps(msg).encode() + b"\n")
+        self.p.stdin.flush()
+
+    def line(self):
+        end = time.monotonic() + DEADLINE_S
+        while b"\n" not in self.buf:
+            left = end - time.monotonic()
+            expect(left > 0, "no answer from the server within "
+                   f"{DEADLINE_S} s")
+            r, _, _ = select.select([self.p.stdout], [], [], left)
+            if r:
+                chunk = os.read(self.p.stdout.fileno(), 65536)
+                if not chunk:
+                    self.p.kill()
+                    raise Fail("the server closed stdout: " + self.p.stderr
+                               .read().decode(errors="replace"))
+                self.buf += chunk
+        ln, self.buf = self.buf.split(b"\n", 1)
+        return json.loads(ln)
+
+    def start(self, method, params):
+        i = self.next_id
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": i, "method": method,
+                   "params": params})
+        return i
+
+    def wait(self, i):
+        while True:
+            m = self.line()
+            if m.get("id") == i:
+                expect("result" in m, f"error answer: {m}")
+                return m["result"]
+
+    def call(self, method, params):
+        return self.wait(self.start(method, params))
+
+    def tool(self, name, args):
+        return self.call("tools/call", {"name": name, "arguments": args})
+
+    def close(self):
+        self.p.stdin.close()
+        try:
+            rc = self.p.wait(timeout=DEADLINE_S)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            raise Fail("the server did not exit after EOF")
+        err = self.p.stderr.read().decode(errors="replace")
+        return rc, err
+
+
+def text(res):
+    return res["content"][0]["text"]
+
+
+CGROUP_PARENT = []      # --cgroup-parent DIR, from our own command line
+
+
+def flags(extra=()):
+    # /tmp and the file size far above the limit, no warm python: nothing
+    # but the cgroup stops these payloads at MEMORY_MB
+    return ["--memory-mb", str(MEMORY_MB), "--tmp-mb", "1024",
+            "--max-file-size-mb", "1024",
+            "--warm-python", "0", "--max-processes", "16"] + \
+        CGROUP_PARENT + list(extra)
+
+
+# payloads: hold HOLD_MB one MiB at a time, printing each MiB held
+HOLD = f"""
+import sys
+MIB = 1 << 20
+def held(n):
+    sys.stdout.write(f"{{n}}\\n"); sys.stdout.flush()
+"""
+MEMFD = HOLD + f"""
+import os
+fd = os.memfd_create("hold")
+for n in range({HOLD_MB}):
+    os.write(fd, b"x" * MIB); held(n + 1)
+"""
+SHM = HOLD + f"""
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+libc.shmat.restype = ctypes.c_void_p
+libc.shmat.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_int]
+libc.shmdt.argtypes = [ctypes.c_void_p]
+SEG = 4
+# 4 MiB segments: the ipc namespace's own limits (shmall: the memory
+# figure; 64 segments) would refuse the 17th; the cgroup must end it first
+for n in range({HOLD_MB} // SEG):
+    # IPC_PRIVATE, IPC_CREAT | 0600; never removed: it outlives the mapping
+    i = libc.shmget(0, SEG * MIB, 0o1000 | 0o600)
+    assert i >= 0, ctypes.get_errno()
+    a = libc.shmat(i, None, 0)
+    for k in range(SEG):
+        ctypes.memset(a + k * MIB, 120, MIB)
+        held(n * SEG + k + 1)
+    libc.shmdt(ctypes.c_void_p(a))
+"""
+TMPFS = HOLD + f"""
+with open("/tmp/hold", "wb") as f:
+    for n in range({HOLD_MB}):
+        f.write(b"x" * MIB); f.flush(); held(n + 1)
+"""
+
+
+def memory_attack(s, code):
+    """The payload is ended at the memory limit, and says so."""
+    srv = Server(s.binary, flags(), s.unpriv)
+    r = srv.tool("run_code", {"language": "python3", "code": code,
+                              "timeout_ms": 20000})
+    st = r["structuredContent"]
+    held = [int(x) for x in st["stdout"].split()]
+    expect(r.get("isError") is True, f"not an error: {text(r)}")
+    expect(text(r).startswith("Out of memory: the run reached its memory "
+                              f"limit of {MEMORY_MB} MiB"), text(r))
+    eq(st["memory_limit_reached"], True, "memory_limit_reached")
+    eq(st["process_limit_reached"], False, "process_limit_reached")
+    eq((st["exit_code"], st["signal"]), (None, signal.SIGKILL), "ended")
+    expect(held and max(held) < MEMORY_MB,
+           f"held {max(held) if held else 0} MiB of a {MEMORY_MB} MiB "
+           "limit")
+    peak = st["memory_peak_bytes"]
+    expect(peak is not None and (MEMORY_MB - 8) << 20 <= peak <=
+           MEMORY_MB << 20, f"peak {peak} for a {MEMORY_MB} MiB limit")
+    alive_and_clean(s, srv)
+
+
+def alive_and_clean(s, srv):
+    """The server answers a plain call; no run cgroup stays; after EOF
+    the server's own cgroup dirs are gone too (v1: v2 keeps its leaf while
+    the process lives)."""
+    r = srv.tool("run_command", {"command": "echo", "args": ["still"]})
+    eq(r["structuredContent"]["stdout"], "still\n", "next call")
+    peak = r["structuredContent"]["memory_peak_bytes"]
+    expect(peak is not None and 0 < peak < MEMORY_MB << 20,
+           f"peak of echo: {peak}")
+    mine = server_dirs(own_dirs(os.getpid()), srv.p.pid)
+    expect(mine, "no cgroup dir of the server: the runs had none?")
+    eq(runs_in(mine), [], "run cgroups left")
+    pid = srv.p.pid
+    rc, err = srv.close()
+    eq(rc, 0, f"server exit ({err})")
+    if version() == 1:
+        eq(server_dirs(own_dirs(os.getpid()), pid), [], "dirs left")
+
+
+def case_memfd(s):
+    memory_attack(s, MEMFD)
+
+
+def case_sysv_shm(s):
+    if not s.unpriv:
+        memory_attack(s, SHM)
+        return
+    # an unprivileged server cannot set the ipc namespace's limits, and
+    # refuses System V IPC (ENOSYS) instead: nothing to hold
+    srv = Server(s.binary, flags(), s.unpriv)
+    r = srv.tool("run_code", {"language": "python3", "code": SHM,
+                              "timeout_ms": 20000})
+    st = r["structuredContent"]
+    eq((st["exit_code"], st["stdout"]), (1, ""), "shmget refused")
+    expect(st["stderr"].endswith("AssertionError: 38\n"), st["stderr"])
+    alive_and_clean(s, srv)
+
+
+def case_tmpfs(s):
+    memory_attack(s, TMPFS)
+
+
+def case_fork_bomb(s):
+    """A fork bomb stops at 16 processes; the run says so; then the server
+    serves the next call."""
+    srv = Server(s.binary, flags(), s.unpriv)
+    r = srv.tool("run_command", {"command": "python3", "args": [
+        "-c", "import os, time\n"
+        "n = 0\n"
+        "while n < 1000:\n"
+        "    try:\n"
+        "        if os.fork() == 0:\n"
+        "            time.sleep(60); os._exit(0)\n"
+        "        n += 1\n"
+        "    except BlockingIOError:\n"
+        "        break\n"
+        "print(n, flush=True)\n"
+        "os._exit(3)\n"], "timeout_ms": 20000})
+    st = r["structuredContent"]
+    # 16 processes in all: python itself and 15 children
+    eq(st["stdout"], "15\n", "children forked")
+    eq(st["exit_code"], 3, "exit")
+    eq(st["process_limit_reached"], True, "process_limit_reached")
+    expect("The run reached its process limit of 16:" in text(r), text(r))
+    alive_and_clean(s, srv)
+
+
+def case_server_killed(s):
+    """SIGKILL of the server mid-run leaves its cgroups; the next server
+    removes them at start (and only them)."""
+    srv = Server(s.binary, flags(), s.unpriv)
+    pid = srv.p.pid
+    srv.start("tools/call", {"name": "run_code", "arguments": {
+        "language": "sh", "code": "sleep 30", "timeout_ms": 30000}})
+    where = own_dirs(os.getpid())
+    for _ in range(2000):
+        if runs_in(server_dirs(where, pid)):
+            break
+        time.sleep(0.005)
+    runs = runs_in(server_dirs(where, pid))
+    expect(runs, "the run's cgroup never appeared")
+    # a dir of a live other server, named like ours: must survive
+    decoy = None
+    if version() == 1:
+        decoy = os.path.join(where[0], f"{PREFIX}{os.getpid()}."
+                             + open(f"/proc/{os.getpid()}/stat").read()
+                             .rsplit(")", 1)[1].split()[19] + ".0")
+        os.mkdir(decoy)
+    try:
+        srv.p.kill()
+        srv.p.wait()
+        # its sandbox dies with it (PDEATHSIG); its cgroups stay
+        for _ in range(2000):
+            if all(not open(os.path.join(r, "cgroup.procs")).read()
+                   for r in runs if os.path.exists(r)):
+                break
+            time.sleep(0.005)
+        expect(server_dirs(where, pid), "no stale dir to clean: the test "
+               "proves nothing")
+        again = Server(s.binary, flags(), s.unpriv)
+        eq(server_dirs(where, pid), [], "stale cgroups of the killed server")
+        if decoy is not None:
+            expect(os.path.isdir(decoy), "a live server's dir was removed")
+        r = again.tool("run_command", {"command": "echo", "args": ["ok"]})
+        eq(r["structuredContent"]["stdout"], "ok\n", "next server serves")
+        eq(again.close()[0], 0, "exit")
+    finally:
+        if decoy is not None and os.path.isdir(decoy):
+            os.rmdir(decoy)
+
+
+def check_output(s, extra):
+    pre = []
+    if s.unpriv:
+        pre = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}",
+               "--clear-groups", "--inh-caps=-all"]
+    return subprocess.run(pre + [s.binary, "--check"] + CGROUP_PARENT + extra,
+                          capture_output=True, text=True, timeout=60,
+                          env={"PATH": PLAIN_PATH})
+
+
+def case_check(s):
+    """--check says which bounds hold: here, the cgroup's."""
+    r = check_output(s, [])
+    eq(r.returncode, 0, r.stdout + r.stderr)
+    lines = r.stdout.splitlines()
+    mem = [ln for ln in lines if ln.startswith("ok       cgroup memory: ")]
+    expect(mem and f"cgroup v{version()}, a run.N per sandbox" in mem[0],
+           r.stdout)
+    expect("ok       cgroup pids: pids.max of the whole sandbox" in lines[
+        lines.index(mem[0]) + 1], r.stdout)
+    r = check_output(s, ["--require-cgroup"])
+    eq(r.returncode, 0, "required, and there: " + r.stdout)
+
+
+def case_no_cgroup(s):
+    """Unprivileged on cgroup v1 (root's hierarchies): no cgroup. --check
+    says why and the fix; rlimits hold; --require-cgroup fails closed."""
+    r = check_output(s, [])
+    eq(r.returncode, 0, r.stdout + r.stderr)
+    lines = r.stdout.splitlines()
+    i = [k for k, ln in enumerate(lines) if ln.startswith(
+        "absent   cgroup per sandbox (memory, pids): ")]
+    expect(i, r.stdout)
+    expect(f"as uid {NOBODY}" in lines[i[0]] and "RLIMIT_AS per process"
+           in lines[i[0]], lines[i[0]])
+    expect(lines[i[0] + 1].startswith("         fix: run the server as "
+                                      "root"), lines[i[0] + 1])
+    expect("ok       rlimits: " in r.stdout, r.stdout)
+    r = check_output(s, ["--require-cgroup"])
+    eq(r.returncode, 1, "required and missing")
+    expect("MISSING  cgroup per sandbox (memory, pids): " in r.stdout,
+           r.stdout)
+    # the server fails closed: pure tools serve, sandboxed ones refuse
+    srv = Server(s.binary, flags(["--require-cgroup"]), s.unpriv)
+    r = srv.tool("run_command", {"command": "echo", "args": ["x"]})
+    eq(r.get("isError"), True, "refused")
+    expect("was not run: the sandbox is not available" in text(r), text(r))
+    r = srv.tool("calculate", {"expression": "1+1"})
+    eq(r["structuredContent"]["value"], "2", "pure tool")
+    rc, err = srv.close()
+    eq(rc, 0, "exit")
+    expect("sandbox cgroup failed" in err, err)
+    # without the switch: it runs, under rlimits, and says it had no cgroup
+    srv = Server(s.binary, flags(), s.unpriv)
+    r = srv.tool("run_command", {"command": "echo", "args": ["x"]})
+    eq(r["structuredContent"]["stdout"], "x\n", "runs under rlimits")
+    eq(r["structuredContent"]["memory_peak_bytes"], None, "no cgroup peak")
+    rc, err = srv.close()
+    expect("no cgroup per sandbox" in err, err)
+
+
+CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
+
+
+class Suite:
+    def __init__(self, binary, unpriv):
+        self.binary = binary
+        self.unpriv = unpriv
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--server", required=True)
+    ap.add_argument("--unpriv", action="store_true")
+    ap.add_argument("--cgroup-parent", help="cgroup v2 dir delegated to "
+                    "the server (given to it as --cgroup-parent)")
+    ap.add_argument("case", choices=sorted(CASES))
+    a = ap.parse_args()
+    if version() == 0:
+        print("SKIP: no cgroup filesystem at /sys/fs/cgroup")
+        return SKIP
+    if a.unpriv and os.geteuid() != 0:
+        print("SKIP: --unpriv needs root to drop to uid 65534")
+        return SKIP
+    # which cases apply: with a cgroup (root here, or v2 delegated) the
+    # attacks; without one (unprivileged on v1) the fallback
+    if a.cgroup_parent:
+        CGROUP_PARENT.extend(["--cgroup-parent", a.cgroup_parent])
+    has = not a.unpriv or (version() == 2 and bool(a.cgroup_parent))
+    if (a.case == "no_cgroup") == has:
+        print(f"SKIP: {a.case} does not apply "
+              f"({'a' if has else 'no'} cgroup for this server here)")
+        return SKIP
+    try:
+        CASES[a.case](Suite(a.server, a.unpriv))
+    except Fail as e:
+        print(f"FAIL {a.case}: {e}")
+        return 1
+    print(f"ok {a.case}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
