@@ -38,7 +38,8 @@ coreutils grep sed gawk findutils diffutils jq git sqlite3 ca-certificates"
 # qemu, mmdebstrap and cpio boot the cgroup v2 test's VM (tests/vm: a
 # Debian kernel and root filesystem from the apt sources).
 test_pkgs="clang bubblewrap hyperfine wrk curl procps util-linux iproute2
-python3-matplotlib qemu-system-x86 mmdebstrap cpio"
+python3-matplotlib qemu-system-x86 mmdebstrap cpio
+strace man-db dpkg-dev fakeroot file"
 
 missing=""
 for p in $pkgs $( [ $want_tests -eq 1 ] && echo $test_pkgs ); do
