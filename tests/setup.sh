@@ -72,7 +72,7 @@ PATH="$here/node/node_modules/.bin:$PATH"
 export PATH
 node --version
 
-for d in sdk bench conformance k8s; do
+for d in sdk bench conformance k8s clients; do
 	if [ -f "$here/$d/package-lock.json" ]; then
 		echo "setup: npm packages for tests/$d"
 		(cd "$here/$d" && npm ci --no-audit --no-fund --loglevel=error \
