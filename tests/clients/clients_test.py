@@ -308,6 +308,13 @@ def codex(node, binary, tmp, out):
 model_provider = "standin"
 approval_policy = "never"
 sandbox_mode = "danger-full-access"
+# no traffic but to the stand-in: no update check, no analytics, and the
+# ChatGPT endpoints (plugins, experiments) pointed at it too
+check_for_update_on_startup = false
+chatgpt_base_url = "{stand.url}/chatgpt"
+
+[analytics]
+enabled = false
 
 [model_providers.standin]
 name = "stand-in"
@@ -319,7 +326,13 @@ env_key = "STANDIN_API_KEY"
 command = {json.dumps(binary)}
 args = [{args}]
 ''')
-        env = env_with(node, home, CODEX_HOME=home, STANDIN_API_KEY="x")
+        # what Codex still asks of the internet (a release check on
+        # api.github.com, chatgpt.com) goes to a closed loopback port
+        # through a proxy, so not even its DNS name leaves the machine
+        env = env_with(node, home, CODEX_HOME=home, STANDIN_API_KEY="x",
+                       HTTPS_PROXY="http://127.0.0.1:9",
+                       HTTP_PROXY="http://127.0.0.1:9",
+                       NO_PROXY="127.0.0.1,localhost")
         ver = subprocess.run([exe, "--version"], capture_output=True,
                              text=True, env=env, timeout=60)
         print(ver.stdout.strip())
