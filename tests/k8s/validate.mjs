@@ -161,18 +161,25 @@ const lim = JSON.parse(pr.stdout || "{}").limits ?? {};
 const MIB = 1024 * 1024;
 const BODIES_MIB = (256 + 16) * 4; // (MCP_HTTP_MAX_CONNECTIONS + slack) x MCP_MAX_MSG
 const SERVER_MIB = 64;
+const SESSIONS = 64; // MCP_HTTP_MAX_SESSIONS, each with a fresh workspace
 const slots = lim.max_sandboxes + lim.warm_python;
-const worst = lim.memory_mb * lim.processes * slots + lim.tmp_mb * slots + BODIES_MIB + SERVER_MIB;
+const workspaces = SESSIONS + 1 + lim.max_sandboxes; // + stateless, + skill copies
+const worst = lim.memory_mb * lim.processes * slots + lim.tmp_mb * slots +
+  lim.workspace_mb * workspaces + BODIES_MIB + SERVER_MIB;
 const quantity = (q) => {
   const m = /^([0-9]+)(Ki|Mi|Gi|Ti)?$/.exec(q);
   return m ? Number(m[1]) * { Ki: 1 / 1024, Mi: 1, Gi: 1024, Ti: 1024 * 1024 }[m[2] ?? "Mi"] : NaN;
 };
 const limitMib = quantity(ctr.resources.limits.memory);
 check(`memory limit ${limitMib} MiB >= worst case ${worst} MiB ` +
-  `(${lim.memory_mb} x ${lim.processes} x ${slots} + ${lim.tmp_mb} x ${slots} + ${BODIES_MIB} + ${SERVER_MIB})`,
+  `(${lim.memory_mb} x ${lim.processes} x ${slots} + ${lim.tmp_mb} x ${slots} + ` +
+  `${lim.workspace_mb} x ${workspaces} + ${BODIES_MIB} + ${SERVER_MIB})`,
   lim.max_sandboxes > 0 && limitMib >= worst, "the limit is below the worst case");
 const formulaLine = fs.readFileSync(path.join(dir, "deployment.yaml"), "utf8")
   .match(/= ([0-9]+) MiB,/);
+// every limit the formula reads is set by the pod's policy, not defaulted
+for (const k of ["memory_mb", "processes", "max_sandboxes", "warm_python", "tmp_mb", "workspace_mb"])
+  check(`the pod's policy sets ${k}`, JSON.parse(policyText).limits?.[k] !== undefined);
 check("deployment.yaml states the same figure", formulaLine?.[1] === String(worst), formulaLine?.[0]);
 void MIB;
 
