@@ -233,6 +233,19 @@ cfg_fail(const struct cfg *c, const char *parent, const char *key,
 	return -1;
 }
 
+/* "FILE:LINE" of key (after parent), or "FILE" when it cannot be found. */
+static void
+cfg_origin(const struct cfg *c, const char *parent, const char *key,
+    char *buf, size_t len)
+{
+	int line = line_of_key(c, parent, key);
+
+	if (line > 0)
+		(void)snprintf(buf, len, "%s:%d", c->path, line);
+	else
+		(void)snprintf(buf, len, "%s", c->path);
+}
+
 void
 policy_set_err(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -266,6 +279,7 @@ commands_clear(struct policy *p)
 		free(p->commands[i].name);
 		free(p->commands[i].path);
 		prog_binds_free(p->commands[i].binds);
+		free(p->commands[i].origin);
 	}
 	memset(p->commands, 0, sizeof(p->commands));
 	p->ncommands = 0;
@@ -343,8 +357,8 @@ policy_skills_clear(struct policy *p)
 
 /* Adds or replaces a command; name may be an absolute path. */
 static int
-command_add(struct policy *p, const char *spec, bool optional, char *err,
-    size_t errlen)
+command_add(struct policy *p, const char *spec, bool optional,
+    const char *origin, char *err, size_t errlen)
 {
 	const char *name = spec, *slash;
 	struct policy_command *c;
@@ -374,14 +388,16 @@ command_add(struct policy *p, const char *spec, bool optional, char *err,
 	c->optional = optional;
 	if (set_str(&c->name, name) != 0 ||
 	    set_str(&c->path, spec[0] == '/' ? spec : NULL) != 0 ||
-	    binds_clear(&c->binds) != 0) {
+	    binds_clear(&c->binds) != 0 ||
+	    set_str(&c->origin, origin) != 0) {
 		policy_set_err(err, errlen, "out of memory");
 		return -1;
 	}
 	return 0;
 }
 
-static void
+/* Returns 0, or -1 when name is not on the list. */
+static int
 command_remove(struct policy *p, const char *name)
 {
 	size_t i;
@@ -392,13 +408,16 @@ command_remove(struct policy *p, const char *name)
 		free(p->commands[i].name);
 		free(p->commands[i].path);
 		prog_binds_free(p->commands[i].binds);
+		free(p->commands[i].origin);
 		memmove(&p->commands[i], &p->commands[i + 1],
 		    (p->ncommands - i - 1) * sizeof(p->commands[0]));
 		p->ncommands--;
 		memset(&p->commands[p->ncommands], 0, sizeof(p->commands[0]));
-		return;
+		return 0;
 	}
+	return -1;
 }
+
 
 static int
 database_add(struct policy *p, const char *name, const char *path, char *err,
@@ -568,10 +587,25 @@ cfg_cgroup_parent(struct policy *p, const struct cfg *c,
 }
 
 static int
+cfg_workspace(struct policy *p, const struct cfg *c, struct json_object *v)
+{
+	char where[PATH_MAX + 16];	/* "FILE:LINE" */
+
+	if (cfg_string_or_null(c, "workspace", v, &p->workspace) != 0)
+		return -1;
+	cfg_origin(c, NULL, "workspace", where, sizeof(where));
+	if (set_str(&p->workspace_origin, p->workspace != NULL ? where :
+	    NULL) != 0)
+		return cfg_fail(c, NULL, "workspace", "out of memory");
+	return 0;
+}
+
+static int
 cfg_commands(struct policy *p, const struct cfg *c, struct json_object *v,
     bool optional)
 {
 	char msg[256];	/* one command's complaint */
+	char where[PATH_MAX + 16];	/* "FILE:LINE" */
 	size_t i, n;
 
 	if (!json_object_is_type(v, json_type_array) &&
@@ -586,8 +620,10 @@ cfg_commands(struct policy *p, const struct cfg *c, struct json_object *v,
 			if (!json_object_is_type(e, json_type_string))
 				return cfg_fail(c, NULL, "commands",
 				    "item %zu is not a string", i);
+			cfg_origin(c, "commands", json_object_get_string(e),
+			    where, sizeof(where));
 			if (command_add(p, json_object_get_string(e), optional,
-			    msg, sizeof(msg)) != 0)
+			    where, msg, sizeof(msg)) != 0)
 				return cfg_fail(c, NULL, "commands", "%s", msg);
 		}
 		return 0;
@@ -602,7 +638,9 @@ cfg_commands(struct policy *p, const struct cfg *c, struct json_object *v,
 		} else if (!json_object_is_type(path, json_type_null))
 			return cfg_fail(c, "commands", name,
 			    "must be an absolute path or null");
-		if (command_add(p, spec, optional, msg, sizeof(msg)) != 0)
+		cfg_origin(c, "commands", name, where, sizeof(where));
+		if (command_add(p, spec, optional, where, msg,
+		    sizeof(msg)) != 0)
 			return cfg_fail(c, "commands", name, "%s", msg);
 		/* an explicit path keeps the key as the name */
 		if (spec != name && strcmp(p->commands[p->ncommands - 1].name,
@@ -768,7 +806,7 @@ cfg_apply(struct policy *p, const struct cfg *c, struct json_object *root,
 		if (key[0] == '_')
 			rc = 0;		/* comments, and print-config's notes */
 		else if (strcmp(key, "workspace") == 0)
-			rc = cfg_string_or_null(c, key, v, &p->workspace);
+			rc = cfg_workspace(p, c, v);
 		else if (strcmp(key, "skills_dir") == 0)
 			rc = cfg_string_or_null(c, key, v, &p->skills_dir);
 		else if (strcmp(key, "audit_log") == 0)
@@ -816,44 +854,100 @@ cfg_apply(struct policy *p, const struct cfg *c, struct json_object *root,
 	return 0;
 }
 
-/* Parses text (NUL-terminated, len bytes) and applies it. */
-static int
-cfg_load_text(struct policy *p, const char *label, const char *text,
-    size_t len, bool optional_commands, char *err, size_t errlen)
+/*
+ * One pass of json-c over text: NULL with err (naming the line) when it
+ * stops short. strict: JSON_TOKENER_STRICT, which also refuses trailing
+ * commas; the lax pass first says "text after the object" where the strict
+ * one would only say "unexpected character". *end: where it stopped.
+ */
+static struct json_object *
+cfg_parse_pass(const char *label, const char *text, size_t len, bool strict,
+    size_t *end, char *err, size_t errlen)
 {
-	struct cfg c = { label, text, err, errlen };
 	struct json_tokener *tok;
-	struct json_object *root = NULL;	/* owned */
+	struct json_object *root;
 	enum json_tokener_error jerr;
-	size_t end;
-	int rc = -1;
+	const char *why;
+	size_t bad;
 
 	if ((tok = json_tokener_new_ex(POLICY_JSON_DEPTH)) == NULL) {
 		policy_set_err(err, errlen, "out of memory");
-		return -1;
+		return NULL;
 	}
+	if (strict)
+		json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
 	root = json_tokener_parse_ex(tok, text, (int)len);
 	jerr = json_tokener_get_error(tok);
-	end = json_tokener_get_parse_end(tok);
+	*end = json_tokener_get_parse_end(tok);
+	json_tokener_free(tok);
 	if (root == NULL && jerr == json_tokener_continue)
 		jerr = json_tokener_error_parse_eof;
-	if (jerr != json_tokener_success) {
+	if (jerr == json_tokener_success)
+		return root;
+	json_object_put(root);
+	/* what json-c read and the character it stopped at: a comment, a
+	 * quote, NaN there is named as such */
+	if ((why = policy_json_not_rfc8259(text, *end < len ? *end + 1 : len,
+	    &bad)) != NULL) {
 		policy_set_err(err, errlen, "%s:%d: invalid JSON: %s", label,
-		    line_of_offset(text, end), json_tokener_error_desc(jerr));
-		goto out;
+		    line_of_offset(text, bad), why);
+		return NULL;
+	}
+	if ((why = policy_json_explain(text, *end)) == NULL)
+		why = json_tokener_error_desc(jerr);
+	policy_set_err(err, errlen, "%s:%d: invalid JSON: %s", label,
+	    line_of_offset(text, *end), why);
+	return NULL;
+}
+
+/*
+ * A policy file is JSON: what RFC 8259 refuses is refused, with its line.
+ * Owned result, or NULL with err.
+ */
+static struct json_object *
+cfg_parse(const char *label, const char *text, size_t len, char *err,
+    size_t errlen)
+{
+	struct json_object *root;
+	const char *why;
+	size_t end, bad;
+
+	if ((root = cfg_parse_pass(label, text, len, false, &end, err,
+	    errlen)) == NULL)
+		return NULL;
+	if ((why = policy_json_not_rfc8259(text, end, &bad)) != NULL) {
+		policy_set_err(err, errlen, "%s:%d: invalid JSON: %s", label,
+		    line_of_offset(text, bad), why);
+		goto fail;
 	}
 	for (; end < len; end++) {
 		if (strchr(" \t\r\n", text[end]) == NULL) {
 			policy_set_err(err, errlen,
 			    "%s:%d: invalid JSON: text after the object", label,
 			    line_of_offset(text, end));
-			goto out;
+			goto fail;
 		}
 	}
-	rc = cfg_apply(p, &c, root, optional_commands);
- out:
 	json_object_put(root);
-	json_tokener_free(tok);
+	return cfg_parse_pass(label, text, len, true, &end, err, errlen);
+ fail:
+	json_object_put(root);
+	return NULL;
+}
+
+/* Parses text (NUL-terminated, len bytes) and applies it. */
+static int
+cfg_load_text(struct policy *p, const char *label, const char *text,
+    size_t len, bool optional_commands, char *err, size_t errlen)
+{
+	struct cfg c = { label, text, err, errlen };
+	struct json_object *root;	/* owned */
+	int rc;
+
+	if ((root = cfg_parse(label, text, len, err, errlen)) == NULL)
+		return -1;
+	rc = cfg_apply(p, &c, root, optional_commands);
+	json_object_put(root);
 	return rc;
 }
 
@@ -983,7 +1077,8 @@ policy_set_flag(struct policy *p, const char *flag, const char *value,
 			    flag);
 			return -1;
 		}
-		if (set_str(dst, value) != 0)
+		if (set_str(dst, value) != 0 || (dst == &p->workspace &&
+		    set_str(&p->workspace_origin, "--workspace") != 0))
 			goto nomem;
 		return 0;
 	}
@@ -1002,13 +1097,18 @@ policy_set_flag(struct policy *p, const char *flag, const char *value,
 		return 0;
 	}
 	if (strcmp(flag, "allow-command") == 0) {
-		if (command_add(p, value, false, msg, sizeof(msg)) != 0)
+		if (command_add(p, value, false, "--allow-command", msg,
+		    sizeof(msg)) != 0)
 			goto fail;
 		return 0;
 	}
 	if (strcmp(flag, "deny-command") == 0) {
-		command_remove(p, value);
-		return 0;
+		if (command_remove(p, value) == 0)
+			return 0;
+		policy_set_err(err, errlen, "--deny-command: '%s' is not on "
+		    "run_command's list, so there is nothing to remove "
+		    "(--print-config shows the list)", value);
+		return -1;
 	}
 	if (strcmp(flag, "languages") == 0) {
 		char *list, *tok, *save = NULL;
@@ -1217,7 +1317,10 @@ policy_free(struct policy *p)
 	allow_clear(p, true);
 	while (p->nnotes > 0)
 		free(p->notes[--p->nnotes]);
+	while (p->ndropped > 0)
+		free(p->dropped[--p->ndropped]);
 	free(p->workspace);
+	free(p->workspace_origin);
 	free(p->skills_dir);
 	free(p->audit_log);
 	free(p->cgroup_parent);

@@ -53,6 +53,8 @@ struct policy_command {
 				 * dirs it needs (bound read-only; binds.h),
 				 * or NULL */
 	bool optional;		/* from the default: dropped if missing */
+	char *origin;		/* owned: where it was asked for, for errors:
+				 * "FILE:LINE" or "--allow-command" */
 };
 
 /* A host path bound at the same path in every sandbox. */
@@ -150,8 +152,14 @@ struct policy_limits {
 
 struct policy {
 	char *workspace;	/* owned: user directory, or NULL = fresh */
+	char *workspace_origin;	/* owned: "FILE:LINE" or "--workspace", for
+				 * errors about it; NULL with no workspace */
 	struct policy_command commands[POLICY_MAX_COMMANDS];
 	size_t ncommands;
+	/* owned: names of the default's commands this machine lacks, dropped
+	 * by finalize (main logs them) */
+	char *dropped[POLICY_MAX_COMMANDS];
+	size_t ndropped;
 	struct policy_language languages[POLICY_LANG_COUNT];
 	char *skills_dir;	/* owned: absolute after finalize, or NULL */
 	struct policy_skill skills[POLICY_MAX_SKILLS];

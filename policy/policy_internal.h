@@ -16,6 +16,16 @@ int policy_protect_set(struct policy *p, struct json_object *v, char *msg,
     size_t msglen) __attribute__((warn_unused_result));
 void policy_protect_clear(struct policy *p);
 struct json_object *policy_protect_json(const struct policy *p);
+/*
+ * policy_json.c: NULL when text (len bytes) holds nothing RFC 8259 refuses
+ * that json-c's strict mode lets through (comments, single quotes, NaN,
+ * Infinity, "1.", raw control characters in strings); else a sentence
+ * saying what, with *where its offset. The structure is json-c's to check.
+ */
+const char *policy_json_not_rfc8259(const char *text, size_t len,
+    size_t *where);
+/* After json-c stopped at text[end]: a plainer sentence, or NULL. */
+const char *policy_json_explain(const char *text, size_t end);
 
 struct policy_database;
 struct json_object;

@@ -192,6 +192,31 @@ is_python_name(const char *name)
 	return strcmp(name, "python3") == 0 || strcmp(name, "python") == 0;
 }
 
+/* "cannot run in a sandbox: " before resolve_program()'s reason. */
+static void
+absent_prefix(char *why, size_t len)
+{
+	static const char head[] = "cannot run in a sandbox: ";
+	size_t n = strlen(why), h = sizeof(head) - 1;
+
+	if (n + h >= len)
+		n = len - h - 1;	/* cut; still a reason */
+	memmove(why + h, why, n);
+	memcpy(why, head, h);
+	why[h + n] = '\0';
+}
+
+/* Remembers the name of a default command this machine does not have. */
+static void
+note_dropped(struct policy *p, const char *name)
+{
+	char *copy;
+
+	if (p->ndropped < POLICY_MAX_COMMANDS &&
+	    (copy = strdup(name)) != NULL)
+		p->dropped[p->ndropped++] = copy;
+}
+
 static int
 resolve_commands(struct policy *p, char *err, size_t errlen)
 {
@@ -213,14 +238,19 @@ resolve_commands(struct policy *p, char *err, size_t errlen)
 			continue;
 		}
 		if (!c->optional) {
-			if (why[0] != '\0')
-				policy_set_err(err, errlen, "command '%s': "
-				    "cannot run in a sandbox: %s", c->name, why);
-			else
-				policy_set_err(err, errlen, "command '%s': %s",
-				    c->name, spec[0] == '/' ?
-				    "not an executable file" :
+			bool named = why[0] == '\0' && spec[0] == '/';
+
+			if (why[0] == '\0')
+				(void)snprintf(why, sizeof(why), "%s",
+				    spec[0] == '/' ? "not an executable file" :
 				    "not found on PATH");
+			else
+				absent_prefix(why, sizeof(why));
+			/* where it was asked for, and the path when the
+			 * sentence does not name it */
+			policy_set_err(err, errlen, "%s: command '%s': %s%s%s",
+			    c->origin != NULL ? c->origin : "policy", c->name,
+			    named ? spec : "", named ? ": " : "", why);
 			return -1;
 		}
 		if (why[0] != '\0')
@@ -229,7 +259,9 @@ resolve_commands(struct policy *p, char *err, size_t errlen)
 			(void)snprintf(what, sizeof(what), "command '%s' is "
 			    "left out", c->name);
 			note(p, what, why);
-		}
+		} else
+			note_dropped(p, c->name);
+		free(c->origin);
 		free(c->name);
 		free(c->path);
 		prog_binds_free(c->binds);

@@ -322,7 +322,7 @@ sb_check(const struct sb_config *cfg, sb_check_fn fn, void *arg)
 		    false, true, res.message, res.failed_stage ==
 		    SB_STAGE_CGROUP ? "as the message says; or drop "
 		    "require_cgroup from the policy" :
-		    "see the layer named in the message");
+		    sb_stage_fix(res.failed_stage));
 		return -1;
 	}
 	cgroup_report(ctx, cfg, fn, arg);
@@ -338,7 +338,7 @@ sb_check(const struct sb_config *cfg, sb_check_fn fn, void *arg)
 	sb_limits_default(&req.limits);
 	if (sb_run(ctx, &req, NULL, &res) < 0) {
 		fn(arg, "full sandbox (/bin/true)", false, true, res.message,
-		    "fix the layer named in the message");
+		    sb_stage_fix(res.failed_stage));
 		rc = -1;
 	} else if (!res.exited || res.exit_code != 0) {
 		(void)snprintf(why, sizeof(why), "ran but ended with %s %d",

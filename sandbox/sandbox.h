@@ -298,6 +298,8 @@ int sb_finish(struct sb_started *s, const struct sb_request *req,
 void sb_discard(struct sb_started *s);
 
 const char *sb_stage_name(enum sb_stage stage);
+/* What to do about a failed stage, with exact flags (fix.c). */
+const char *sb_stage_fix(enum sb_stage stage);
 
 /*
  * The bounds a context's runs get beyond rlimits (cgroup.c): the cgroup

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "log.h"
 #include "session.h"
 #include "sha256.h"
 #include "tool.h"
@@ -60,12 +61,47 @@ audit_close(struct audit *a)
 	free(a);
 }
 
+const char *
+audit_outcome(const struct json_object *result, const struct tool_audit *f)
+{
+	struct json_object *v;
+
+	if (result == NULL)
+		return "error";
+	if (f->refused)
+		return "refused";
+	if (json_object_object_get_ex((struct json_object *)result, "isError",
+	    &v) && json_object_get_boolean(v))
+		return "tool_error";
+	return "ok";
+}
+
+void
+audit_log_call(const char *tool, const struct json_object *result,
+    const struct tool_audit *f)
+{
+	char exit_text[32] = "";	/* ", exit 255" or ", signal 9" */
+
+	if (f->exit_code >= 0)
+		(void)snprintf(exit_text, sizeof(exit_text), ", exit %d",
+		    f->exit_code);
+	else if (f->term_signal > 0)
+		(void)snprintf(exit_text, sizeof(exit_text), ", signal %d",
+		    f->term_signal);
+	log_info("call %s: %s%s%s%s%s%s, %llu.%03llu ms", tool,
+	    audit_outcome(result, f), f->reason[0] != '\0' ? " (" : "",
+	    f->reason, f->reason[0] != '\0' ? ")" : "", exit_text,
+	    f->timed_out ? ", timed out" : f->truncated ? ", truncated" : "",
+	    (unsigned long long)(f->duration_us / 1000),
+	    (unsigned long long)(f->duration_us % 1000));
+}
+
 void
 audit_call(struct audit *a, const struct session *sess, const char *tool,
     const struct json_object *args, const struct json_object *result,
     const struct tool_audit *f)
 {
-	struct json_object *line, *v;
+	struct json_object *line;
 	uint8_t digest[SHA256_LEN];
 	char hex[2 * SHA256_LEN + 8], when[64];
 	const char *text, *outcome;
@@ -86,16 +122,7 @@ audit_call(struct audit *a, const struct session *sess, const char *tool,
 	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
 	    tm.tm_sec, ts.tv_nsec / 1000000);
 
-	if (result == NULL)
-		outcome = "error";
-	else if (f->refused)
-		outcome = "refused";
-	else if (json_object_object_get_ex(result, "isError", &v) &&
-	    json_object_get_boolean(v))
-		outcome = "tool_error";
-	else
-		outcome = "ok";
-
+	outcome = audit_outcome(result, f);
 	line = json_object_new_object();
 	json_object_object_add(line, "time", json_object_new_string(when));
 	json_object_object_add(line, "session", json_object_new_string(sess->id));

@@ -25,4 +25,15 @@ void audit_call(struct audit *a, const struct session *sess,
     const char *tool, const struct json_object *args,
     const struct json_object *result, const struct tool_audit *facts);
 
+/* "ok", "tool_error", "refused", or "error" (result NULL: a protocol
+ * error). */
+const char *audit_outcome(const struct json_object *result,
+    const struct tool_audit *facts);
+
+/* The call's line in the server log, at info level: tool, outcome (and the
+ * reason of a refusal), exit, timed out or truncated, duration. Never the
+ * arguments, the output, or the session id (over HTTP it is a credential). */
+void audit_log_call(const char *tool, const struct json_object *result,
+    const struct tool_audit *facts);
+
 #endif

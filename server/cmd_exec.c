@@ -85,6 +85,80 @@ usage_line(FILE *out)
 	    "[--stdin] [--netns-pool N] [--verbose] -- PROGRAM [ARGS...]\n");
 }
 
+/* Every flag of exec, with its meaning and default (sb_limits_default). */
+static void
+exec_help(FILE *out)
+{
+	struct sb_limits d;
+
+	sb_limits_default(&d);
+	usage_line(out);
+	fprintf(out, "\n"
+	    "Runs PROGRAM once in the sandbox the server uses for its tools "
+	    "and exits with\n"
+	    "its exit code. PROGRAM is an absolute path or a name looked up "
+	    "in\n"
+	    "/usr/local/bin:/usr/bin:/bin; the environment is only PATH, LANG, "
+	    "HOME=/tmp,\n"
+	    "TMPDIR=/tmp and --env. Sizes are in bytes, times in ms (--cpu in "
+	    "seconds).\n"
+	    "\n"
+	    "limits (default in brackets):\n"
+	    "  --timeout MS        deadline; then the sandbox's pid namespace, "
+	    "and every\n"
+	    "                      process in it, is killed [%u]\n"
+	    "  --cpu S             CPU seconds per process (RLIMIT_CPU) [%u]\n"
+	    "  --memory BYTES      address space per process (RLIMIT_AS) "
+	    "[%llu]\n"
+	    "  --fsize BYTES       largest file a process may write "
+	    "(RLIMIT_FSIZE) [%llu]\n"
+	    "  --nofile N          open files per process (RLIMIT_NOFILE) "
+	    "[%u]\n"
+	    "  --nproc N           processes in the sandbox (RLIMIT_NPROC) "
+	    "[%u]\n"
+	    "  --tmp BYTES         size of the sandbox's own /tmp (a tmpfs) "
+	    "[%llu]\n"
+	    "  --stdout-cap BYTES  stdout kept; the rest is counted and said "
+	    "truncated [%zu]\n"
+	    "  --stderr-cap BYTES  stderr kept, likewise [%zu]\n"
+	    "\n"
+	    "files and input:\n"
+	    "  --workspace DIR     bind DIR read-write at /workspace and start "
+	    "there [none:\n"
+	    "                      the program starts in its /tmp]\n"
+	    "  --read-only         bind the workspace read-only\n"
+	    "  --protect NAME      mount NAME of the workspace read-only, "
+	    "e.g. .git; up to %d\n"
+	    "                      times [.git and .hg]\n"
+	    "  --no-protect        protect nothing of the workspace\n"
+	    "  --bind HOST[:IN]    also bind HOST read-only at IN (default: "
+	    "the same path);\n"
+	    "                      up to %d times\n"
+	    "  --env NAME=VALUE    add a variable to the environment; up to "
+	    "%d times\n"
+	    "  --stdin             feed this process's stdin to PROGRAM (up to "
+	    "%d bytes);\n"
+	    "                      without it PROGRAM's stdin is empty\n"
+	    "\n"
+	    "other:\n"
+	    "  --netns-pool N      empty network namespaces made ahead (0..64) "
+	    "[0]\n"
+	    "  --verbose           after the run, print exit status, wall and "
+	    "CPU time and\n"
+	    "                      peak memory to stderr\n"
+	    "  --help              show this help and exit\n"
+	    "\n"
+	    "exit status: PROGRAM's own; 128+N when it was killed by signal "
+	    "N; 124 when the\n"
+	    "deadline killed it (stderr says so); 125 when nothing ran (the "
+	    "sandbox could\n"
+	    "not be built: see mcp-sandbox --check); 2 for bad flags.\n",
+	    d.wall_ms, d.cpu_s, (unsigned long long)d.as_bytes,
+	    (unsigned long long)d.fsize_bytes, d.nofile, d.nproc,
+	    (unsigned long long)d.tmp_bytes, d.stdout_cap, d.stderr_cap,
+	    EXEC_MAX_PROTECT, EXEC_MAX_BINDS, EXEC_MAX_ENV, EXEC_MAX_STDIN);
+}
+
 static int
 set_limit(struct exec_opts *o, int opt, const char *arg)
 {
@@ -204,14 +278,7 @@ parse(struct exec_opts *o, int argc, char **argv)
 			o->verbose = true;
 			break;
 		case 'h':
-			usage_line(stdout);
-			printf("\nRuns PROGRAM once in the sandbox the server uses "
-			    "for its tools and exits with\nits exit code (128+N "
-			    "when killed by signal N, 124 on timeout, 125 when\n"
-			    "nothing ran, 2 for bad flags). Sizes in bytes, times "
-			    "in ms (--cpu in s).\n--protect NAME (repeatable) "
-			    "mounts NAME of the workspace read-only\n(default: "
-			    ".git and .hg); --no-protect none.\n");
+			exec_help(stdout);
 			return -2;	/* done: exit 0 */
 		case '?':
 			return bad("unknown or incomplete flag",
@@ -346,9 +413,12 @@ cmd_exec_main(int argc, char **argv)
 	write_all(stdout, &res.out);
 	(void)fflush(stdout);
 	write_all(stderr, &res.err_out);
-	if (res.timed_out)
+	if (res.timed_out) {
+		fprintf(stderr, "mcp-sandbox exec: the deadline of %u ms was "
+		    "reached: the sandbox was killed with everything in it "
+		    "(exit %d)\n", o->req.limits.wall_ms, EXIT_TIMEOUT);
 		code = EXIT_TIMEOUT;
-	else if (res.exited)
+	} else if (res.exited)
 		code = res.exit_code;
 	else
 		code = EXIT_SIGNAL_BASE + res.signal;

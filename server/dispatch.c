@@ -631,6 +631,7 @@ call_audit(struct req *r, const struct tool_entry *tool,
 {
 	if (audit->duration_us == 0)
 		audit->duration_us = ts_us_since(t0);
+	audit_log_call(tool->def->name, result, audit);
 	if (r->srv->audit != NULL) {
 		r->audit_pending = true;
 		r->audit_tool = tool->def->name;

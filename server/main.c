@@ -355,6 +355,43 @@ log_bounds(const struct sb_ctx *sb)
 		    b.stale_removed);
 }
 
+/* The user's --workspace (or config "workspace"); errors name where it
+ * was set. */
+static int
+open_user_workspace(const struct policy *pol, struct workspace **ws)
+{
+	char err[512];
+
+	if (workspace_open(pol->workspace, geteuid() == 0 ? SB_DEFAULT_UID :
+	    (uid_t)-1, ws, err, sizeof(err)) == 0)
+		return 0;
+	log_err("%s: %s", pol->workspace_origin != NULL ?
+	    pol->workspace_origin : "workspace", err);
+	return -1;
+}
+
+/* The default policy's programs this machine lacks: said once at start. */
+static void
+log_dropped_commands(const struct policy *pol)
+{
+	char list[1024];	/* names of at most POLICY_MAX_COMMANDS */
+	size_t i, n = 0;
+	int w;
+
+	if (pol->ndropped == 0)
+		return;
+	list[0] = '\0';
+	for (i = 0; i < pol->ndropped && n < sizeof(list); i++) {
+		w = snprintf(list + n, sizeof(list) - n, "%s%s",
+		    i > 0 ? ", " : "", pol->dropped[i]);
+		if (w < 0)
+			break;
+		n += (size_t)w;
+	}
+	log_info("run_command: not on this machine, left out of the default "
+	    "list: %s", list);
+}
+
 /* Serves stdio (or HTTP with --http) until EOF or a signal. */
 static int
 serve_stdio(const struct cli *cli, struct policy *pol)
@@ -392,6 +429,7 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 			log_warn("fresh workspaces are not size-capped: %s "
 			    "(see mcp-sandbox --check)", why);
 	}
+	log_dropped_commands(pol);
 	env.policy = pol;
 	env.fixtures = cli->fixtures;
 	env.content_only = cli->content_only;
@@ -419,16 +457,15 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 	warm = warm_new(env.sb, pol, env.slots);
 	warm_prestart(warm, &env.prestart);
 	/*
-	 * HTTP makes a workspace per session (transport_http_run). On stdio a
-	 * user's directory is checked now; a fresh one is made at the first
-	 * call that needs it (session_workspace).
+	 * A user's directory is checked now, for both transports; HTTP then
+	 * opens it per session (transport_http_run). Otherwise a fresh one
+	 * is made at the first call that needs it (session_workspace).
 	 */
-	if (!cli->http.enabled && pol->workspace != NULL &&
-	    workspace_open(pol->workspace,
-	    geteuid() == 0 ? SB_DEFAULT_UID : (uid_t)-1, &ws, err,
-	    sizeof(err)) != 0) {
-		log_err("workspace: %s", err);
+	if (pol->workspace != NULL && open_user_workspace(pol, &ws) != 0)
 		goto out;
+	if (cli->http.enabled) {
+		workspace_free(ws);	/* a user's: kept */
+		ws = NULL;
 	}
 	if (pol->audit_log != NULL && (srv.audit = audit_open(pol->audit_log,
 	    err, sizeof(err))) == NULL) {

@@ -2,9 +2,11 @@
 # Builds mcp-sandbox twice (release, and ASan+UBSan) and runs every test
 # suite in both builds (and also builds it with gcc -O3 and with clang,
 # warnings as errors, without running the tests there): unit, integration (stdio and HTTP), adversarial
-# (sandbox escapes), SDK client, conformance and soak. Then builds the
-# libFuzzer harnesses with clang (build-fuzz) and runs each for a bounded
-# time (label fuzz, tests/fuzz/README.md). Exit 0 only if all pass.
+# (sandbox escapes), SDK client, conformance and soak; in the release build
+# also the real clients, the .deb (package), the podman image (container)
+# and the Kubernetes manifests (k8s). Then builds the libFuzzer harnesses
+# with clang (build-fuzz) and runs each for a bounded time (label fuzz,
+# tests/fuzz/README.md). Exit 0 only if all pass.
 # Run tests/setup.sh --test first (the README's test command does).
 set -eu
 

@@ -37,8 +37,13 @@ coreutils grep sed gawk findutils diffutils jq git sqlite3 ca-certificates"
 # with the Agg backend in run_code and checks the model gets it as an image.
 # qemu, mmdebstrap and cpio boot the cgroup v2 test's VM (tests/vm: a
 # Debian kernel and root filesystem from the apt sources).
+# The package test: dpkg-dev, strace, man-db; the container test: podman
+# with runc, mmdebstrap for a local base image.
 test_pkgs="clang bubblewrap hyperfine wrk curl procps util-linux iproute2
-python3-matplotlib qemu-system-x86 mmdebstrap cpio"
+python3-matplotlib qemu-system-x86 mmdebstrap cpio
+strace man-db dpkg-dev fakeroot file
+podman runc uidmap slirp4netns fuse-overlayfs catatonit
+containernetworking-plugins netavark aardvark-dns"
 
 missing=""
 for p in $pkgs $( [ $want_tests -eq 1 ] && echo $test_pkgs ); do
@@ -67,7 +72,7 @@ PATH="$here/node/node_modules/.bin:$PATH"
 export PATH
 node --version
 
-for d in sdk bench conformance; do
+for d in sdk bench conformance k8s clients; do
 	if [ -f "$here/$d/package-lock.json" ]; then
 		echo "setup: npm packages for tests/$d"
 		(cd "$here/$d" && npm ci --no-audit --no-fund --loglevel=error \

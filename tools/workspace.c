@@ -331,6 +331,28 @@ set_err(char *err, size_t errlen, const char *what, const char *path, int e)
 	    strerror(e));
 }
 
+/*
+ * A root server runs sandboxed programs as owner_uid (65534) while its
+ * in-process file tools run as root: a user's directory owned by anyone
+ * else would half-work (write_file writes, run_command cannot touch what it
+ * wrote). So it must belong to owner_uid; true (with err) when it does not.
+ */
+static bool
+not_the_sandboxes(const char *real, const struct stat *st, uid_t owner_uid,
+    char *err, size_t errlen)
+{
+	if (owner_uid == (uid_t)-1 || st->st_uid == owner_uid)
+		return false;
+	(void)snprintf(err, errlen, "workspace %s: owned by uid %u, but a "
+	    "root server runs its sandboxed tools as uid %u, which could not "
+	    "write there while write_file could; give the directory to that "
+	    "uid (chown -R %u:%u %s) or run the server as the non-root user "
+	    "who owns it", real, (unsigned int)st->st_uid,
+	    (unsigned int)owner_uid, (unsigned int)owner_uid,
+	    (unsigned int)owner_uid, real);
+	return true;
+}
+
 int
 workspace_open(const char *dir, uid_t owner_uid, struct workspace **ret,
     char *err, size_t errlen)
@@ -353,6 +375,8 @@ workspace_open(const char *dir, uid_t owner_uid, struct workspace **ret,
 			set_err(err, errlen, "cannot use it", dir, ENOTDIR);
 			goto fail;
 		}
+		if (not_the_sandboxes(real, &st, owner_uid, err, errlen))
+			goto fail;
 	} else {
 		if ((base = parent_dir()) == NULL) {
 			set_err(err, errlen, "cannot create its parent",

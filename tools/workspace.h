@@ -24,8 +24,9 @@ struct workspace {
 /*
  * dir non-NULL: use that directory (must exist and be a directory; made
  * absolute and canonical). dir NULL: create a fresh private one. When
- * owner_uid is not (uid_t)-1 a fresh workspace is chowned to it (the uid
- * sandboxed programs run as on the host). Returns 0 and *ret, or -1 with
+ * owner_uid is not (uid_t)-1 (the uid sandboxed programs of a root server
+ * run as on the host) a fresh workspace is chowned to it, and a user's
+ * directory must already be owned by it. Returns 0 and *ret, or -1 with
  * err.
  */
 int workspace_open(const char *dir, uid_t owner_uid, struct workspace **ret,

@@ -238,7 +238,7 @@ struct sockaddr;
 int http_ctx_open(struct http_ctx *ctx, const struct server *srv,
     const struct http_config *cfg, const char *workspace_dir, uid_t ws_owner);
 struct MHD_Daemon *http_daemon_start(struct http_ctx *ctx, unsigned int flags,
-    const struct sockaddr *addr);
+    int listen_fd);
 void http_ctx_stop(struct http_ctx *ctx, struct MHD_Daemon *d);
 void http_ctx_close(struct http_ctx *ctx);
 

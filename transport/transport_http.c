@@ -10,13 +10,16 @@
  * the connection can stream them and notice a client that leaves
  * (http_stream.c). Dispatch never sees HTTP.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <microhttpd.h>
@@ -871,16 +874,72 @@ http_ctx_open(struct http_ctx *ctx, const struct server *srv,
 	return 0;
 }
 
+/* Pending connections the kernel queues before MHD accepts them. */
+#define HTTP_LISTEN_BACKLOG	128
+
+/*
+ * The listening socket, made here rather than by libmicrohttpd so that a
+ * failure names the address, the port and the errno (MHD's own message
+ * says "port 0" when given an address). Returns the fd, or -1 logged.
+ */
+static int
+http_listen(const struct http_config *cfg)
+{
+	const struct sockaddr_in *sin = (const struct sockaddr_in *)&cfg->addr;
+	const struct sockaddr_in6 *sin6 =
+	    (const struct sockaddr_in6 *)&cfg->addr;
+	unsigned int port = ntohs(cfg->addr.ss_family == AF_INET6 ?
+	    sin6->sin6_port : sin->sin_port);
+	int fd, on = 1, e;
+
+	fd = socket(cfg->addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		log_err("cannot listen on %s: socket: %s", cfg->listen_text,
+		    strerror(errno));
+		return -1;
+	}
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
+	if (cfg->addr.ss_family == AF_INET6)
+		(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on,
+		    sizeof(on));
+	if (bind(fd, (const struct sockaddr *)&cfg->addr, cfg->addrlen) != 0) {
+		e = errno;
+		if (e == EADDRINUSE)
+			log_err("cannot listen on %s: port %u is in use "
+			    "(another server holds it; choose another with "
+			    "--http ADDR:PORT)", cfg->listen_text, port);
+		else if (e == EADDRNOTAVAIL)
+			log_err("cannot listen on %s: that address is not one "
+			    "of this host's", cfg->listen_text);
+		else if (e == EACCES)
+			log_err("cannot listen on %s: port %u is privileged "
+			    "(below 1024) and the server may not bind it",
+			    cfg->listen_text, port);
+		else
+			log_err("cannot listen on %s: bind: %s",
+			    cfg->listen_text, strerror(e));
+		(void)close(fd);
+		return -1;
+	}
+	if (listen(fd, HTTP_LISTEN_BACKLOG) != 0) {
+		log_err("cannot listen on %s: listen: %s", cfg->listen_text,
+		    strerror(errno));
+		(void)close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /*
  * Starts libmicrohttpd with our callbacks and caps. flags choose the
  * threading (the server: a thread per connection; tests/fuzz: none, with
- * connections it adds itself); addr NULL: no listening socket.
+ * connections it adds itself); listen_fd -1: no listening socket, else
+ * one of http_listen()'s, which MHD then owns.
  */
 struct MHD_Daemon *
-http_daemon_start(struct http_ctx *ctx, unsigned int flags,
-    const struct sockaddr *addr)
+http_daemon_start(struct http_ctx *ctx, unsigned int flags, int listen_fd)
 {
-	if (addr == NULL)
+	if (listen_fd < 0)
 		return ctx->mhd.start_daemon(flags, 0, on_accept, ctx,
 		    on_request, ctx, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, ctx,
 		    MHD_OPTION_CONNECTION_LIMIT,
@@ -895,7 +954,7 @@ http_daemon_start(struct http_ctx *ctx, unsigned int flags,
 		    MHD_OPTION_END);
 	return ctx->mhd.start_daemon(flags, 0, on_accept, ctx, on_request, ctx,
 	    MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, ctx,
-	    MHD_OPTION_SOCK_ADDR, addr,
+	    MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
 	    MHD_OPTION_CONNECTION_LIMIT,
 	    (unsigned int)(MCP_HTTP_MAX_CONNECTIONS + MCP_HTTP_CONN_SLACK),
 	    MHD_OPTION_CONNECTION_TIMEOUT,
@@ -962,7 +1021,7 @@ transport_http_run(const struct server *srv, const struct http_config *cfg,
 	struct MHD_Daemon *d;
 	const union MHD_DaemonInfo *di;
 	unsigned int flags;
-	int rc = 1, sig;
+	int rc = 1, sig, lfd;
 
 	if (http_ctx_open(&ctx, srv, cfg, workspace_dir, ws_owner) != 0)
 		goto out;
@@ -970,10 +1029,12 @@ transport_http_run(const struct server *srv, const struct http_config *cfg,
 	    MHD_USE_ITC | MHD_USE_ERROR_LOG;
 	if (cfg->addr.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
-	if ((d = http_daemon_start(&ctx, flags,
-	    (const struct sockaddr *)&cfg->addr)) == NULL) {
-		log_err("cannot listen on %s (in use, or not an address of "
-		    "this host?)", cfg->listen_text);
+	if ((lfd = http_listen(cfg)) < 0)
+		goto out;
+	if ((d = http_daemon_start(&ctx, flags, lfd)) == NULL) {
+		log_err("cannot serve on %s: libmicrohttpd did not start",
+		    cfg->listen_text);
+		(void)close(lfd);
 		goto out;
 	}
 	di = ctx.mhd.get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);

@@ -107,7 +107,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 		fail("http_ctx_open");
 	(void)unlink(tokpath);
 	if ((daemon_ = http_daemon_start(&ctx, MHD_USE_NO_LISTEN_SOCKET |
-	    MHD_USE_ERROR_LOG, NULL)) == NULL)
+	    MHD_USE_ERROR_LOG, -1)) == NULL)
 		fail("http_daemon_start");
 	return 0;
 }

@@ -140,6 +140,9 @@ def run_case(path, binary, data_dir):
     work = tempfile.mkdtemp(prefix="mcp-ws-")
     scratch = tempfile.mkdtemp(prefix="mcp-tmp-")
     os.chmod(work, 0o755)
+    # a root server wants a --workspace its sandboxes' uid (65534) owns
+    if os.geteuid() == 0:
+        os.chown(work, 65534, 65534)
     subst = {"$WORKSPACE": work, "$TMP": scratch, "$DATA": data_dir,
              "$CASEDIR": os.path.dirname(os.path.abspath(path))}
 

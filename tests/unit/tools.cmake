@@ -8,3 +8,6 @@ foreach(t policy workspace slots render files sqlite run wsfiles)
   add_test(NAME unit.tools_${t} COMMAND test_tools_${t})
   set_tests_properties(unit.tools_${t} PROPERTIES LABELS unit TIMEOUT 120)
 endforeach()
+# tools_run runs real sandboxes; a container build step cannot give it the
+# user namespaces it needs (docker/Dockerfile runs -LE needs_sandbox).
+set_tests_properties(unit.tools_run PROPERTIES LABELS "unit;needs_sandbox")

@@ -79,6 +79,168 @@ START_TEST(config_syntax_error_names_file_and_line)
 }
 END_TEST
 
+/* What RFC 8259 refuses, json-c's default mode (and some of it its strict
+ * mode) accepts: each is refused with its line. */
+START_TEST(config_is_json_and_nothing_more)
+{
+	expect_config_error("{\n\"commands\": [\"cat\",\n]\n}",
+	    ":3: invalid JSON: a comma before ']' is not JSON (trailing "
+	    "comma)");
+	expect_config_error("{\n\"network\": false,\n}",
+	    ":3: invalid JSON: a comma before '}' is not JSON (trailing "
+	    "comma)");
+	expect_config_error("{\n// the default\n\"network\": false}",
+	    ":2: invalid JSON: comments are not JSON");
+	expect_config_error("{\"network\": false /* off */}",
+	    ":1: invalid JSON: comments are not JSON");
+	expect_config_error("{\n'network': false}",
+	    ":2: invalid JSON: strings are written in double quotes in JSON");
+	expect_config_error("{\"limits\": {\n\"timeout_ms\": NaN}}",
+	    ":2: invalid JSON: only true, false and null are bare words in "
+	    "JSON (NaN and Infinity are not numbers there)");
+	expect_config_error("{\"limits\": {\"timeout_ms\": -Infinity}}",
+	    ":1: invalid JSON: NaN and Infinity are not JSON numbers");
+	expect_config_error("{\"limits\": {\"timeout_ms\": 1.}}",
+	    ":1: invalid JSON: a number needs a digit after its '.'");
+	expect_config_error("{\"workspace\": \"a\tb\"}",
+	    ":1: invalid JSON: a control character (a tab, a line break) "
+	    "inside a string must be written as an escape such as \\t or "
+	    "\\n");
+}
+END_TEST
+
+/* Quotes, slashes and words inside strings are data, not syntax. */
+START_TEST(config_strings_hold_anything_escaped)
+{
+	char err[512];
+	struct policy *p = policy_new_default(err, sizeof(err));
+
+	write_cfg("{\"env\": {\"A\": \"NaN // x /* 'y' \\\\ \\\" z\\t\"},\n"
+	    "\"limits\": {\"timeout_ms\": 1.5e3}}");
+	/* 1.5e3 is JSON; the policy then wants an integer, on line 2 */
+	ck_assert_int_eq(policy_load_file(p, CFG, err, sizeof(err)), -1);
+	unlink(CFG);
+	ck_assert_msg(strstr(err, ":2: limits.timeout_ms: must be an integer")
+	    != NULL, "%s", err);
+	policy_free(p);
+	p = policy_new_default(err, sizeof(err));
+	write_cfg("{\"env\": {\"A\": \"NaN // x /* 'y' \\\\ \\\" z\\t\"}}");
+	ck_assert_int_eq(policy_load_file(p, CFG, err, sizeof(err)), 0);
+	unlink(CFG);
+	ck_assert_str_eq(p->env[p->nenv - 1].value,
+	    "NaN // x /* 'y' \\ \" z\t");
+	policy_free(p);
+}
+END_TEST
+
+/* A command or workspace that cannot be used names where it was asked for. */
+START_TEST(unusable_commands_name_their_origin)
+{
+	char err[512], want[600];
+	struct policy *p = policy_new_default(err, sizeof(err));
+
+	write_cfg("{\n\"commands\": {\n\"cat\": null,\n"
+	    "\"foo\": \"/nonexistent/foo\"}}");
+	ck_assert_int_eq(policy_load_file(p, CFG, err, sizeof(err)), 0);
+	ck_assert_int_eq(policy_finalize(p, err, sizeof(err)), -1);
+	(void)snprintf(want, sizeof(want), "%s:4: command 'foo': "
+	    "/nonexistent/foo: not an executable file", CFG);
+	ck_assert_str_eq(err, want);
+	unlink(CFG);
+	policy_free(p);
+
+	p = policy_new_default(err, sizeof(err));
+	write_cfg("{\"commands\": [\"cat\",\n\"no-such-program-xyz\"]}");
+	ck_assert_int_eq(policy_load_file(p, CFG, err, sizeof(err)), 0);
+	ck_assert_int_eq(policy_finalize(p, err, sizeof(err)), -1);
+	(void)snprintf(want, sizeof(want), "%s:2: command "
+	    "'no-such-program-xyz': not found on PATH", CFG);
+	ck_assert_str_eq(err, want);
+	unlink(CFG);
+	policy_free(p);
+
+	p = policy_new_default(err, sizeof(err));
+	write_cfg("{\n\n\"workspace\": \"/srv/x\"}");
+	ck_assert_int_eq(policy_load_file(p, CFG, err, sizeof(err)), 0);
+	(void)snprintf(want, sizeof(want), "%s:3", CFG);
+	ck_assert_str_eq(p->workspace_origin, want);
+	ck_assert_int_eq(policy_set_flag(p, "workspace", "/srv/y", err,
+	    sizeof(err)), 0);
+	ck_assert_str_eq(p->workspace_origin, "--workspace");
+	unlink(CFG);
+	policy_free(p);
+}
+END_TEST
+
+/* A program under /tmp (or /dev, /proc) says why it cannot be used. */
+START_TEST(commands_under_tmp_say_why)
+{
+	char err[512], path[64], want[600];
+	struct policy *p = policy_new_default(err, sizeof(err));
+	int fd;
+
+	(void)snprintf(path, sizeof(path), "/tmp/tools-policy-prog-XXXXXX");
+	ck_assert_int_ge(fd = mkstemp(path), 0);
+	ck_assert_int_eq(fchmod(fd, 0755), 0);
+	close(fd);
+	ck_assert_int_eq(policy_set_flag(p, "allow-command", path, err,
+	    sizeof(err)), 0);
+	ck_assert_int_eq(policy_finalize(p, err, sizeof(err)), -1);
+	(void)snprintf(want, sizeof(want), "--allow-command: command '%s': "
+	    "cannot run in a sandbox: %s lies in /tmp, /dev, /proc or /sys, "
+	    "which every sandbox makes afresh, so it cannot be bound at its "
+	    "own path; install it elsewhere", strrchr(path, '/') + 1, path);
+	ck_assert_str_eq(err, want);
+	unlink(path);
+	policy_free(p);
+}
+END_TEST
+
+/* --deny-command of a name the list does not have is a mistake to say. */
+START_TEST(deny_of_an_unknown_command_is_an_error)
+{
+	char err[512];
+	struct policy *p = policy_new_default(err, sizeof(err));
+
+	ck_assert_int_eq(policy_set_flag(p, "deny-command", "cat", err,
+	    sizeof(err)), 0);
+	ck_assert_int_eq(policy_set_flag(p, "deny-command", "cat", err,
+	    sizeof(err)), -1);
+	ck_assert_str_eq(err, "--deny-command: 'cat' is not on run_command's "
+	    "list, so there is nothing to remove (--print-config shows the "
+	    "list)");
+	policy_free(p);
+}
+END_TEST
+
+/* The default's programs this machine lacks are dropped and named. */
+START_TEST(dropped_default_commands_are_named)
+{
+	char err[512];
+	const char *old = getenv("PATH");
+	char *saved = old != NULL ? strdup(old) : NULL;
+	struct policy *p = policy_new_default(err, sizeof(err));
+	size_t n = p->ncommands;
+
+	ck_assert_int_eq(setenv("PATH", "/nonexistent", 1), 0);
+	ck_assert_int_eq(policy_finalize(p, err, sizeof(err)), 0);
+	if (saved != NULL) {
+		ck_assert_int_eq(setenv("PATH", saved, 1), 0);
+		free(saved);
+	}
+	/* nothing is on PATH: every default command named by name is
+	 * dropped, and named; one given by absolute path stays */
+	ck_assert_uint_eq(p->ncommands + p->ndropped, n);
+	ck_assert_uint_ge(p->ndropped, 40);
+	ck_assert_str_eq(p->dropped[0], "cat");
+	for (size_t i = 0; i < p->ncommands; i++)
+		ck_assert_msg(p->commands[i].origin != NULL && strstr(
+		    p->commands[i].origin, "<default policy>:") != NULL, "%s",
+		    p->commands[i].name);
+	policy_free(p);
+}
+END_TEST
+
 START_TEST(config_value_errors_name_line_and_key)
 {
 	expect_config_error("{\n  \"limits\": {\n    \"memory_mb\": 4\n  }\n}\n",
@@ -163,8 +325,8 @@ START_TEST(configured_commands_that_are_missing_stop_the_start)
 	ck_assert_int_eq(policy_set_flag(p, "allow-command",
 	    "no-such-program-xyz", err, sizeof(err)), 0);
 	ck_assert_int_eq(policy_finalize(p, err, sizeof(err)), -1);
-	ck_assert_str_eq(err, "command 'no-such-program-xyz': not found on "
-	    "PATH");
+	ck_assert_str_eq(err, "--allow-command: command "
+	    "'no-such-program-xyz': not found on PATH");
 	policy_free(p);
 }
 END_TEST
@@ -312,16 +474,18 @@ write_prog(char *path, size_t len, const void *bytes, size_t n)
 	(void)close(fd);
 }
 
+/* want: the error after its origin, which is the flag here */
 static void
 expect_command_error(const char *path, const char *want)
 {
-	char err[1024];
+	char err[1024], full[1100];
 	struct policy *p = policy_new_default(err, sizeof(err));
 
 	ck_assert_int_eq(policy_set_flag(p, "allow-command", path, err,
 	    sizeof(err)), 0);
 	ck_assert_int_eq(policy_finalize(p, err, sizeof(err)), -1);
-	ck_assert_str_eq(err, want);
+	(void)snprintf(full, sizeof(full), "--allow-command: %s", want);
+	ck_assert_str_eq(err, full);
 	policy_free(p);
 }
 
@@ -462,6 +626,12 @@ policy_suite(void)
 	tcase_add_test(tc, cgroup_settings_from_config_and_flags);
 	tcase_add_test(tc, config_overlays_the_default);
 	tcase_add_test(tc, configured_commands_that_are_missing_stop_the_start);
+	tcase_add_test(tc, config_is_json_and_nothing_more);
+	tcase_add_test(tc, config_strings_hold_anything_escaped);
+	tcase_add_test(tc, unusable_commands_name_their_origin);
+	tcase_add_test(tc, commands_under_tmp_say_why);
+	tcase_add_test(tc, deny_of_an_unknown_command_is_an_error);
+	tcase_add_test(tc, dropped_default_commands_are_named);
 	tcase_add_test(tc, flags_override_and_are_checked);
 	tcase_add_test(tc, every_flag_in_the_table_is_understood);
 	tcase_add_test(tc, timeout_above_the_maximum_is_refused_at_finalize);
