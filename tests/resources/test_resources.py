@@ -9,7 +9,7 @@ the file tools repeated through resources/read.
 usage: test_resources.py MCP_SANDBOX_BIN [--unpriv] [unittest args]
 
 --unpriv runs the servers as uid 65534 (exit 77 when that cannot be done);
-then only the confinement attacks run, which need no sandbox."""
+then the attacks and the schema check run, not the result shapes."""
 import base64
 import json
 import os
