@@ -145,9 +145,10 @@ class Stdio:
 class Http:
     """One HTTP server: a legacy session, or stateless 2026-07-28 requests."""
 
-    def __init__(self, flags, modern=False, srv=None):
+    def __init__(self, flags, modern=False, srv=None, token=None):
         self.modern = modern
         self.own = srv is None
+        self.auth = {"Authorization": "Bearer " + token} if token else {}
         if srv is not None:
             self.srv = srv
         elif UNPRIV:
@@ -157,12 +158,12 @@ class Http:
         self.id = 0
         self.sid = None
         if not modern:
-            r = self.srv.post(initialize_body())
+            r = self.srv.post(initialize_body(), dict(self.auth))
             assert r.status == 200, (r.status, r.body)
             self.sid = r.header("Mcp-Session-Id")
             self.srv.post({"jsonrpc": "2.0",
                            "method": "notifications/initialized"},
-                          {"Mcp-Session-Id": self.sid})
+                          dict(self.auth, **{"Mcp-Session-Id": self.sid}))
 
     def rpc(self, method, params=None):
         self.id += 1
@@ -174,6 +175,7 @@ class Http:
             h = modern_headers(method, name)
         else:
             h = {"Mcp-Session-Id": self.sid}
+        h.update(self.auth)
         r = self.srv.post({"jsonrpc": "2.0", "id": self.id, "method": method,
                            "params": params}, h)
         msgs = r.events() if r.header("Content-Type") == \
@@ -824,6 +826,45 @@ class PerSession(unittest.TestCase):
             self.assertEqual(r["result"]["contents"][0]["text"], "a's")
         finally:
             self.assertEqual(srv.stop(), 0)
+
+
+class PerPrincipal(unittest.TestCase):
+    """Stateless (2026-07-28) requests share a workspace per principal
+    (bearer token): one principal's files are not another's resources."""
+
+    TOKEN_A = "a" * 40
+    TOKEN_B = "b" * 40
+
+    @classmethod
+    def setUpClass(cls):
+        if UNPRIV:
+            raise unittest.SkipTest("runs sandboxes as root only")
+
+    def test_principals_do_not_see_each_others_files(self):
+        tokens = tempfile.NamedTemporaryFile("w", delete=False)
+        tokens.write("%s\n%s\n" % (self.TOKEN_A, self.TOKEN_B))
+        tokens.close()
+        srv = Server(BIN, "--token-file", tokens.name, fixtures=False)
+        try:
+            a = Http([], modern=True, srv=srv, token=self.TOKEN_A)
+            b = Http([], modern=True, srv=srv, token=self.TOKEN_B)
+            r, _ = a.rpc("tools/call", {"name": "write_file", "arguments": {
+                "path": "a.txt", "content": "a's"}})
+            self.assertNotIn("isError", r["result"])
+            r, _ = a.rpc("resources/list")
+            self.assertEqual([x["name"] for x in r["result"]["resources"]],
+                             ["a.txt"])
+            r, _ = b.rpc("resources/list")
+            self.assertEqual(r["result"]["resources"], [])
+            r, _ = b.rpc("resources/read", {"uri": PREFIX + "a.txt"})
+            self.assertEqual(r["error"]["code"], -32602)
+            self.assertEqual(r["error"]["message"],
+                             "Resource not found: " + PREFIX + "a.txt")
+            r, _ = a.rpc("resources/read", {"uri": PREFIX + "a.txt"})
+            self.assertEqual(r["result"]["contents"][0]["text"], "a's")
+        finally:
+            self.assertEqual(srv.stop(), 0)
+            os.unlink(tokens.name)
 
 
 def main():
