@@ -5,9 +5,9 @@
  * notifications/resources/updated a tool call that changed a watched file
  * sends. The resources are the files of the session's workspace (the same
  * workspace its tool calls see: per stdio server, per HTTP session, or the
- * stateless one), plus the conformance fixtures under
- * --conformance-fixtures. dispatch.c only names the methods in its table
- * and hands them here.
+ * principal's one for stateless requests), plus the conformance fixtures
+ * under --conformance-fixtures. dispatch.c only names the methods in its
+ * table and hands them here.
  */
 #ifndef RESOURCES_H
 #define RESOURCES_H

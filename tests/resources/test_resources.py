@@ -9,10 +9,11 @@ the file tools repeated through resources/read.
 usage: test_resources.py MCP_SANDBOX_BIN [--unpriv] [unittest args]
 
 --unpriv runs the servers as uid 65534 (exit 77 when that cannot be done);
-then only the confinement attacks run, which need no sandbox."""
+then the attacks and the schema check run, not the result shapes."""
 import base64
 import json
 import os
+import re
 import select
 import shutil
 import stat
@@ -33,6 +34,9 @@ PLAIN_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 SETPRIV = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 # Longest wait for one stdio response line (a deadline, not a timing check).
 READ_DEADLINE_S = 30
+# Bounded polling for a file another process makes: attempts x pause.
+POLL_ATTEMPTS = 400
+POLL_PAUSE_S = 0.025
 
 # The caps in tools/workspace_files.h and server/session.h.
 IMAGE_MAX = 256 * 1024
@@ -141,9 +145,10 @@ class Stdio:
 class Http:
     """One HTTP server: a legacy session, or stateless 2026-07-28 requests."""
 
-    def __init__(self, flags, modern=False, srv=None):
+    def __init__(self, flags, modern=False, srv=None, token=None):
         self.modern = modern
         self.own = srv is None
+        self.auth = {"Authorization": "Bearer " + token} if token else {}
         if srv is not None:
             self.srv = srv
         elif UNPRIV:
@@ -153,12 +158,12 @@ class Http:
         self.id = 0
         self.sid = None
         if not modern:
-            r = self.srv.post(initialize_body())
+            r = self.srv.post(initialize_body(), dict(self.auth))
             assert r.status == 200, (r.status, r.body)
             self.sid = r.header("Mcp-Session-Id")
             self.srv.post({"jsonrpc": "2.0",
                            "method": "notifications/initialized"},
-                          {"Mcp-Session-Id": self.sid})
+                          dict(self.auth, **{"Mcp-Session-Id": self.sid}))
 
     def rpc(self, method, params=None):
         self.id += 1
@@ -170,6 +175,7 @@ class Http:
             h = modern_headers(method, name)
         else:
             h = {"Mcp-Session-Id": self.sid}
+        h.update(self.auth)
         r = self.srv.post({"jsonrpc": "2.0", "id": self.id, "method": method,
                            "params": params}, h)
         msgs = r.events() if r.header("Content-Type") == \
@@ -644,6 +650,128 @@ class ToolResults(unittest.TestCase):
             t.close()
 
 
+class ReportAttacks(unittest.TestCase):
+    """A program trying to get a host file into its result through the
+    report of what it made: a planted symlink, and a file swapped for one
+    while another call's report reads it. Run as root and (--unpriv) with
+    the server as uid 65534. The secret starts with a PNG signature, so if
+    its bytes were ever read they would come back as an image."""
+
+    SECRET = PNG_MAGIC + b"host-secret-" + b"s" * 64
+    MAX_SWAPS = 200000  # bound on the swapping call's rounds
+    READERS = 10        # calls whose reports read while it swaps
+    MAX_WAIT = 100000   # a reader's checks of the count before it gives up
+
+    @classmethod
+    def setUpClass(cls):
+        cls.outside = tempfile.mkdtemp(prefix="mcp-res-secret-")
+        os.chmod(cls.outside, 0o755)
+        cls.secret = os.path.join(cls.outside, "secret.png")
+        with open(cls.secret, "wb") as f:
+            f.write(cls.SECRET)
+        os.chmod(cls.secret, 0o644)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.outside)
+
+    def setUp(self):
+        self.ws = make_workspace()
+
+    def tearDown(self):
+        shutil.rmtree(self.ws)
+
+    def leaked(self, msg):
+        text = json.dumps(msg)
+        if "host-secret" in text:
+            return True
+        for b in msg.get("result", {}).get("content", []):
+            if b.get("type") == "image" and \
+                    base64.b64decode(b["data"]) == self.SECRET:
+                return True
+        return False
+
+    def test_a_planted_symlink_is_not_reported_or_read(self):
+        t = Stdio(["--workspace", self.ws])
+        try:
+            r, _ = t.rpc("tools/call", {"name": "run_code", "arguments": {
+                "language": "sh", "code": "ln -s %s leak.png; ln -s %s "
+                "dir; echo x > ok.txt" % (self.secret, self.outside)}})
+            self.assertFalse(self.leaked(r))
+            self.assertEqual([f["path"] for f in
+                              r["result"]["structuredContent"]["files"]],
+                             ["ok.txt"])
+            r, _ = t.rpc("resources/list")
+            self.assertEqual([x["name"] for x in r["result"]["resources"]],
+                             ["ok.txt"])
+        finally:
+            t.close()
+
+    def test_a_file_swapped_for_a_symlink_is_never_followed(self):
+        # The swapping call runs until the last reader writes "stop" (or
+        # MAX_SWAPS rounds), turning race.png from a PNG into a link to the
+        # secret and back, and counting its rounds in "count". Each reader
+        # waits inside its sandbox until the count moves, so race.png
+        # changed between the two walks of its report, which then reads
+        # whatever race.png is at that moment.
+        swap = (
+            "import os\n"
+            "png = %r\n"
+            "n = 0\n"
+            "while n < %d and not os.path.exists('stop'):\n"
+            "    open('t.png', 'wb').write(png)\n"
+            "    os.replace('t.png', 'race.png')\n"
+            "    os.symlink(%r, 's.png')\n"
+            "    os.replace('s.png', 'race.png')\n"
+            "    n += 1\n"
+            "    open('c.tmp', 'w').write(str(n))\n"
+            "    os.replace('c.tmp', 'count')\n"
+            "print('swapped', n)\n" % (PNG_MAGIC + b"mine", self.MAX_SWAPS,
+                                        self.secret))
+        wait = ("a=$(cat count); i=0; while [ \"$(cat count)\" = \"$a\" ] "
+                "&& [ $i -lt %d ]; do i=$((i+1)); done; "
+                "[ $i -lt %d ] || exit 3; " % (self.MAX_WAIT, self.MAX_WAIT))
+        t = Stdio(["--workspace", self.ws, "--timeout-ms", "60000"])
+        try:
+            t.id += 1
+            swap_id = t.id
+            t.send({"jsonrpc": "2.0", "id": swap_id, "method": "tools/call",
+                    "params": {"name": "run_code", "arguments": {
+                        "language": "python3", "code": swap}}})
+            started = os.path.join(self.ws, "count")
+            for _ in range(POLL_ATTEMPTS):
+                if os.path.exists(started):
+                    break
+                time.sleep(POLL_PAUSE_S)
+            self.assertTrue(os.path.exists(started), "the swapper ran")
+            seen = []
+            for i in range(self.READERS):
+                last = i == self.READERS - 1
+                r, others = t.rpc("tools/call", {
+                    "name": "run_code", "arguments": {
+                        "language": "sh", "code": wait + "echo %d > n.txt%s"
+                        % (i, "; touch stop" if last else "")}})
+                seen += [r] + others
+                self.assertFalse(self.leaked(r), r)
+                # the swapper moved on while this reader ran
+                self.assertNotIn("isError", r["result"], r)
+            swapper = [m for m in seen if m.get("id") == swap_id]
+            if not swapper:
+                swapper = [t.line()]
+            self.assertEqual(swapper[0]["id"], swap_id)
+            m = re.match(r"^swapped (\d+)\n$", swapper[0]["result"]
+                         ["structuredContent"]["stdout"])
+            self.assertIsNotNone(m, swapper[0])
+            self.assertGreaterEqual(int(m.group(1)), self.READERS)
+            self.assertFalse(any(self.leaked(m) for m in seen + swapper))
+            # and what is there now reads as the link it is: refused
+            r, _ = t.rpc("resources/read", {"uri": PREFIX + "race.png"})
+            self.assertEqual(r["error"]["code"], -32602)
+            self.assertFalse(self.leaked(r))
+        finally:
+            t.close()
+
+
 class Schemas(unittest.TestCase):
     """No schema in tools/list says "type" with an array: the MCP
     Inspector's --strict mode warns about those (issue 16)."""
@@ -698,6 +826,45 @@ class PerSession(unittest.TestCase):
             self.assertEqual(r["result"]["contents"][0]["text"], "a's")
         finally:
             self.assertEqual(srv.stop(), 0)
+
+
+class PerPrincipal(unittest.TestCase):
+    """Stateless (2026-07-28) requests share a workspace per principal
+    (bearer token): one principal's files are not another's resources."""
+
+    TOKEN_A = "a" * 40
+    TOKEN_B = "b" * 40
+
+    @classmethod
+    def setUpClass(cls):
+        if UNPRIV:
+            raise unittest.SkipTest("runs sandboxes as root only")
+
+    def test_principals_do_not_see_each_others_files(self):
+        tokens = tempfile.NamedTemporaryFile("w", delete=False)
+        tokens.write("%s\n%s\n" % (self.TOKEN_A, self.TOKEN_B))
+        tokens.close()
+        srv = Server(BIN, "--token-file", tokens.name, fixtures=False)
+        try:
+            a = Http([], modern=True, srv=srv, token=self.TOKEN_A)
+            b = Http([], modern=True, srv=srv, token=self.TOKEN_B)
+            r, _ = a.rpc("tools/call", {"name": "write_file", "arguments": {
+                "path": "a.txt", "content": "a's"}})
+            self.assertNotIn("isError", r["result"])
+            r, _ = a.rpc("resources/list")
+            self.assertEqual([x["name"] for x in r["result"]["resources"]],
+                             ["a.txt"])
+            r, _ = b.rpc("resources/list")
+            self.assertEqual(r["result"]["resources"], [])
+            r, _ = b.rpc("resources/read", {"uri": PREFIX + "a.txt"})
+            self.assertEqual(r["error"]["code"], -32602)
+            self.assertEqual(r["error"]["message"],
+                             "Resource not found: " + PREFIX + "a.txt")
+            r, _ = a.rpc("resources/read", {"uri": PREFIX + "a.txt"})
+            self.assertEqual(r["result"]["contents"][0]["text"], "a's")
+        finally:
+            self.assertEqual(srv.stop(), 0)
+            os.unlink(tokens.name)
 
 
 def main():
