@@ -612,7 +612,8 @@ static int
 init_v2(struct sb_cgroups *cg, const struct sb_config *cfg)
 {
 	char own[SB_PATH_MAX], mnt[8], path[SB_PATH_MAX + 32];
-	char ctls[512], xv[8];
+	char ctls[512], xv[8], on[512];
+	struct stat st;
 	bool delegated;
 	int base, dir = -1, leaf = -1, rc;
 
@@ -642,10 +643,16 @@ init_v2(struct sb_cgroups *cg, const struct sb_config *cfg)
 		return base;
 	}
 	cg->base[SB_CG_MEMORY] = base;
-	/* named, a namespace's (or the host's) root, or marked by systemd */
+	/*
+	 * Named, a namespace's (or the host's) root, marked by systemd
+	 * (trusted.* is readable by root only), or, for an unprivileged
+	 * server, chowned to it the way systemd delegates to a User=.
+	 */
 	delegated = cfg->cgroup_parent != NULL || strcmp(own, "/") == 0 ||
 	    getxattr(path, "trusted.delegate", xv, sizeof(xv)) > 0 ||
-	    getxattr(path, "user.delegate", xv, sizeof(xv)) > 0;
+	    getxattr(path, "user.delegate", xv, sizeof(xv)) > 0 ||
+	    (geteuid() != 0 && fstatat(base, "cgroup.subtree_control", &st,
+	    0) == 0 && st.st_uid == geteuid());
 	if (!delegated) {
 		set_why(cg, fix_v2, "cgroup v2: the server's cgroup %s is not "
 		    "delegated to it (no Delegate=yes, not a cgroup namespace "
@@ -670,6 +677,12 @@ init_v2(struct sb_cgroups *cg, const struct sb_config *cfg)
 		goto fail;
 	}
 	cg->dir[SB_CG_MEMORY] = dir;
+	/* what the base handed down before us, to leave it so (cg_release) */
+	if (read_at(base, "cgroup.subtree_control", on, sizeof(on)) < 0)
+		on[0] = '\0';
+	cg->base_had_memory = in_list(on, "memory");
+	cg->base_had_pids = in_list(on, "pids");
+	cg->base_had_cpu = in_list(on, "cpu");
 	/* "0": the writer's own process, every thread of it */
 	if ((rc = write_at(leaf, "cgroup.procs", "0")) < 0) {
 		set_why(cg, fix_v2, "cgroup v2: cannot move the server into "
@@ -712,11 +725,45 @@ init_v2(struct sb_cgroups *cg, const struct sb_config *cfg)
 	return rc;
 }
 
+/*
+ * v2, at the end: leave the base as we found it, so that whoever placed
+ * us there can place a process there again (systemd starts ExecStart in
+ * the unit's cgroup after ExecStartPre=mcp-sandbox --check, and the
+ * kernel refuses a process in a cgroup that hands controllers down): the
+ * controllers we turned on off again, ourselves back in the base, our
+ * leaf and dir gone. A step the kernel refuses (another server shares a
+ * named base) leaves the rest, which the next start removes as stale.
+ */
+static void
+restore_v2(struct sb_cgroups *cg)
+{
+	int base = cg->base[SB_CG_MEMORY], dir = cg->dir[SB_CG_MEMORY];
+	char off[32] = "";
+
+	if (base < 0 || dir < 0)
+		return;
+	(void)write_at(dir, "cgroup.subtree_control", "-cpu -memory -pids");
+	if (!cg->base_had_cpu)
+		(void)strcat(off, "-cpu ");
+	if (!cg->base_had_memory)
+		(void)strcat(off, "-memory ");
+	if (!cg->base_had_pids)
+		(void)strcat(off, "-pids");
+	if (off[0] != '\0' && write_at(base, "cgroup.subtree_control", off) < 0)
+		return;
+	if (write_at(base, "cgroup.procs", "0") < 0)
+		return;
+	(void)unlinkat(dir, SB_CG_SERVER_LEAF, AT_REMOVEDIR);
+	(void)unlinkat(base, cg->name, AT_REMOVEDIR);
+}
+
 static void
 cg_release(struct sb_cgroups *cg)
 {
 	int c;
 
+	if (cg->version == 2 && cg->have[SB_CG_MEMORY])
+		restore_v2(cg);
 	for (c = 0; c < SB_CG_NCTL; c++) {
 		if (cg->dir[c] >= 0 && cg->base[c] >= 0 && cg->version == 1)
 			(void)unlinkat(cg->base[c], cg->name, AT_REMOVEDIR);

@@ -326,6 +326,8 @@ struct sb_cgroups {
 	bool have[SB_CG_NCTL];		/* the controller bounds every run */
 	bool memsw;			/* v1 memory.memsw.* / v2 memory.swap.max */
 	bool no_swap;			/* no swap on this host at all */
+	/* v2: the base's subtree_control had these before we came */
+	bool base_had_memory, base_had_pids, base_had_cpu;
 	char name[64];			/* the server dir's name */
 	struct sb_bounds info;		/* for sb_ctx_bounds() */
 	atomic_uint seq;		/* run cgroup names: run.<seq> */

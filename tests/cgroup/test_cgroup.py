@@ -251,8 +251,8 @@ def memory_attack(s, code):
 
 def alive_and_clean(s, srv):
     """The server answers a plain call; no run cgroup stays; after EOF
-    the server's own cgroup dirs are gone too (v1: v2 keeps its leaf while
-    the process lives)."""
+    the server's own cgroup dirs are gone too (v2: it moved back out of
+    its leaf and turned off what it turned on)."""
     r = srv.tool("run_command", {"command": "echo", "args": ["still"]})
     eq(r["structuredContent"]["stdout"], "still\n", "next call")
     peak = r["structuredContent"]["memory_peak_bytes"]
@@ -264,8 +264,7 @@ def alive_and_clean(s, srv):
     pid = srv.p.pid
     rc, err = srv.close()
     eq(rc, 0, f"server exit ({err})")
-    if version() == 1:
-        eq(server_dirs(own_dirs(os.getpid()), pid), [], "dirs left")
+    eq(server_dirs(own_dirs(os.getpid()), pid), [], "dirs left")
 
 
 def case_memfd(s):
