@@ -192,7 +192,8 @@ def results(r):
 def write_then_touch(ws, prefix=()):
     r = run(["--workspace", ws], prefix=prefix, stdin=calls(
         ("write_file", {"path": "a.txt", "content": "x"}),
-        ("run_command", {"command": "touch", "args": ["a.txt", "b.txt"]})))
+        # calls of a stdio server may run at once: distinct files
+        ("run_command", {"command": "touch", "args": ["b.txt"]})))
     return r, results(r)
 
 
@@ -247,7 +248,7 @@ def test_unpriv_workspace(tmp):
 def test_call_log():
     secret = "s3cr3t-argument-value"
     r = run([], stdin=calls(
-        ("calculate", {"expression": "6*7"}),
+        ("calculate", {"expression": "2^89"}),
         ("run_command", {"command": "echo", "args": [secret]}),
         ("run_command", {"command": secret}),
         ("run_code", {"language": "sh", "code": "sleep 5",
@@ -267,7 +268,8 @@ def test_call_log():
     check("call log: tool, outcome, duration", not unmatched,
           (unmatched, lines))
     check("call log: never arguments or output",
-          secret.encode() not in r.stderr and b"42" not in r.stderr,
+          secret.encode() not in r.stderr and
+          b"618970019642690137449562112" not in r.stderr,
           r.stderr)
     r = run(["--log-level", "warn"], stdin=calls(
         ("calculate", {"expression": "1"})))
