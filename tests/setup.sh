@@ -37,8 +37,11 @@ coreutils grep sed gawk findutils diffutils jq git sqlite3 ca-certificates"
 # with the Agg backend in run_code and checks the model gets it as an image.
 # qemu, mmdebstrap and cpio boot the cgroup v2 test's VM (tests/vm: a
 # Debian kernel and root filesystem from the apt sources).
+# openssl and python3-pip: the egress tests (a test CA, pip download);
+# socat and ripgrep: srt, beside which the egress benchmark measures.
 test_pkgs="clang bubblewrap hyperfine wrk curl procps util-linux iproute2
-python3-matplotlib qemu-system-x86 mmdebstrap cpio"
+python3-matplotlib qemu-system-x86 mmdebstrap cpio
+openssl python3-pip socat ripgrep"
 
 missing=""
 for p in $pkgs $( [ $want_tests -eq 1 ] && echo $test_pkgs ); do

@@ -427,6 +427,17 @@ render_run_result(const struct sb_result *res, const char *what,
 		json_object_put(st);
 		return NULL;
 	}
+	if (audit->network != NULL) {
+		char *t = render_network_text(text, audit->network);
+
+		free(text);
+		if ((text = t) == NULL) {
+			json_object_put(st);
+			return NULL;
+		}
+		json_object_object_add(st, "network",
+		    json_object_get(audit->network));
+	}
 	if (res->exited && res->exit_code == 0)
 		r = tool_result_ok(st, text);
 	else
