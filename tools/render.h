@@ -66,7 +66,7 @@ struct json_object *render_run_result(const struct sb_result *res,
     const char *what, uint32_t timeout_ms, struct tool_audit *audit);
 
 /*
- * render_network.c: a call's proxy records as {connections: [{method,
+ * A call's proxy records as {connections: [{method,
  * host, port, allowed, rule, address, status, reason, bytes_up,
  * bytes_down}], connection_count, refused, bytes_up, bytes_down,
  * connection_cap_hit, byte_cap_hit, not_recorded} (owned, or NULL), and

@@ -674,7 +674,7 @@ def main():
     PINS = ["a.test:*:127.0.0.1", "good.w.test:%d:127.0.0.1" % HTTP,
             "bad.w.test:%d:127.0.0.1" % HTTP, "pypi.test:*:127.0.0.1",
             "npm.test:*:127.0.0.1", "d.test:*:127.0.0.2"]
-    COMMON = ["--allow-command", "curl", "--max-sandboxes", "64",
+    COMMON = ["--allow-command", "curl", "--max-sandboxes", "62",
               "--max-timeout-ms", "60000",
               "--deny-domain", "bad.w.test", "--deny-domain", "127.0.0.2"]
     if shutil.which("npm", path=PLAIN_PATH) is not None:

@@ -1,14 +1,16 @@
 /*
- * proxy_fuzz: libFuzzer harness for what the egress proxy parses from a
+ * fuzz_proxy: libFuzzer harness for what the egress proxy parses from a
  * sandboxed program before it decides (egress/http.c): the request head,
  * the Host header's authority as the proxy re-reads it, and a TLS
  * ClientHello's server name, then the rules' host normalisation and
  * decision on whatever came out. Any input must leave every output
  * bounded and NUL-terminated, and the parser's offsets inside the input.
  *
+ * Built as the other harnesses (tests/fuzz/README.md, target fuzz_proxy,
+ * seeds in corpus/proxy), or alone:
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
- *     -Iegress tests/fuzz/proxy_fuzz.c egress/http.c egress/rules.c \
- *     -o proxy_fuzz && ./proxy_fuzz tests/fuzz/proxy_corpus
+ *     -Iegress tests/fuzz/fuzz_proxy.c egress/http.c egress/rules.c \
+ *     -o fuzz_proxy && ./fuzz_proxy tests/fuzz/corpus/proxy
  *
  * Built with -DPROXY_FUZZ_REPLAY (any compiler) it is a plain program
  * that runs every file of the directories or files it is given through
@@ -29,7 +31,7 @@ static void
 must(int cond, const char *what)
 {
 	if (!cond) {
-		fprintf(stderr, "proxy_fuzz: broken invariant: %s\n", what);
+		fprintf(stderr, "fuzz_proxy: broken invariant: %s\n", what);
 		abort();
 	}
 }
@@ -151,7 +153,7 @@ main(int argc, char **argv)
 		}
 		(void)closedir(d);
 	}
-	printf("proxy_fuzz: %d inputs replayed\n", n);
+	printf("fuzz_proxy: %d inputs replayed\n", n);
 	return bad || n == 0;
 }
 #endif
