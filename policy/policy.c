@@ -19,6 +19,7 @@
 #include "policy.h"
 #include "policy_internal.h"
 #include "policy_binds.h"
+#include "policy_network.h"
 
 #define POLICY_JSON_DEPTH	8	/* the config is three levels deep */
 
@@ -105,6 +106,20 @@ const struct policy_flag policy_flags[] = {
 	    "refuse sandboxed tools where a sandbox gets no cgroup" },
 	{ "cgroup-parent", required_argument, "DIR",
 	    "cgroup v2 directory delegated to the server" },
+	{ "allow-domain", required_argument, "PATTERN",
+	    "let sandboxes reach PATTERN (name, *.name, IP or CIDR, "
+	    "[:PORT|:*]; default ports 80 and 443) through the proxy" },
+	{ "deny-domain", required_argument, "PATTERN",
+	    "refuse PATTERN (every port unless one is given), over any allow" },
+	{ "resolve", required_argument, "HOST:PORT:ADDR",
+	    "the proxy connects to ADDR for HOST:PORT (trusted even if "
+	    "private)" },
+	{ "egress-max-connections", required_argument, "N",
+	    "proxy connections a call may open" },
+	{ "egress-max-bytes", required_argument, "BYTES",
+	    "bytes a call may move through the proxy, both ways" },
+	{ "egress-idle-ms", required_argument, "MS",
+	    "a proxy connection without a byte for MS ends" },
 	{ NULL, 0, NULL, NULL },
 };
 
@@ -838,14 +853,13 @@ cfg_apply(struct policy *p, const struct cfg *c, struct json_object *root,
 		else if (strcmp(key, "protected_paths") == 0)
 			rc = cfg_protect(p, c, key, v);
 		else if (strcmp(key, "network") == 0) {
-			if (!json_object_is_type(v, json_type_boolean))
-				rc = cfg_fail(c, NULL, key, "must be false");
-			else if (json_object_get_boolean(v))
-				rc = cfg_fail(c, NULL, key,
-				    "network access is not supported: tools "
-				    "always run without a network");
-			else
-				rc = 0;
+			const char *sub;
+			char msg[256];
+
+			rc = policy_network_cfg(p, v, &sub, msg, sizeof(msg));
+			if (rc != 0)
+				rc = cfg_fail(c, sub != NULL ? "network" : NULL,
+				    sub != NULL ? sub : key, "%s", msg);
 		} else
 			rc = cfg_fail(c, NULL, key, "unknown key");
 		if (rc != 0)
@@ -956,7 +970,9 @@ policy_new_default(char *err, size_t errlen)
 {
 	struct policy *p;
 
-	if ((p = calloc(1, sizeof(*p))) == NULL) {
+	if ((p = calloc(1, sizeof(*p))) == NULL ||
+	    (p->egress = policy_network_new()) == NULL) {
+		free(p);
 		policy_set_err(err, errlen, "out of memory");
 		return NULL;
 	}
@@ -1135,6 +1151,14 @@ policy_set_flag(struct policy *p, const char *flag, const char *value,
 			goto fail;
 		return 0;
 	}
+	switch (policy_network_flag(p, flag, value, msg, sizeof(msg))) {
+	case 1:
+		return 0;
+	case -1:
+		goto fail;
+	default:
+		break;
+	}
 	policy_set_err(err, errlen, "--%s: unknown policy flag", flag);
 	return -1;
  fail:
@@ -1228,7 +1252,7 @@ policy_to_json(const struct policy *p)
 		    json_object_new_int64(*(const uint32_t *)((const char *)
 		    &p->limits + limit_defs[i].off)));
 	json_object_object_add(o, "limits", a);
-	json_object_object_add(o, "network", json_object_new_boolean(0));
+	json_object_object_add(o, "network", policy_network_json(p));
 	json_object_object_add(o, "audit_log", str_or_null(p->audit_log));
 	json_object_object_add(o, "protected_paths", policy_protect_json(p));
 	a = json_object_new_array();
@@ -1325,5 +1349,6 @@ policy_free(struct policy *p)
 	free(p->audit_log);
 	free(p->cgroup_parent);
 	free(p->sh_path);
+	free(p->egress);
 	free(p);
 }

@@ -169,7 +169,8 @@ struct policy {
 	struct policy_env env[POLICY_MAX_ENV];	/* base environment */
 	size_t nenv;
 	struct policy_limits limits;
-	bool network;		/* always false: there is no network mode */
+	/* owned: network.* (policy_network.h); no allowed_domains: off */
+	struct egress_rules *egress;
 	bool require_cgroup;	/* no cgroup per sandbox: sandboxes refuse */
 	char *cgroup_parent;	/* owned: cgroup v2 dir delegated to us, or
 				 * NULL: the server's own cgroup */
@@ -241,6 +242,12 @@ const struct policy_skill *policy_find_skill(const struct policy *p,
 /* "python3", "node", "sh", "c"; and back (-1 when unknown). */
 const char *policy_lang_name(enum policy_lang lang);
 int policy_lang_from_name(const char *name);
+
+/* true when sandboxes get the egress proxy: network.allowed_domains is
+ * not empty (policy_network.c). */
+bool policy_network_enabled(const struct policy *p);
+/* The network rules in force, one line, for --check. */
+void policy_network_summary(const struct policy *p, char *buf, size_t len);
 
 /*
  * true when an environment variable name is never passed to a sandbox,

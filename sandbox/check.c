@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -263,6 +264,47 @@ limits_report(const struct sb_ctx *ctx, sb_check_fn fn, void *arg)
 	    "still run unprivileged) for a uid per run");
 }
 
+/* The listener callback of the probe: the socket came, and it listens. */
+static int
+probe_listener(void *arg, int lfd, enum sb_net_event ev)
+{
+	int *got = arg, v = 0;
+	socklen_t l = sizeof(v);
+
+	if (ev == SB_NET_LISTENING && getsockopt(lfd, SOL_SOCKET,
+	    SO_ACCEPTCONN, &v, &l) == 0 && v)
+		*got = 1;
+	return 0;
+}
+
+/* SB_NET_PROXY: loopback raised inside, the listening socket handed out. */
+static void
+check_proxy(struct sb_ctx *ctx, struct sb_request *req, sb_check_fn fn,
+    void *arg)
+{
+	struct sb_result res;
+	char why[sizeof(res.message)];
+	int got = 0;
+
+	req->network = SB_NET_PROXY;
+	req->net_listener = probe_listener;
+	req->net_arg = &got;
+	if (sb_run(ctx, req, NULL, &res) < 0)
+		(void)snprintf(why, sizeof(why), "%s", res.message);
+	else if (!got)
+		(void)snprintf(why, sizeof(why), "no listening socket came out");
+	else
+		(void)snprintf(why, sizeof(why), "works: 127.0.0.1:%d listens "
+		    "inside the sandbox's netns, served from outside",
+		    SB_PROXY_PORT);
+	fn(arg, "network proxy (egress)", got && res.exited &&
+	    res.exit_code == 0, false, why, "see the layer named in the "
+	    "message; without it, a policy with network.allowed_domains "
+	    "fails its calls closed");
+	sb_result_fini(&res);
+	req->network = SB_NET_NONE;
+}
+
 int
 sb_check(const struct sb_config *cfg, sb_check_fn fn, void *arg)
 {
@@ -353,6 +395,8 @@ sb_check(const struct sb_config *cfg, sb_check_fn fn, void *arg)
 		fn(arg, "full sandbox (/bin/true)", true, true, why, "");
 	}
 	sb_result_fini(&res);
+	if (rc == 0)
+		check_proxy(ctx, &req, fn, arg);
 	sb_ctx_free(ctx);
 	return rc;
 }

@@ -48,6 +48,13 @@
 /* Signals of the kernel's sigset (64 on every Linux arch we build for). */
 #define SB_NSIG				65
 
+/* Landlock ABI 4's network rule (Debian 12's headers predate it). */
+#define SB_LL_RULE_NET_PORT		2
+struct sb_ll_net_port_attr {
+	uint64_t allowed_access;
+	uint64_t port;
+} __attribute__((packed));
+
 /* The ruleset attribute as of Landlock ABI 6; older ABIs take a prefix. */
 struct sb_ll_ruleset_attr {
 	uint64_t handled_access_fs;
@@ -404,6 +411,19 @@ apply_landlock(const struct sb_plan *p)
 		if (rc < 0)
 			goto out;
 	}
+	if (p->net_proxy && p->landlock_abi >= 4) {
+		/* the one TCP port the program may connect to: its proxy */
+		struct sb_ll_net_port_attr np = {
+			.allowed_access = SB_LL_NET_CONNECT_TCP,
+			.port = SB_PROXY_PORT,
+		};
+
+		if (syscall(SYS_landlock_add_rule, rfd, SB_LL_RULE_NET_PORT,
+		    &np, 0U) < 0) {
+			rc = -errno;
+			goto out;
+		}
+	}
 	if (syscall(SYS_landlock_restrict_self, rfd, 0U) < 0)
 		rc = -errno;
  out:
@@ -728,6 +748,16 @@ sb_child_init(const struct sb_plan *p)
 		start_idle();
 		/* the parent weighs our session's group down on this byte */
 		(void)!write(SB_FD_SYNC, "s", 1);
+	}
+	if (p->net_proxy) {
+		/* the proxy's listening socket, for the server; see proxy_port.c */
+		int lfd = sb_proxy_listen(p->net_lo_down), rc;
+
+		if (lfd < 0)
+			child_fail(SB_FD_STATUS, SB_STAGE_NETNS, -lfd);
+		if ((rc = sb_send_fd(SB_FD_SYNC, lfd)) < 0)
+			child_fail(SB_FD_STATUS, SB_STAGE_NETNS, -rc);
+		(void)close(lfd);
 	}
 	/* Still the creator's kernel ids here, while the parent maps ours. */
 	open_sources(p);

@@ -38,7 +38,7 @@
 	CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP)
 
 enum { PFD_OUT, PFD_ERR, PFD_STATUS, PFD_PID, PFD_CANCEL, PFD_IN,
-	PFD_OOM, PFD_COUNT };
+	PFD_OOM, PFD_NET, PFD_COUNT };
 
 /* The parent's view of one run in flight. */
 struct run {
@@ -55,6 +55,10 @@ struct run {
 	size_t in_len, in_off;
 	int oom_efd;		/* v1 cgroup: readable at an OOM kill; borrowed */
 	bool oom_fired;		/* it was */
+	/* SB_NET_PROXY: the init's listening socket (-1: none), its caller */
+	int net_lfd;
+	sb_listener_fn net_fn;
+	void *net_arg;
 };
 
 static uint64_t
@@ -295,6 +299,8 @@ supervise(struct run *r, const struct sb_request *req,
 		    .events = POLLOUT };
 		pfd[PFD_OOM] = (struct pollfd){ .fd = r->killed || r->reaped ?
 		    -1 : r->oom_efd, .events = POLLIN };
+		pfd[PFD_NET] = (struct pollfd){ .fd = r->reaped ? -1 :
+		    r->net_lfd, .events = POLLIN };
 		n = poll(pfd, PFD_COUNT, until == UINT64_MAX ? -1 :
 		    poll_timeout(now, until));
 		if (n < 0 && errno != EINTR) {
@@ -309,6 +315,8 @@ supervise(struct run *r, const struct sb_request *req,
 			read_status(r);
 		if (r->in_w >= 0 && pfd[PFD_IN].revents != 0)
 			feed(r);
+		if (pfd[PFD_NET].fd >= 0 && pfd[PFD_NET].revents != 0)
+			(void)r->net_fn(r->net_arg, r->net_lfd, SB_NET_READY);
 		if (pfd[PFD_PID].fd >= 0 && pfd[PFD_PID].revents != 0) {
 			reap(r, WNOHANG);
 			if (r->reaped)
@@ -577,14 +585,52 @@ ipc_enter(const struct sb_ctx *ctx, const struct sb_plan *p)
 }
 
 /*
+ * A SB_NET_PROXY run: the listening socket its init made in its netns,
+ * handed to the request's callback. When none comes, the init failed:
+ * its status record says why (it wrote that before it exited).
+ */
+static int
+take_listener(struct chans *c, const struct sb_request *req, struct run *r,
+    struct sb_result *res)
+{
+	struct sb_status st;
+	int fd, rc;
+
+	if ((fd = sb_recv_fd(c->sync[1])) < 0) {
+		if (read(c->stat[0], &st, sizeof(st)) == (ssize_t)sizeof(st) &&
+		    st.kind == SB_STATUS_FAIL && st.err != 0) {
+			sb_fail(res, (enum sb_stage)st.stage, st.err,
+			    "the proxy's listening socket");
+			return -st.err;
+		}
+		sb_fail(res, SB_STAGE_NETNS, -fd,
+		    "receiving the proxy's listening socket");
+		return fd;
+	}
+	if (fcntl(fd, F_SETFL, O_NONBLOCK) < 0)
+		rc = -errno;
+	else
+		rc = req->net_listener(req->net_arg, fd, SB_NET_LISTENING);
+	if (rc < 0) {
+		(void)close(fd);
+		sb_fail(res, SB_STAGE_NETNS, -rc, "starting the network proxy");
+		return rc;
+	}
+	r->net_lfd = fd;
+	r->net_fn = req->net_listener;
+	r->net_arg = req->net_arg;
+	return 0;
+}
+
+/*
  * Clone the sandbox's init, in a pooled netns when one is free (joined by
  * this thread only around the clone), write its id maps and release it.
  * On success r->pid runs; on failure res says why and r->pid, if set, is
  * for the caller to kill and reap.
  */
 static int
-launch(struct sb_ctx *ctx, struct sb_plan *p, struct chans *c, int *slot,
-    uid_t uid, struct sb_cg_run *cg, struct run *r,
+launch(struct sb_ctx *ctx, struct sb_plan *p, const struct sb_request *req,
+    struct chans *c, int *slot, uid_t uid, struct sb_cg_run *cg, struct run *r,
     struct sb_result *res)
 {
 	unsigned long flags = SB_NS_FLAGS;
@@ -597,7 +643,8 @@ launch(struct sb_ctx *ctx, struct sb_plan *p, struct chans *c, int *slot,
 	p->fd_from[SB_FD_STDERR - SB_FD_STATUS] = c->err[1];
 	p->fd_from[SB_FD_STDIN - SB_FD_STATUS] = c->in;
 	p->fd_from[SB_FD_WSTREE - SB_FD_STATUS] = c->tree;
-	if (ctx->pool_on && (*slot = sb_netns_pool_take(&ctx->pool)) >= 0) {
+	if (ctx->pool_on &&
+	    (*slot = sb_netns_pool_take(&ctx->pool, p->net_proxy)) >= 0) {
 		if (setns(ctx->pool.fds[*slot], CLONE_NEWNET) < 0) {
 			rc = -errno;
 			sb_fail(res, SB_STAGE_NETNS, -rc, "joining a pooled netns");
@@ -605,6 +652,7 @@ launch(struct sb_ctx *ctx, struct sb_plan *p, struct chans *c, int *slot,
 		}
 	} else {
 		flags |= CLONE_NEWNET;
+		p->net_lo_down = true;	/* ours: the init raises lo */
 	}
 	if (p->ipc_by_parent) {
 		if ((rc = ipc_enter(ctx, p)) < 0) {
@@ -654,6 +702,8 @@ launch(struct sb_ctx *ctx, struct sb_plan *p, struct chans *c, int *slot,
 	r->oom_efd = cg->oom_efd;
 	if (p->start_idle)
 		start_low(c, r->pid);
+	if (p->net_proxy && (rc = take_listener(c, req, r, res)) < 0)
+		return rc;
 	if ((rc = write_maps(ctx, r->pid, uid)) < 0) {
 		sb_fail(res, SB_STAGE_USERNS_MAP, -rc, "writing the id maps");
 		return rc;
@@ -712,7 +762,7 @@ started_init(struct sb_started *s, struct sb_ctx *ctx)
 	s->uid_slot = -1;
 	s->uid = ctx->uid;
 	s->r = (struct run){ .pid = -1, .pidfd = -1, .out = -1, .err = -1,
-	    .status = -1, .in_w = -1, .oom_efd = -1 };
+	    .status = -1, .in_w = -1, .oom_efd = -1, .net_lfd = -1 };
 	s->c = (struct chans){ .out = { -1, -1 }, .err = { -1, -1 },
 	    .stat = { -1, -1 }, .sync = { -1, -1 }, .in = -1, .tree = -1 };
 	sb_cg_run_init(&s->cg);
@@ -725,6 +775,16 @@ started_fini(struct sb_started *s)
 	if (s->r.pid > 0 && !s->r.reaped) {
 		kill_init(&s->r);
 		reap(&s->r, 0);
+	}
+	if (s->r.net_lfd >= 0) {
+		/*
+		 * The proxy lets go before the netns can serve another run,
+		 * and the socket stops listening for every copy of it: a
+		 * concurrent clone() may hold one until its fd shuffle.
+		 */
+		(void)s->r.net_fn(s->r.net_arg, s->r.net_lfd, SB_NET_CLOSING);
+		(void)shutdown(s->r.net_lfd, SHUT_RDWR);
+		close_fd(&s->r.net_lfd);
 	}
 	sb_cg_run_remove(&s->ctx->cg, &s->cg);
 	if (s->slot >= 0)
@@ -864,8 +924,8 @@ start_run(struct sb_started *s, const struct sb_request *req,
 		s->c.in = in[0];
 		s->r.in_w = in[1];
 	}
-	return launch(s->ctx, s->p, &s->c, &s->slot, s->uid, &s->cg, &s->r,
-	    res);
+	return launch(s->ctx, s->p, req, &s->c, &s->slot, s->uid, &s->cg,
+	    &s->r, res);
 }
 
 /*

@@ -219,6 +219,8 @@ struct sb_plan {
 	int last_cap;			/* highest capability number */
 	int landlock_abi;		/* 0: not available */
 	bool start_idle;		/* SCHED_IDLE until sb_finish() */
+	bool net_proxy;			/* SB_NET_PROXY: listen on loopback */
+	bool net_lo_down;		/* a fresh netns: the init raises lo */
 	struct sb_landlock_rule ll_rules[SB_MAX_LANDLOCK_RULES];
 	size_t nll_rules;
 	const struct sock_fprog *filter;	/* borrowed from the context */
@@ -266,6 +268,7 @@ struct sb_netns_pool {
 	pthread_mutex_t lock;
 	int fds[SB_MAX_NETNS_POOL];	/* netns fds, owned */
 	bool busy[SB_MAX_NETNS_POOL];
+	bool lo_up[SB_MAX_NETNS_POOL];	/* made for SB_NET_PROXY runs */
 	unsigned n;			/* made so far */
 	unsigned cap;			/* made at most (on demand) */
 	int home_fd;			/* the server's own netns, owned */
@@ -449,6 +452,12 @@ void sb_plan_fini(struct sb_plan *plan);
 int sb_program_check(const struct sb_ctx *ctx, const struct sb_request *req,
     struct sb_result *res) __attribute__((warn_unused_result));
 
+/* proxy_port.c: in the init, before the program (raw system calls). */
+int sb_proxy_listen(bool raise_lo);
+int sb_lo_up(void);
+int sb_send_fd(int sock, int fd);
+int sb_recv_fd(int sock);
+
 /* child.c: never returns. */
 void sb_child_init(const struct sb_plan *plan) __attribute__((noreturn));
 
@@ -470,7 +479,7 @@ void sb_uid_pool_fini(struct sb_uid_pool *u);
 /* netns.c */
 int sb_netns_pool_init(struct sb_netns_pool *p, unsigned n)
     __attribute__((warn_unused_result));
-int sb_netns_pool_take(struct sb_netns_pool *p);
+int sb_netns_pool_take(struct sb_netns_pool *p, bool lo_up);
 void sb_netns_pool_give(struct sb_netns_pool *p, int slot);
 void sb_netns_pool_fini(struct sb_netns_pool *p);
 

@@ -4,7 +4,9 @@
  * process, socket and abstract name of the previous run is gone). Joining
  * one costs a setns(); creating a fresh one costs ~0.6 ms and more on
  * teardown. Needs CAP_SYS_ADMIN (a root server); otherwise runs create a
- * fresh netns each. Loopback stays down: network none. The pool grows on
+ * fresh netns each. Loopback stays down (network none), except in the
+ * namespaces made for proxy runs, which never serve another kind; a pool
+ * full of the other kind sends a run to a fresh netns. The pool grows on
  * demand up to its size, so a server that never runs a sandbox (or starts
  * and stops at once) makes none.
  */
@@ -16,9 +18,13 @@
 
 #include "internal.h"
 
-/* Create one empty netns with this thread and come back home. */
+/*
+ * Create one empty netns with this thread and come back home; with lo_up,
+ * its loopback raised (for SB_NET_PROXY runs: their inits, in our user
+ * namespace's netns, could not raise it themselves).
+ */
 static int
-netns_create(int home_fd)
+netns_create(int home_fd, bool lo_up)
 {
 	int fd, rc = 0;
 
@@ -26,6 +32,8 @@ netns_create(int home_fd)
 		return -errno;
 	if ((fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC)) < 0)
 		rc = -errno;
+	if (rc == 0 && lo_up)
+		rc = sb_lo_up();
 	if (setns(home_fd, CLONE_NEWNET) < 0) {
 		/* This thread is stranded in the new netns: say so loudly. */
 		rc = -errno;
@@ -33,6 +41,8 @@ netns_create(int home_fd)
 			(void)close(fd);
 		return rc;
 	}
+	if (rc < 0 && fd >= 0)
+		(void)close(fd);
 	return rc < 0 ? rc : fd;
 }
 
@@ -63,23 +73,24 @@ sb_netns_pool_init(struct sb_netns_pool *p, unsigned n)
  * then makes a fresh one, as without a pool).
  */
 int
-sb_netns_pool_take(struct sb_netns_pool *p)
+sb_netns_pool_take(struct sb_netns_pool *p, bool lo_up)
 {
 	unsigned i;
 	int slot = -1, fd;
 
 	pthread_mutex_lock(&p->lock);
 	for (i = 0; i < p->n; i++) {
-		if (!p->busy[i]) {
+		if (!p->busy[i] && p->lo_up[i] == lo_up) {
 			p->busy[i] = true;
 			slot = (int)i;
 			break;
 		}
 	}
 	if (slot < 0 && p->n < p->cap &&
-	    (fd = netns_create(p->home_fd)) >= 0) {
+	    (fd = netns_create(p->home_fd, lo_up)) >= 0) {
 		p->fds[p->n] = fd;
 		p->busy[p->n] = true;
+		p->lo_up[p->n] = lo_up;
 		slot = (int)p->n++;
 	}
 	pthread_mutex_unlock(&p->lock);

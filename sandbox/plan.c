@@ -229,8 +229,11 @@ check_request(const struct sb_request *req, const char *ws,
 		    "program must be an absolute, normalised path");
 	if (req->argv == NULL || req->argv[0] == NULL)
 		return request_fail(res, EINVAL, "argv must hold argv[0]");
-	if (req->network != SB_NET_NONE)
-		return request_fail(res, EINVAL, "only network none exists");
+	if (req->network != SB_NET_NONE && req->network != SB_NET_PROXY)
+		return request_fail(res, EINVAL, "unknown network mode");
+	if (req->network == SB_NET_PROXY && req->net_listener == NULL)
+		return request_fail(res, EINVAL,
+		    "network proxy without a listener callback");
 	if (req->stdin_len > 0 && req->stdin_data == NULL)
 		return request_fail(res, EINVAL, "stdin_len without stdin_data");
 	if (req->workspace_host != NULL) {
@@ -715,6 +718,7 @@ sb_plan_build(struct sb_ctx *ctx, const struct sb_request *req,
 	p->landlock_abi = ctx->landlock_abi;
 	/* only a root launcher can give the priority back (sb_finish) */
 	p->start_idle = req->limits.start_low && ctx->host_root;
+	p->net_proxy = req->network == SB_NET_PROXY;
 	p->filter = &ctx->filter;
 	p->cwd = "/tmp";
 	if ((rc = copy_exec(p, req)) < 0 ||

@@ -160,10 +160,44 @@ struct sb_limits {
 	bool start_low;
 };
 
-/* Network: none is the only mode; an empty netns of its own (no loopback up). */
+/*
+ * Network. None: an empty netns of its own, loopback down. Proxy: the
+ * same empty netns with only loopback up, and the sandbox's init
+ * listening on 127.0.0.1:SB_PROXY_PORT in it before the program starts;
+ * that listening socket is handed to req->net_listener (outside, in the
+ * server), and the program may connect (Landlock, where it has network
+ * rules) to that port only. Nothing else leaves the namespace.
+ */
 enum sb_network {
 	SB_NET_NONE = 0,
+	SB_NET_PROXY,
 };
+
+/* The proxy's port inside a SB_NET_PROXY sandbox (squid's, by habit). */
+#define SB_PROXY_PORT		3128
+
+/*
+ * What a SB_NET_PROXY run tells its caller about the listening socket the
+ * sandbox's init made (lfd: non-blocking, borrowed, it stays the
+ * sandbox's):
+ *   LISTENING  from the launching thread, before the program runs; a
+ *              negative return fails the run (the program never starts);
+ *   READY      from the supervising thread (sb_run's, sb_finish's), each
+ *              time a connection waits: accept what is there, never block;
+ *   CLOSING    once the sandbox is gone, before the socket is closed and
+ *              its netns goes back to the pool: stop using it and every
+ *              connection accepted on it, there and then (a pooled
+ *              netns's next run listens on the same port).
+ * So no thread of the caller's waits on the socket: the run's own poll
+ * does. Before sb_finish() (a started run), connections wait in the
+ * socket's backlog.
+ */
+enum sb_net_event {
+	SB_NET_LISTENING,
+	SB_NET_READY,
+	SB_NET_CLOSING,
+};
+typedef int (*sb_listener_fn)(void *arg, int lfd, enum sb_net_event ev);
 
 /*
  * Progress callback, called from sb_run()'s own thread at most every
@@ -194,6 +228,8 @@ struct sb_request {
 	size_t nbinds;
 	struct sb_limits limits;
 	enum sb_network network;
+	sb_listener_fn net_listener;	/* SB_NET_PROXY: required */
+	void *net_arg;
 	sb_progress_fn progress;	/* optional */
 	void *progress_arg;
 	uint32_t progress_ms;		/* minimum interval (0: 1000 ms) */

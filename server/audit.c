@@ -96,6 +96,61 @@ audit_log_call(const char *tool, const struct json_object *result,
 	    (unsigned long long)(f->duration_us % 1000));
 }
 
+/* One JSON line, written in one write() (O_APPEND keeps lines whole). */
+static void
+write_line(struct audit *a, struct json_object *line)
+{
+	const char *text;
+	size_t len;
+	char *buf;
+
+	text = json_object_to_json_string_length(line, JSON_C_TO_STRING_PLAIN,
+	    &len);
+	if ((buf = malloc(len + 1)) != NULL) {
+		memcpy(buf, text, len);
+		buf[len] = '\n';
+		(void)!write(a->fd, buf, len + 1);
+		free(buf);
+	}
+}
+
+/*
+ * One line per connection the call's program made through its proxy:
+ * {"time", "session", "tool", "event": "egress", method, host, port,
+ * allowed, rule, address, status, reason, bytes_up, bytes_down}. The
+ * host and reason are the program's request's, already made valid UTF-8.
+ */
+static void
+audit_network(struct audit *a, const struct session *sess, const char *tool,
+    const char *when, struct json_object *net)
+{
+	struct json_object *conns, *line;	/* borrowed; owned */
+	size_t i, n;
+
+	if (net == NULL || !json_object_object_get_ex(net, "connections",
+	    &conns))
+		return;
+	n = json_object_array_length(conns);
+	for (i = 0; i < n; i++) {
+		struct json_object *e = json_object_array_get_idx(conns, i);
+
+		if ((line = json_object_new_object()) == NULL)
+			return;
+		json_object_object_add(line, "time",
+		    json_object_new_string(when));
+		json_object_object_add(line, "session",
+		    json_object_new_string(sess->id));
+		json_object_object_add(line, "tool",
+		    json_object_new_string(tool));
+		json_object_object_add(line, "event",
+		    json_object_new_string("egress"));
+		json_object_object_foreach(e, k, v)
+			json_object_object_add(line, k, json_object_get(v));
+		write_line(a, line);
+		json_object_put(line);
+	}
+}
+
 void
 audit_call(struct audit *a, const struct session *sess, const char *tool,
     const struct json_object *args, const struct json_object *result,
@@ -108,7 +163,6 @@ audit_call(struct audit *a, const struct session *sess, const char *tool,
 	struct timespec ts;
 	struct tm tm;
 	size_t len, i;
-	char *buf;
 
 	text = json_object_to_json_string_length((struct json_object *)args,
 	    JSON_C_TO_STRING_PLAIN, &len);
@@ -145,13 +199,7 @@ audit_call(struct audit *a, const struct session *sess, const char *tool,
 	    json_object_new_boolean(f->timed_out));
 	json_object_object_add(line, "truncated",
 	    json_object_new_boolean(f->truncated));
-	text = json_object_to_json_string_length(line, JSON_C_TO_STRING_PLAIN,
-	    &len);
-	if ((buf = malloc(len + 1)) != NULL) {
-		memcpy(buf, text, len);
-		buf[len] = '\n';
-		(void)!write(a->fd, buf, len + 1);
-		free(buf);
-	}
+	write_line(a, line);
 	json_object_put(line);
+	audit_network(a, sess, tool, when, f->network);
 }

@@ -637,8 +637,9 @@ call_audit(struct req *r, const struct tool_entry *tool,
 		r->audit_tool = tool->def->name;
 		r->audit_args = json_object_get(args);
 		r->audit_result = json_object_get(result);
-		r->audit = *audit;
-	}
+		r->audit = *audit;	/* audit->network's reference moves too */
+	} else
+		json_object_put(audit->network);
 	if (r->srv->on_call != NULL)
 		r->srv->on_call(r->srv->on_call_arg, tool->def->name, st,
 		    result != NULL && json_object_object_get_ex(result,
@@ -830,6 +831,8 @@ after_answer(struct req *r)
 	    r->audit_result, &r->audit);
 	json_object_put(r->audit_args);
 	json_object_put(r->audit_result);
+	json_object_put(r->audit.network);
+	r->audit.network = NULL;
 	r->audit_pending = false;
 }
 

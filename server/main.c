@@ -540,10 +540,14 @@ main(int argc, char **argv)
 		goto out;
 	if (cli.check) {
 		struct sb_config cfg = { 0 };
+		char line[2048];	/* the rules, one line; cut if longer */
 
 		/* the policy's cgroup settings decide what --check requires */
 		sb_config_from_policy(pol, &cfg);
 		rc = cmd_check_run(&cfg, check_server_layers);
+		/* then what the policy does with the network */
+		policy_network_summary(pol, line, sizeof(line));
+		printf("%-8s egress policy: %s\n", "info", line);
 		goto out;
 	}
 	if (cli.print_config) {

@@ -39,11 +39,14 @@ coreutils grep sed gawk findutils diffutils jq git sqlite3 ca-certificates"
 # Debian kernel and root filesystem from the apt sources).
 # The package test: dpkg-dev, strace, man-db; the container test: podman
 # with runc, mmdebstrap for a local base image.
+# openssl and python3-pip: the egress tests (a test CA, pip download);
+# socat and ripgrep: srt, beside which the egress benchmark measures.
 test_pkgs="clang bubblewrap hyperfine wrk curl procps util-linux iproute2
 python3-matplotlib qemu-system-x86 mmdebstrap cpio
 strace man-db dpkg-dev fakeroot file
 podman runc uidmap slirp4netns fuse-overlayfs catatonit
-containernetworking-plugins netavark aardvark-dns"
+containernetworking-plugins netavark aardvark-dns
+openssl python3-pip socat ripgrep"
 
 missing=""
 for p in $pkgs $( [ $want_tests -eq 1 ] && echo $test_pkgs ); do

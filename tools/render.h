@@ -65,6 +65,17 @@ bool render_is_binary(const char *data, size_t len);
 struct json_object *render_run_result(const struct sb_result *res,
     const char *what, uint32_t timeout_ms, struct tool_audit *audit);
 
+/*
+ * A call's proxy records as {connections: [{method,
+ * host, port, allowed, rule, address, status, reason, bytes_up,
+ * bytes_down}], connection_count, refused, bytes_up, bytes_down,
+ * connection_cap_hit, byte_cap_hit, not_recorded} (owned, or NULL), and
+ * text with a "--- network ---" part listing them appended (owned).
+ */
+struct egress_call;
+struct json_object *render_network(const struct egress_call *ec);
+char *render_network_text(const char *text, struct json_object *net);
+
 /* Fills the audit facts of a program that ran. */
 void render_audit_run(const struct sb_result *res, struct tool_audit *audit);
 

@@ -126,6 +126,7 @@ tool_run_code(const struct tool_call *call,
 	sbcall_common_args(call, args, &c);
 	c.workspace_writable = true;
 	c.what = "the code";
+	c.network = true;
 	/* the same call, for a python started ahead if one waits */
 	if (l == POLICY_LANG_PYTHON3 && call->env->prestart.take != NULL) {
 		if ((warm_in = warm_stdin(code, argv + nhead, argv_count(
@@ -163,7 +164,8 @@ tool_run_code_tailor(const struct tool_env *env,
 
 	if ((lang = sbcall_schema_prop(tool, "language")) == NULL)
 		return MCP_ERR_INTERNAL;
-	if ((st = sbcall_tailor_timeout(tool, p)) != MCP_OK)
+	if ((st = sbcall_tailor_timeout(tool, p)) != MCP_OK ||
+	    (st = sbcall_tailor_network(tool, p)) != MCP_OK)
 		return st;
 	if ((en = json_object_new_array()) == NULL)
 		return MCP_ERR_NOMEM;

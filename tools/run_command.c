@@ -87,6 +87,7 @@ tool_run_command(const struct tool_call *call,
 	c.prog_binds = cmd->binds;
 	c.what = "the command";
 	c.files_before = &before;
+	c.network = true;
 	if ((st = sbcall_run(call, &c, &res, &r)) != MCP_OK)
 		goto out;
 	if (r == NULL && (r = render_run_result(&res, "the command", c.timeout_ms,
@@ -113,7 +114,8 @@ tool_run_command_tailor(const struct tool_env *env,
 
 	if ((cmd = sbcall_schema_prop(tool, "command")) == NULL)
 		return MCP_ERR_INTERNAL;
-	if ((st = sbcall_tailor_timeout(tool, p)) != MCP_OK)
+	if ((st = sbcall_tailor_timeout(tool, p)) != MCP_OK ||
+	    (st = sbcall_tailor_network(tool, p)) != MCP_OK)
 		return st;
 	if (p->ncommands == 0)
 		return MCP_OK;

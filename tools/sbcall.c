@@ -11,10 +11,12 @@
  * express the whole list. Never waits for a slot longer than the policy's
  * queue_wait_ms.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "egress.h"
 #include "files.h"
 #include "policy.h"
 #include "render.h"
@@ -25,6 +27,20 @@
 #include "workspace_files.h"
 
 #define SBCALL_PROGRESS_MS	1000	/* one progress notification a second */
+
+/*
+ * What a sandbox with network reads to find its proxy: curl, wget,
+ * Python, pip, git (libcurl) and most HTTP libraries read the first four;
+ * npm its own config names. The proxy is at 127.0.0.1 inside the
+ * sandbox's own netns, where nothing else is.
+ */
+#define SBCALL_PROXY_URL	"http://127.0.0.1:3128"
+static const char *const proxy_env[] = {
+	"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy",
+	"npm_config_proxy", "npm_config_https_proxy", "PIP_PROXY",
+};
+#define SBCALL_NPROXY_ENV	(sizeof(proxy_env) / sizeof(proxy_env[0]))
+_Static_assert(SB_PROXY_PORT == 3128, "SBCALL_PROXY_URL's port");
 
 struct progress_bridge {
 	const struct tool_call *call;
@@ -115,6 +131,8 @@ sbcall_common_args(const struct tool_call *call,
 	}
 	c->timeout_ms = sbcall_timeout(call, toolargs_int(args, "timeout_ms",
 	    0));
+	c->network_arg = toolargs_get(args, "network") == NULL ? -1 :
+	    toolargs_bool(args, "network", false) ? 1 : 0;
 }
 
 enum mcp_err
@@ -133,11 +151,47 @@ sbcall_return(enum mcp_err st, struct json_object *r,
 
 /* envp: policy base, then overrides (replacing same names). Owned array of
  * owned strings; NULL with *bad naming a refused variable or on ENOMEM. */
+static int
+set_var(char **envp, size_t *n, size_t max, const char *name,
+    const char *value)
+{
+	size_t nl = strlen(name), k;
+
+	for (k = 0; k < *n; k++)
+		if (strncmp(envp[k], name, nl) == 0 && envp[k][nl] == '=')
+			break;
+	if (k == *n && *n + 1 >= max)
+		return -1;
+	if (k < *n)
+		free(envp[k]);
+	else
+		(*n)++;
+	if (asprintf(&envp[k], "%s=%s", name, value) < 0) {
+		envp[k] = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* The proxy variables, over any of the same name. */
+static int
+add_proxy_env(char **envp, size_t max)
+{
+	size_t n = 0, i;
+
+	while (envp[n] != NULL)
+		n++;
+	for (i = 0; i < SBCALL_NPROXY_ENV; i++)
+		if (set_var(envp, &n, max, proxy_env[i], SBCALL_PROXY_URL) != 0)
+			return -1;
+	return 0;
+}
+
 static char **
 build_env(const struct policy *p, const struct json_object *over,
     const char **bad)
 {
-	size_t n = 0, i, max = p->nenv + SBCALL_MAX_ENV + 1;
+	size_t n = 0, i, max = p->nenv + SBCALL_MAX_ENV + SBCALL_NPROXY_ENV + 1;
 	char **envp;
 
 	*bad = NULL;
@@ -181,6 +235,22 @@ build_env(const struct policy *p, const struct json_object *over,
 		free(envp[i]);
 	free(envp);
 	return NULL;
+}
+
+/* sb_listener_fn: the sandbox's listener, to the call's proxy. */
+static int
+proxy_event(void *arg, int lfd, enum sb_net_event ev)
+{
+	switch (ev) {
+	case SB_NET_LISTENING:
+		return egress_call_start(arg, lfd);
+	case SB_NET_READY:
+		return egress_call_accept(arg);
+	case SB_NET_CLOSING:
+		egress_call_end(arg);
+		return 0;
+	}
+	return -EINVAL;
 }
 
 static void
@@ -278,7 +348,8 @@ sbcall_run(const struct tool_call *call, const struct sbcall *c,
 	char **envp = NULL;
 	enum tool_slot_rc slot = TOOL_SLOT_BUSY;
 	struct sb_started *started;
-	bool have_slot = false;
+	struct egress_call *ec = NULL;
+	bool have_slot = false, net;
 	int rc;
 
 	memset(res, 0, sizeof(*res));
@@ -290,8 +361,18 @@ sbcall_run(const struct tool_call *call, const struct sbcall *c,
 		    c->what);
 		goto out;
 	}
+	net = c->network && c->network_arg != 0 && policy_network_enabled(p);
+	if (c->network_arg == 1 && !net) {
+		render_refused(call->audit, "network not allowed");
+		refusal = tool_result_error("%s was not run: the call asked for "
+		    "network: true, but %s. A call can narrow the policy, never "
+		    "widen it: call again without network.", c->what,
+		    c->network ? "the server's policy allows no network (no "
+		    "network.allowed_domains)" : "this tool never has network");
+		goto out;
+	}
 	if (c->empty_env)
-		envp = calloc(1, sizeof(char *));
+		envp = calloc(1 + SBCALL_NPROXY_ENV, sizeof(char *));
 	else
 		envp = build_env(p, c->env, &bad);
 	if (envp == NULL) {
@@ -304,8 +385,22 @@ sbcall_run(const struct tool_call *call, const struct sbcall *c,
 		    "are refused). Remove it and call again.", c->what, bad);
 		goto out;
 	}
+	if (net) {
+		if ((ec = egress_call_new(p->egress)) == NULL ||
+		    add_proxy_env(envp, (c->empty_env ? 0 : p->nenv +
+		    SBCALL_MAX_ENV) + SBCALL_NPROXY_ENV + 1) != 0) {
+			env_free(envp);
+			egress_call_free(ec);
+			return MCP_ERR_NOMEM;
+		}
+	}
 	sbcall_request(p, c, call->workspace, (const char *const *)envp,
 	    binds, &req);
+	if (ec != NULL) {
+		req.network = SB_NET_PROXY;
+		req.net_listener = proxy_event;
+		req.net_arg = ec;
+	}
 	bridge.timeout_ms = req.limits.wall_ms;
 	req.progress = progress_cb;
 	req.progress_arg = &bridge;
@@ -347,7 +442,8 @@ sbcall_run(const struct tool_call *call, const struct sbcall *c,
 	}
 	if (c->files_before != NULL)
 		(void)wsf_scan_take(req.workspace_host, c->files_before);
-	if (c->warm_stdin != NULL && env->prestart.take != NULL &&
+	/* a python started ahead has no proxy: a call with network is cold */
+	if (c->warm_stdin != NULL && env->prestart.take != NULL && ec == NULL &&
 	    (started = env->prestart.take(env->prestart.arg,
 	    req.workspace_host)) != NULL) {
 		/* a python started ahead: the call is its stdin */
@@ -359,6 +455,12 @@ sbcall_run(const struct tool_call *call, const struct sbcall *c,
 	if (rc < 0)
 		refusal = render_sandbox_failure(res, c->what, call->audit);
  out:
+	if (ec != NULL) {
+		/* the sandbox is gone: end its connections, keep the records */
+		egress_call_end(ec);
+		call->audit->network = render_network(ec);
+		egress_call_free(ec);
+	}
 	if (have_slot)
 		tool_slots_release(env->slots);
 	env_free(envp);
@@ -424,6 +526,46 @@ sbcall_tailor_timeout(struct json_object *tool, const struct policy *p)
 		return MCP_ERR_NOMEM;
 	}
 	return MCP_OK;
+}
+
+/* Bytes of a description with its network sentence replaced. */
+#define SBCALL_DESCRIPTION_MAX	4096
+
+enum mcp_err
+sbcall_tailor_network(struct json_object *tool, const struct policy *p)
+{
+	static const char *const from[] = { "no network", "No network" };
+	struct json_object *d;	/* borrowed */
+	char buf[SBCALL_DESCRIPTION_MAX], list[1024];
+	const char *s, *at = NULL;
+	size_t i, w = 0;
+	int n;
+
+	if (!policy_network_enabled(p) ||
+	    !json_object_object_get_ex(tool, "description", &d))
+		return MCP_OK;
+	s = json_object_get_string(d);
+	for (i = 0; i < 2 && at == NULL; i++)
+		if ((at = strstr(s, from[i])) != NULL)
+			break;
+	if (at == NULL)
+		return MCP_OK;
+	list[0] = '\0';
+	for (i = 0; i < p->egress->nallow; i++) {
+		n = snprintf(list + w, sizeof(list) - w, "%s%s", i ? ", " : "",
+		    p->egress->allow[i].text);
+		if (n < 0 || (size_t)n >= sizeof(list) - w)
+			break;
+		w += (size_t)n;
+	}
+	n = snprintf(buf, sizeof(buf), "%.*s%s network only through the "
+	    "sandbox's HTTP(S) proxy to %s (HTTP_PROXY and HTTPS_PROXY are "
+	    "set, no DNS inside; a refusal is a 403 saying why; network: false "
+	    "runs a call without it)%s", (int)(at - s), s,
+	    at[0] == 'N' ? "Has" : "has", list, at + strlen(from[0]));
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		return MCP_OK;	/* too long to say: the old text stays */
+	return sbcall_set_description(tool, buf);
 }
 
 enum mcp_err

@@ -42,6 +42,14 @@ struct sbcall {
 	const struct prog_binds *prog_binds;
 	const char *what;		/* "the command", for messages */
 	/*
+	 * The tool may use the policy's network (run_command, run_code);
+	 * network_arg is the call's "network" argument: -1 absent, 0 false
+	 * (this call goes without), 1 true (refused where the policy has
+	 * none: a call narrows the policy, never widens it).
+	 */
+	bool network;
+	int network_arg;
+	/*
 	 * Set only by run_code for python3: the same call as stdin for a
 	 * python started ahead (warm.h), when one is waiting; else the run
 	 * is the cold one described above.
@@ -99,11 +107,19 @@ enum mcp_err sbcall_set_description(struct json_object *obj,
 enum mcp_err sbcall_tailor_timeout(struct json_object *tool,
     const struct policy *p);
 
+/*
+ * Where the policy allows domains: the "no network" of tool's description
+ * becomes what the sandbox has instead (the proxy, the domains).
+ */
+enum mcp_err sbcall_tailor_network(struct json_object *tool,
+    const struct policy *p);
+
 /* The deadline a call gets: requested (0: default), clamped to the policy. */
 uint32_t sbcall_timeout(const struct tool_call *call, int64_t requested_ms);
 
 /* The arguments every sandboxed tool takes the same way into c: "stdin"
- * (bytes, borrowed from args) and "timeout_ms" (bounded by the policy). */
+ * (bytes, borrowed from args), "timeout_ms" (bounded by the policy) and
+ * "network" (network_arg). */
 void sbcall_common_args(const struct tool_call *call,
     const struct json_object *args, struct sbcall *c);
 

@@ -79,6 +79,9 @@ struct tool_audit {
 	uint64_t duration_us;
 	bool timed_out;
 	bool truncated;
+	/* owned: the call's network activity (render_network), or NULL;
+	 * dispatch writes one audit line per connection, then puts it */
+	struct json_object *network;
 };
 
 /*

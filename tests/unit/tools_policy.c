@@ -54,7 +54,7 @@ START_TEST(default_policy_loads_and_finalizes)
 	ck_assert_ptr_null(p->workspace);
 	ck_assert_uint_eq(p->limits.timeout_ms, 10000);
 	ck_assert_uint_eq(p->limits.max_sandboxes, 0);
-	ck_assert(!p->network);
+	ck_assert(!policy_network_enabled(p));
 	ck_assert_int_eq(policy_finalize(p, err, sizeof(err)), 0);
 	ck_assert_uint_ge(p->limits.max_sandboxes, 1);
 	ck_assert_ptr_nonnull(policy_find_command(p, "cat"));
@@ -249,8 +249,17 @@ START_TEST(config_value_errors_name_line_and_key)
 	    ":3: colour: unknown key");
 	expect_config_error("{\"limits\": {\"speed\": 1}}",
 	    ":1: limits.speed: unknown limit");
-	expect_config_error("{\"network\": true}", ":1: network: network "
-	    "access is not supported: tools always run without a network");
+	expect_config_error("{\"network\": true}", ":1: network: true says "
+	    "nothing about where to: give an object with allowed_domains");
+	expect_config_error("{\n\"network\": {\"allowed_domains\": "
+	    "[\"*.com\"]}}", ":2: network.allowed_domains: '*.com': a "
+	    "wildcard needs a domain with a dot under it ('*.example.com', "
+	    "not '*.com')");
+	expect_config_error("{\"network\": {\"max_bytes\": 1}}",
+	    ":1: network.max_bytes: must be an integer in 4096..1099511627776");
+	expect_config_error("{\"network\": {\"proxy\": 1}}",
+	    ":1: network.proxy: unknown key (allowed_domains, denied_domains, "
+	    "resolve, max_connections, max_bytes, idle_timeout_ms)");
 	expect_config_error("{\n\"env\": {\"LD_PRELOAD\": \"x.so\"}}",
 	    ":2: env.LD_PRELOAD: 'LD_PRELOAD' may not be set for sandboxed "
 	    "tools");
@@ -393,6 +402,12 @@ START_TEST(every_flag_in_the_table_is_understood)
 			v = "3";
 		else if (strcmp(policy_flags[i].name, "cgroup-parent") == 0)
 			v = "/sys/fs/cgroup/mcp";
+		else if (strstr(policy_flags[i].name, "-domain") != NULL)
+			v = "*.pypi.org:8443";
+		else if (strcmp(policy_flags[i].name, "resolve") == 0)
+			v = "pypi.org:443:127.0.0.1";
+		else if (strcmp(policy_flags[i].name, "egress-max-bytes") == 0)
+			v = "4096";
 		ck_assert_msg(policy_set_flag(p, policy_flags[i].name, v, err,
 		    sizeof(err)) == 0, "--%s: %s", policy_flags[i].name, err);
 		ck_assert_ptr_nonnull(policy_flags[i].help);

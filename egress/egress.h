@@ -1,0 +1,232 @@
+/*
+ * egress: the filtering proxy behind a sandbox's network. A sandbox that
+ * may reach the network keeps its own empty network namespace; its init
+ * listens on 127.0.0.1:SB_PROXY_PORT inside it and hands that listening
+ * socket to the server at launch (sandbox/). egress_call_start() accepts
+ * on it from a thread of the server, so every connection the program makes
+ * to its proxy is served here, outside the sandbox, against the rules:
+ * CONNECT (the CONNECT host is checked, then the TLS server name against
+ * it) and plain HTTP (absolute target, Host checked against it, forwarded
+ * as one request). Names are resolved here, after the check; the address
+ * actually connected to is checked again. Links libc and pthreads only:
+ * no JSON (tools/ renders the records), nothing of MCP.
+ */
+#ifndef EGRESS_H
+#define EGRESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A DNS name's longest text form (RFC 1035: 253 without the root dot). */
+#define EGRESS_MAX_HOST		253
+/* Rules per list: a policy names registries and forges, not the web. */
+#define EGRESS_MAX_RULES	128
+/* --resolve pins: one per name and port an operator routes by hand. */
+#define EGRESS_MAX_PINS		32
+/* A rule as written ("*.example.com:8443", "[fd00::/8]:*"). */
+#define EGRESS_MAX_PATTERN	(EGRESS_MAX_HOST + 16)
+/*
+ * The request head the proxy reads before it decides: request line and
+ * headers. 16 KiB is what common servers accept (nginx's large buffers
+ * are 8 KiB a line); a client proxy request is a few hundred bytes.
+ */
+#define EGRESS_MAX_HEAD		16384
+/* Header lines of one request head. */
+#define EGRESS_MAX_HEADERS	100
+/* A TLS record is at most 16 KiB plus its 5-byte header (RFC 8446 5.1). */
+#define EGRESS_MAX_HELLO	(16384 + 5)
+/* Text of a refusal or an ending, as the model reads it: room for a
+ * name, a rule and an address in one sentence. */
+#define EGRESS_MAX_REASON	640
+/* The method of a request line, as recorded. */
+#define EGRESS_MAX_METHOD	16
+
+/* Default bounds of one call (policy network.* overrides them). */
+#define EGRESS_DEFAULT_CONNECTIONS	64	/* a pip install opens a few */
+#define EGRESS_DEFAULT_BYTES		(1024ull << 20)	/* a big wheel or two */
+#define EGRESS_DEFAULT_IDLE_MS		30000	/* a slow registry answers */
+/* The most a policy may set them to. */
+#define EGRESS_MAX_CONNECTIONS		1024	/* records are kept for each */
+#define EGRESS_MAX_IDLE_MS		600000
+
+/* One allow or deny rule. */
+struct egress_pattern {
+	char text[EGRESS_MAX_PATTERN + 1];	/* as written, for messages */
+	char host[EGRESS_MAX_HOST + 1];	/* lowercase; after "*." if wildcard */
+	bool wildcard;		/* "*.host": strict subdomains only */
+	bool is_addr;		/* an IP address or CIDR block */
+	int family;		/* AF_INET or AF_INET6 when is_addr */
+	uint8_t addr[16];	/* network address, family's length */
+	unsigned prefix;	/* CIDR prefix length (32 / 128 for one) */
+	bool any_port;		/* ":*" */
+	uint16_t port;		/* 0: none given */
+};
+
+/* curl's --resolve HOST:PORT:ADDR; PORT may be '*'. */
+struct egress_pin {
+	char host[EGRESS_MAX_HOST + 1];
+	uint16_t port;		/* 0: any */
+	int family;
+	uint8_t addr[16];
+	char text[EGRESS_MAX_PATTERN + 48];	/* as written */
+};
+
+struct egress_rules {
+	struct egress_pattern allow[EGRESS_MAX_RULES];
+	size_t nallow;
+	struct egress_pattern deny[EGRESS_MAX_RULES];
+	size_t ndeny;
+	struct egress_pin pins[EGRESS_MAX_PINS];
+	size_t npins;
+	uint32_t max_connections;	/* per call */
+	uint64_t max_bytes;		/* per call, both ways together */
+	uint32_t idle_timeout_ms;	/* per connection, without a byte */
+};
+
+/* Defaults: empty lists (no network), default bounds. */
+void egress_rules_init(struct egress_rules *r);
+/* true when the allow list is not empty: sandboxes get the proxy. */
+bool egress_rules_enabled(const struct egress_rules *r);
+
+/*
+ * Parse one pattern: "name", "*.name", "a.b.c.d", "a.b.c.d/n", "[v6]",
+ * "[v6/n]", each with an optional ":PORT" or ":*". 0, or -1 with err
+ * saying what is wrong with it.
+ */
+int egress_pattern_parse(const char *text, struct egress_pattern *ret,
+    char *err, size_t errlen) __attribute__((warn_unused_result));
+/* Parse HOST:PORT:ADDR (ADDR v4, or v6 with or without brackets). */
+int egress_pin_parse(const char *text, struct egress_pin *ret, char *err,
+    size_t errlen) __attribute__((warn_unused_result));
+
+/* Appends to the lists; -1 with err when full or malformed. */
+int egress_rules_allow(struct egress_rules *r, const char *text, char *err,
+    size_t errlen) __attribute__((warn_unused_result));
+int egress_rules_deny(struct egress_rules *r, const char *text, char *err,
+    size_t errlen) __attribute__((warn_unused_result));
+int egress_rules_pin(struct egress_rules *r, const char *text, char *err,
+    size_t errlen) __attribute__((warn_unused_result));
+
+/*
+ * Normalise a request's host in place: lowercase, one trailing dot
+ * dropped, brackets of a v6 literal removed. Returns 1 for a name, 2 for
+ * an IP literal (*family and addr set), 0 when it is neither (refused).
+ */
+int egress_host_normalize(char *host, int *family, uint8_t addr[16]);
+
+/* What the rules say about one host and port. */
+struct egress_verdict {
+	bool allowed;
+	const struct egress_pattern *rule;	/* the deciding rule, or NULL */
+	char reason[EGRESS_MAX_REASON];		/* when refused */
+};
+
+/* host normalised (egress_host_normalize). */
+void egress_decide(const struct egress_rules *r, const char *host,
+    uint16_t port, struct egress_verdict *v);
+
+/*
+ * Kinds of address the proxy will not connect to unless pinned or allowed
+ * by address; NULL for a public one. "loopback", "private", "link-local",
+ * "unique-local", "multicast", "unspecified", "reserved", ...
+ */
+const char *egress_addr_class(int family, const uint8_t *addr);
+/*
+ * The deny list's address rule covering addr (whatever its port: a name's
+ * address is refused outright), or NULL. It wins over pins and allows.
+ */
+const struct egress_pattern *egress_addr_denied(const struct egress_rules *r,
+    int family, const uint8_t *addr);
+/* true when an address rule of the allow list covers addr. */
+bool egress_addr_allowed(const struct egress_rules *r, int family,
+    const uint8_t *addr);
+
+/* ---- the request parser (http.c): pure, bounded, fuzzed ---- */
+
+struct egress_request {
+	char method[EGRESS_MAX_METHOD];
+	bool connect;			/* CONNECT authority */
+	char host[EGRESS_MAX_HOST + 3];	/* as in the target (v6 bracketed) */
+	uint16_t port;
+	/* plain HTTP: the path (origin form) within the head buffer */
+	size_t path_off, path_len;
+	int minor;			/* HTTP/1.minor */
+	size_t head_len;		/* bytes of the head with its CRLFCRLF */
+	/* header lines [hdr_off, end of headers), each checked */
+	size_t hdr_off;
+	bool has_host;
+	char host_hdr[EGRESS_MAX_HOST + 9];	/* Host: value, as sent */
+	bool has_length;
+	uint64_t content_length;
+	bool chunked;			/* any Transfer-Encoding */
+};
+
+/*
+ * Parses the request head in buf[0..len). Returns 1 when complete (*req
+ * filled), 0 when more bytes are needed (and len < EGRESS_MAX_HEAD), -1
+ * when malformed, with err saying why (a request line that is not
+ * "METHOD target HTTP/1.x", a target that is not absolute, a header line
+ * without a colon, a bare CR, too many headers, a second Content-Length).
+ */
+int egress_http_parse(const char *buf, size_t len, struct egress_request *req,
+    char *err, size_t errlen) __attribute__((warn_unused_result));
+
+/*
+ * The server name of a TLS ClientHello in buf[0..len). Returns 1 with
+ * name set (lowercase, NUL-terminated), 0 when the hello has none, -2
+ * when more bytes are needed, -1 when buf is not a ClientHello (then it
+ * is not TLS, or not one the proxy can read).
+ */
+int egress_tls_sni(const uint8_t *buf, size_t len, char name[EGRESS_MAX_HOST + 1]);
+
+/* ---- one call's proxy (proxy.c) ---- */
+
+/* One connection the program made to its proxy. */
+struct egress_record {
+	char method[EGRESS_MAX_METHOD];	/* "CONNECT", "GET", ... or "" */
+	char host[EGRESS_MAX_HOST + 3];	/* "" when the request was unreadable */
+	uint16_t port;
+	bool allowed;			/* the rules let it through */
+	char rule[EGRESS_MAX_PATTERN + 1];	/* the rule that decided, or "" */
+	char addr[64];			/* "[v6]:port" connected to, or "" */
+	int status;			/* the proxy's own answer: 200, 403... */
+	char reason[EGRESS_MAX_REASON];	/* why refused, or what ended it */
+	uint64_t bytes_up;		/* program -> server */
+	uint64_t bytes_down;		/* server -> program */
+};
+
+struct egress_call;
+
+/*
+ * The proxy of one call, under rules (borrowed; they outlive the call).
+ * NULL on allocation failure.
+ */
+struct egress_call *egress_call_new(const struct egress_rules *rules);
+/*
+ * Serve the listening socket lfd (borrowed: the sandbox closes it after
+ * egress_call_end()) until egress_call_end(). 0, or a negative errno.
+ * No thread waits on it: egress_call_accept() takes what is waiting
+ * (never blocks), called when lfd is readable (SB_NET_READY); each
+ * connection gets a thread of its own. Returns how many it took.
+ */
+int egress_call_start(struct egress_call *c, int lfd);
+int egress_call_accept(struct egress_call *c);
+/* Stop, end every connection, join every thread. Idempotent. */
+void egress_call_end(struct egress_call *c);
+/* After end: the records, in the order connections were accepted. */
+const struct egress_record *egress_call_records(const struct egress_call *c,
+    size_t *n);
+/* Bounds hit during the call (each also in a record's reason). */
+struct egress_totals {
+	uint64_t bytes_up, bytes_down;
+	uint32_t connections;		/* accepted, allowed or not */
+	uint32_t refused;
+	bool connection_cap_hit;
+	bool byte_cap_hit;
+	uint32_t not_recorded;		/* beyond max_connections */
+};
+void egress_call_totals(const struct egress_call *c, struct egress_totals *t);
+void egress_call_free(struct egress_call *c);
+
+#endif /* EGRESS_H */

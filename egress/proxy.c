@@ -1,0 +1,1218 @@
+/*
+ * proxy: one call's egress. A thread accepts on the listening socket the
+ * sandbox's init made inside its own network namespace; each connection
+ * gets a thread of its own that reads the proxy request (bounded), asks
+ * the rules, resolves the name itself, refuses addresses of the host's
+ * own networks unless pinned or allowed by address, connects, and then
+ * moves the bytes with splice(2) (socket -> pipe -> socket, no copy in
+ * user space) under the call's byte and idle bounds. Every connection
+ * leaves one record: what was asked, what the rules said and why, the
+ * address used and the bytes each way. Nothing here trusts the program:
+ * it can send anything, hold connections open, or never read.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "egress.h"
+
+/*
+ * Bytes one splice moves, and the pipe between the sockets sized to
+ * match: 64 KiB pipes (the default) cost ~15% of loopback throughput in
+ * extra wake-ups; 256 KiB is within an unprivileged user's pipe budget.
+ */
+#define EGRESS_PIPE_BYTES	(256 * 1024)
+/*
+ * After a refusal, how long and how much of what the program still sends
+ * is read and dropped before closing (see linger_drain): a request body or
+ * an oversized head, not a stream.
+ */
+#define EGRESS_LINGER_MS	1000
+#define EGRESS_LINGER_BYTES	(256 * 1024)
+/* A connection thread's stack: no big buffers live on it (they are heap). */
+#define EGRESS_THREAD_STACK	(128 * 1024)
+/*
+ * Threads answering connections past the cap at once: a program looping
+ * on connect() gets 403s from these few and closed sockets beyond them.
+ */
+#define EGRESS_MAX_REFUSERS	4
+/*
+ * Connections taken per wake-up of the run's poll: a program connecting
+ * in a loop must not keep the thread that also watches its deadline.
+ */
+#define EGRESS_ACCEPT_BATCH	64
+/* Addresses of one name tried in turn before giving up. */
+#define EGRESS_MAX_ADDRS	8
+
+struct conn {
+	struct egress_call *call;
+	pthread_t thread;
+	int cfd;			/* the program's side; the thread's */
+	struct egress_record *rec;	/* its own, written by it only */
+};
+
+/* A thread answering a connection past the cap. */
+struct refuser {
+	struct egress_call *call;
+	pthread_t thread;
+	bool used;		/* thread started, not joined yet */
+	atomic_bool done;	/* it has closed its connection */
+	int cfd;
+	struct egress_record *rec;	/* the call's, or scratch */
+	struct egress_record scratch;
+};
+
+struct egress_call {
+	const struct egress_rules *rules;	/* borrowed */
+	int lfd;			/* listening, in the sandbox's netns; borrowed */
+	int stop_efd;			/* readable once the call ends */
+	pthread_attr_t attr;		/* connection threads' */
+	bool ended;
+	struct conn *conns;		/* max_connections */
+	size_t nconns;			/* the accepting thread's */
+	struct refuser refusers[EGRESS_MAX_REFUSERS];
+	struct egress_record *recs;	/* max_connections + 1 */
+	size_t nrecs;
+	bool conn_cap_hit;
+	uint32_t not_recorded;
+	_Atomic uint64_t bytes;		/* reserved against max_bytes */
+	atomic_bool byte_cap_hit;
+};
+
+static void
+close_fd(int *fd)
+{
+	if (*fd >= 0)
+		(void)close(*fd);
+	*fd = -1;
+}
+
+/*
+ * Reserves up to want bytes of the call's budget; returns how many (0:
+ * the cap is reached, and the call says so). give_back() returns what a
+ * transfer did not use.
+ */
+static uint64_t
+reserve(struct egress_call *c, uint64_t want)
+{
+	uint64_t old = atomic_fetch_add(&c->bytes, want), got;
+
+	if (old >= c->rules->max_bytes) {
+		atomic_fetch_sub(&c->bytes, want);
+		atomic_store(&c->byte_cap_hit, true);
+		return 0;
+	}
+	got = c->rules->max_bytes - old < want ? c->rules->max_bytes - old :
+	    want;
+	if (got < want)
+		atomic_fetch_sub(&c->bytes, want - got);
+	return got;
+}
+
+static void
+give_back(struct egress_call *c, uint64_t n)
+{
+	if (n > 0)
+		atomic_fetch_sub(&c->bytes, n);
+}
+
+static void
+set_reason(struct egress_record *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+set_reason(struct egress_record *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	(void)vsnprintf(r->reason, sizeof(r->reason), fmt, ap);
+	va_end(ap);
+}
+
+/* Waits for fd to be ready (events) or the call to end or idle_ms. */
+static int
+wait_fd(const struct egress_call *c, int fd, short events)
+{
+	struct pollfd p[2] = {
+		{ .fd = fd, .events = events },
+		{ .fd = c->stop_efd, .events = POLLIN },
+	};
+	int n;
+
+	do
+		n = poll(p, 2, (int)c->rules->idle_timeout_ms);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	if (p[1].revents != 0)
+		return -ECANCELED;
+	if (n == 0)
+		return -ETIMEDOUT;
+	return 0;
+}
+
+/* Writes all of buf to a non-blocking socket within the idle bound. */
+static int
+send_all(const struct egress_call *c, int fd, const char *buf, size_t len)
+{
+	ssize_t n;
+	int rc;
+
+	while (len > 0) {
+		n = send(fd, buf, len, MSG_NOSIGNAL);
+		if (n > 0) {
+			buf += n;
+			len -= (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno != EAGAIN)
+			return -errno;
+		if ((rc = wait_fd(c, fd, POLLOUT)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static const char *
+status_text(int status)
+{
+	switch (status) {
+	case 400: return "Bad Request";
+	case 403: return "Forbidden";
+	case 408: return "Request Timeout";
+	case 411: return "Length Required";
+	case 431: return "Request Header Fields Too Large";
+	case 502: return "Bad Gateway";
+	case 503: return "Service Unavailable";
+	case 504: return "Gateway Timeout";
+	default: return "Error";
+	}
+}
+
+/*
+ * After a refusal: what the program still sends is read and dropped until
+ * it closes (bounded in bytes and time), so that closing our end does not
+ * reset the connection before the program has read our answer.
+ */
+static void
+linger_drain(const struct egress_call *c, int cfd)
+{
+	struct pollfd p[2] = {
+		{ .fd = cfd, .events = POLLIN },
+		{ .fd = c->stop_efd, .events = POLLIN },
+	};
+	char buf[4096];
+	size_t total = 0;
+	ssize_t n;
+
+	while (total < EGRESS_LINGER_BYTES) {
+		n = recv(cfd, buf, sizeof(buf), 0);
+		if (n > 0) {
+			total += (size_t)n;
+			continue;
+		}
+		if (n == 0 || (errno != EAGAIN && errno != EINTR))
+			return;
+		if (poll(p, 2, EGRESS_LINGER_MS) <= 0 || p[1].revents != 0)
+			return;
+	}
+}
+
+/*
+ * The proxy's own refusal: the status, a header naming the reason (the
+ * rule that decided is in it) and the same sentence as the body, so that
+ * curl -v, pip's and npm's error messages all show it to the model.
+ */
+static void
+refuse(struct egress_call *c, int cfd, struct egress_record *r, int status)
+{
+	char body[EGRESS_MAX_REASON + 2 * EGRESS_MAX_HOST + 64];
+	char head[sizeof(body) + 256];
+	int blen, hlen;
+
+	r->status = status;
+	r->allowed = false;
+	blen = snprintf(body, sizeof(body), "mcp-sandbox egress proxy refused "
+	    "%s %s:%u: %s\n", r->method[0] ? r->method : "the request",
+	    r->host[0] ? r->host : "?", r->port, r->reason);
+	if (blen < 0)
+		return;
+	if ((size_t)blen >= sizeof(body))
+		blen = (int)sizeof(body) - 1;
+	hlen = snprintf(head, sizeof(head), "HTTP/1.1 %d %s\r\n"
+	    "Content-Type: text/plain; charset=utf-8\r\n"
+	    "X-Egress-Denied: %s\r\n"
+	    "Content-Length: %d\r\nConnection: close\r\n\r\n%s", status,
+	    status_text(status), r->reason, blen, body);
+	if (hlen > 0 && (size_t)hlen < sizeof(head))
+		(void)send_all(c, cfd, head, (size_t)hlen);
+	(void)shutdown(cfd, SHUT_WR);
+	linger_drain(c, cfd);
+}
+
+/*
+ * Reads a request head into buf (EGRESS_MAX_HEAD + 1 bytes). Returns 1
+ * with req filled (*len: bytes read, maybe past the head), or 0 with
+ * r->reason and *status set.
+ */
+static int
+read_head(struct egress_call *c, int cfd, char *buf, size_t *len,
+    struct egress_request *req, struct egress_record *r, int *status)
+{
+	char err[128];
+	ssize_t n;
+	int rc;
+
+	*len = 0;
+	for (;;) {
+		rc = egress_http_parse(buf, *len, req, err, sizeof(err));
+		if (rc == 1)
+			return 1;
+		if (rc < 0) {
+			*status = *len >= EGRESS_MAX_HEAD ? 431 : 400;
+			set_reason(r, "malformed request: %s", err);
+			return 0;
+		}
+		n = recv(cfd, buf + *len, EGRESS_MAX_HEAD - *len, 0);
+		if (n > 0) {
+			*len += (size_t)n;
+			continue;
+		}
+		if (n == 0) {
+			*status = 400;
+			set_reason(r, "malformed request: the connection "
+			    "closed before a complete request head");
+			return 0;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN) {
+			*status = 400;
+			set_reason(r, "reading the request: %s",
+			    strerror(errno));
+			return 0;
+		}
+		if ((rc = wait_fd(c, cfd, POLLIN)) < 0) {
+			*status = 408;
+			if (rc == -ETIMEDOUT)
+				set_reason(r, "no request within %u ms "
+				    "(idle_timeout_ms)",
+				    c->rules->idle_timeout_ms);
+			else
+				set_reason(r, "the call ended before a "
+				    "request came");
+			return 0;
+		}
+	}
+}
+
+static void
+addr_text(const struct sockaddr_storage *ss, char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const void *)ss;
+
+		(void)inet_ntop(AF_INET6, &s6->sin6_addr, a, sizeof(a));
+		(void)snprintf(buf, len, "[%s]:%u", a, ntohs(s6->sin6_port));
+	} else {
+		const struct sockaddr_in *s4 = (const void *)ss;
+
+		(void)inet_ntop(AF_INET, &s4->sin_addr, a, sizeof(a));
+		(void)snprintf(buf, len, "%s:%u", a, ntohs(s4->sin_port));
+	}
+}
+
+static const uint8_t *
+ss_addr(const struct sockaddr_storage *ss, int *family)
+{
+	*family = ss->ss_family;
+	if (ss->ss_family == AF_INET6)
+		return (const uint8_t *)&((const struct sockaddr_in6 *)
+		    (const void *)ss)->sin6_addr;
+	return (const uint8_t *)&((const struct sockaddr_in *)
+	    (const void *)ss)->sin_addr;
+}
+
+static void
+make_ss(int family, const uint8_t *addr, uint16_t port,
+    struct sockaddr_storage *ss, socklen_t *sl)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (family == AF_INET6) {
+		struct sockaddr_in6 *s6 = (void *)ss;
+
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(port);
+		memcpy(&s6->sin6_addr, addr, 16);
+		*sl = sizeof(*s6);
+	} else {
+		struct sockaddr_in *s4 = (void *)ss;
+
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(port);
+		memcpy(&s4->sin_addr, addr, 4);
+		*sl = sizeof(*s4);
+	}
+}
+
+/* Non-blocking connect within the idle bound: the fd, or -errno. */
+static int
+connect_to(const struct egress_call *c, const struct sockaddr_storage *ss,
+    socklen_t sl)
+{
+	int fd, rc, one = 1;
+	socklen_t el = sizeof(rc);
+
+	fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+	    0);
+	if (fd < 0)
+		return -errno;
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (connect(fd, (const struct sockaddr *)ss, sl) == 0)
+		return fd;
+	if (errno != EINPROGRESS) {
+		rc = -errno;
+		(void)close(fd);
+		return rc;
+	}
+	if ((rc = wait_fd(c, fd, POLLOUT)) < 0) {
+		(void)close(fd);
+		return rc;
+	}
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &rc, &el) < 0)
+		rc = errno;
+	if (rc != 0) {
+		(void)close(fd);
+		return -rc;
+	}
+	return fd;
+}
+
+/*
+ * Where host:port goes: a pin, the literal itself (allowed by an address
+ * rule, or decide() would have refused it), or what the resolver says,
+ * each address checked before it is tried and the peer checked again
+ * once connected. Returns the connected fd, or -1 with the record's
+ * reason and *status set.
+ */
+static int
+dial(struct egress_call *c, const char *host, uint16_t port,
+    struct egress_record *r, int *status)
+{
+	const struct egress_rules *ru = c->rules;
+	struct sockaddr_storage cand[EGRESS_MAX_ADDRS], peer;
+	socklen_t cl[EGRESS_MAX_ADDRS], pl = sizeof(peer);
+	bool trusted = false;
+	char first_refusal[EGRESS_MAX_REASON] = "";
+	uint8_t lit[16];
+	const struct egress_pattern *deny;
+	size_t n = 0, i;
+	int fam, fd = -1, err = 0;
+	const char *cls;
+
+	for (i = 0; i < ru->npins; i++) {
+		if (strcmp(ru->pins[i].host, host) == 0 &&
+		    (ru->pins[i].port == 0 || ru->pins[i].port == port)) {
+			make_ss(ru->pins[i].family, ru->pins[i].addr, port,
+			    &cand[0], &cl[0]);
+			n = 1;
+			trusted = true;
+			break;
+		}
+	}
+	if (n == 0 && inet_pton(AF_INET6, host, lit) == 1) {
+		make_ss(AF_INET6, lit, port, &cand[0], &cl[0]);
+		n = 1;
+	} else if (n == 0 && inet_pton(AF_INET, host, lit) == 1) {
+		make_ss(AF_INET, lit, port, &cand[0], &cl[0]);
+		n = 1;
+	} else if (n == 0) {
+		struct addrinfo hints = { .ai_family = AF_UNSPEC,
+		    .ai_socktype = SOCK_STREAM }, *res = NULL, *a;
+		int gr = getaddrinfo(host, NULL, &hints, &res);
+
+		if (gr != 0) {
+			*status = 502;
+			set_reason(r, "cannot resolve '%s': %s", host,
+			    gai_strerror(gr));
+			return -1;
+		}
+		for (a = res; a != NULL && n < EGRESS_MAX_ADDRS; a = a->ai_next) {
+			int f;
+			const uint8_t *ad;
+
+			if (a->ai_family != AF_INET && a->ai_family != AF_INET6)
+				continue;
+			struct sockaddr_storage tmp;
+			uint8_t ab[16];
+
+			memset(&tmp, 0, sizeof(tmp));
+			memcpy(&tmp, a->ai_addr, a->ai_addrlen <= sizeof(tmp) ?
+			    a->ai_addrlen : sizeof(tmp));
+			ad = ss_addr(&tmp, &f);
+			memcpy(ab, ad, f == AF_INET6 ? 16 : 4);
+			make_ss(f, ab, port, &cand[n], &cl[n]);
+			n++;
+		}
+		freeaddrinfo(res);
+	}
+	for (i = 0; i < n; i++) {
+		const uint8_t *ad = ss_addr(&cand[i], &fam);
+
+		cls = egress_addr_class(fam, ad);
+		if ((deny = egress_addr_denied(ru, fam, ad)) != NULL) {
+			if (first_refusal[0] == '\0') {
+				char at[64];
+
+				addr_text(&cand[i], at, sizeof(at));
+				(void)snprintf(first_refusal,
+				    sizeof(first_refusal), "'%s' resolves to "
+				    "%s, denied by denied_domains rule '%s'",
+				    host, at, deny->text);
+			}
+			continue;
+		}
+		if (!trusted && cls != NULL && !egress_addr_allowed(ru, fam,
+		    ad)) {
+			if (first_refusal[0] == '\0') {
+				char at[64];
+
+				addr_text(&cand[i], at, sizeof(at));
+				(void)snprintf(first_refusal,
+				    sizeof(first_refusal), "'%s' resolves to "
+				    "a %s address (%s), which is refused "
+				    "unless pinned with --resolve or allowed "
+				    "by address", host, cls, at);
+			}
+			continue;
+		}
+		if ((fd = connect_to(c, &cand[i], cl[i])) >= 0)
+			break;
+		err = -fd;
+		addr_text(&cand[i], r->addr, sizeof(r->addr));
+	}
+	if (fd < 0) {
+		if (err == 0 && first_refusal[0] != '\0') {
+			*status = 403;
+			set_reason(r, "%s", first_refusal);
+		} else if (err == ETIMEDOUT) {
+			*status = 504;
+			set_reason(r, "connecting to %s took longer than %u ms "
+			    "(idle_timeout_ms)", r->addr,
+			    ru->idle_timeout_ms);
+		} else if (err == ECANCELED) {
+			*status = 503;
+			set_reason(r, "the call ended while connecting");
+		} else if (err != 0) {
+			*status = 502;
+			set_reason(r, "connecting to %s failed: %s", r->addr,
+			    strerror(err));
+		} else {
+			*status = 502;
+			set_reason(r, "'%s' has no address", host);
+		}
+		return -1;
+	}
+	/* the address actually connected to, checked once more */
+	if (getpeername(fd, (struct sockaddr *)&peer, &pl) < 0) {
+		*status = 502;
+		set_reason(r, "the connection was lost at once");
+		(void)close(fd);
+		return -1;
+	}
+	addr_text(&peer, r->addr, sizeof(r->addr));
+	{
+		const uint8_t *ad = ss_addr(&peer, &fam);
+
+		cls = egress_addr_class(fam, ad);
+		if (egress_addr_denied(ru, fam, ad) != NULL || (!trusted &&
+		    cls != NULL && !egress_addr_allowed(ru, fam, ad))) {
+			*status = 403;
+			set_reason(r, "connected to a refused address (%s)",
+			    r->addr);
+			(void)close(fd);
+			return -1;
+		}
+	}
+	return fd;
+}
+
+/* One direction of the relay: src -> pipe -> dst. */
+struct flow {
+	int src, dst;
+	int pipe[2];
+	size_t in_pipe;
+	bool src_eof;		/* nothing more to read */
+	bool done;		/* src at EOF and the pipe drained */
+	bool half_close;	/* then shut dst's writing side */
+	uint64_t left;		/* bytes this direction may still carry */
+	uint64_t *count;
+};
+
+static int
+flow_init(struct flow *f, int src, int dst, uint64_t left, uint64_t *count)
+{
+	f->src = src;
+	f->dst = dst;
+	f->in_pipe = 0;
+	f->src_eof = f->done = false;
+	f->left = left;
+	f->count = count;
+	/* a plain request's body ends by its length, not a half-close */
+	f->half_close = left == UINT64_MAX;
+	if (pipe2(f->pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+		return -errno;
+	(void)fcntl(f->pipe[1], F_SETPIPE_SZ, EGRESS_PIPE_BYTES);
+	if (left == 0) {
+		f->src_eof = f->done = true;
+	}
+	return 0;
+}
+
+static void
+flow_fini(struct flow *f)
+{
+	close_fd(&f->pipe[0]);
+	close_fd(&f->pipe[1]);
+}
+
+/*
+ * Moves what can move now. Returns 0, or -1 with a reason set (the
+ * byte cap, or an error on a socket).
+ */
+static int
+flow_step(struct egress_call *c, struct flow *f, struct egress_record *r,
+    bool readable, bool writable)
+{
+	ssize_t n;
+	uint64_t want, got;
+
+	if (readable && !f->src_eof && f->in_pipe == 0) {
+		want = f->left < EGRESS_PIPE_BYTES ? f->left :
+		    EGRESS_PIPE_BYTES;
+		if ((got = reserve(c, want)) == 0) {
+			set_reason(r, "byte cap reached (max_bytes %llu per "
+			    "call)", (unsigned long long)c->rules->max_bytes);
+			return -1;
+		}
+		n = splice(f->src, NULL, f->pipe[1], NULL, got,
+		    SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (n > 0) {
+			give_back(c, got - (uint64_t)n);
+			f->in_pipe += (size_t)n;
+			*f->count += (uint64_t)n;
+			if (f->left != UINT64_MAX) {
+				f->left -= (uint64_t)n;
+				if (f->left == 0)
+					f->src_eof = true;
+			}
+		} else {
+			give_back(c, got);
+			if (n == 0 || (errno != EAGAIN && errno != EINTR))
+				f->src_eof = true;
+		}
+		writable = true;	/* try to pass it on at once */
+	}
+	if (f->in_pipe > 0 && writable) {
+		n = splice(f->pipe[0], NULL, f->dst, NULL, f->in_pipe,
+		    SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (n > 0)
+			f->in_pipe -= (size_t)n;
+		else if (n < 0 && errno != EAGAIN && errno != EINTR) {
+			f->src_eof = f->done = true;
+			return 0;	/* the reader went away */
+		}
+	}
+	if (f->src_eof && f->in_pipe == 0 && !f->done) {
+		f->done = true;
+		if (f->half_close)
+			(void)shutdown(f->dst, SHUT_WR);
+	}
+	return 0;
+}
+
+/*
+ * The relay between the program (cfd) and the server (ufd) until both
+ * directions are done (a plain request: the response is done), an
+ * error, the idle bound, a cap, or the end of the call.
+ */
+static void
+relay(struct egress_call *c, int cfd, int ufd, uint64_t up_left,
+    struct egress_record *r)
+{
+	struct flow up, down;
+	struct pollfd p[3];
+	bool plain = up_left != UINT64_MAX;
+	int n;
+
+	if (flow_init(&up, cfd, ufd, up_left, &r->bytes_up) < 0) {
+		set_reason(r, "no pipe for the relay: %s", strerror(errno));
+		return;
+	}
+	if (flow_init(&down, ufd, cfd, UINT64_MAX, &r->bytes_down) < 0) {
+		set_reason(r, "no pipe for the relay: %s", strerror(errno));
+		flow_fini(&up);
+		return;
+	}
+	while (!down.done || !up.done) {
+		p[0] = (struct pollfd){ .fd = cfd, .events = 0 };
+		p[1] = (struct pollfd){ .fd = ufd, .events = 0 };
+		p[2] = (struct pollfd){ .fd = c->stop_efd, .events = POLLIN };
+		if (!up.src_eof && up.in_pipe == 0)
+			p[0].events |= POLLIN;
+		if (down.in_pipe > 0)
+			p[0].events |= POLLOUT;
+		if (!down.src_eof && down.in_pipe == 0)
+			p[1].events |= POLLIN;
+		if (up.in_pipe > 0)
+			p[1].events |= POLLOUT;
+		/* no interest, no wake-up: a hung-up peer must not spin us */
+		if (p[0].events == 0)
+			p[0].fd = -1;
+		if (p[1].events == 0)
+			p[1].fd = -1;
+		n = poll(p, 3, (int)c->rules->idle_timeout_ms);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			set_reason(r, "poll: %s", strerror(errno));
+			break;
+		}
+		if (n == 0) {
+			set_reason(r, "no byte either way for %u ms "
+			    "(idle_timeout_ms)", c->rules->idle_timeout_ms);
+			break;
+		}
+		if (p[2].revents != 0) {
+			if (!down.done)
+				set_reason(r, "the call ended with the "
+				    "transfer still open");
+			break;
+		}
+		if (flow_step(c, &up, r, p[0].revents != 0,
+		    p[1].revents & (POLLOUT | POLLERR | POLLHUP)) < 0 ||
+		    flow_step(c, &down, r, p[1].revents != 0,
+		    p[0].revents & (POLLOUT | POLLERR | POLLHUP)) < 0)
+			break;
+		/* the server is done: so is a plain request's exchange */
+		if (down.done && plain)
+			break;
+	}
+	flow_fini(&up);
+	flow_fini(&down);
+}
+
+/*
+ * The buffered bytes read past a head (or a ClientHello) go on first,
+ * counted against the budget.
+ */
+static int
+send_buffered(struct egress_call *c, int ufd, const char *buf, size_t len,
+    struct egress_record *r)
+{
+	if (len == 0)
+		return 0;
+	if (reserve(c, len) < len) {
+		set_reason(r, "byte cap reached (max_bytes %llu per call)",
+		    (unsigned long long)c->rules->max_bytes);
+		return -1;
+	}
+	r->bytes_up += len;
+	if (send_all(c, ufd, buf, len) < 0) {
+		set_reason(r, "sending to the server failed");
+		return -1;
+	}
+	return 0;
+}
+
+/* host[:port] of a Host header against the target (both normalised). */
+static bool
+host_header_matches(const struct egress_request *q, const char *target)
+{
+	struct egress_request h;
+	uint8_t a[16];
+	int fam;
+
+	memset(&h, 0, sizeof(h));
+	{
+		/* reuse the authority rules of the request line */
+		char line[sizeof(q->host_hdr) + 32];
+		char err[64];
+		struct egress_request t;
+		int n = snprintf(line, sizeof(line), "GET http://%s/ HTTP/1.1"
+		    "\r\n\r\n", q->host_hdr);
+
+		if (n < 0 || (size_t)n >= sizeof(line) ||
+		    egress_http_parse(line, (size_t)n, &t, err,
+		    sizeof(err)) != 1)
+			return false;
+		h = t;
+	}
+	if (egress_host_normalize(h.host, &fam, a) == 0)
+		return false;
+	return strcmp(h.host, target) == 0 && h.port == q->port;
+}
+
+/*
+ * A plain request goes on in origin form, one per connection: the
+ * request line rewritten, hop-by-hop and proxy headers dropped,
+ * "Connection: close" added, then exactly the body its Content-Length
+ * says. Nothing after it reaches the server, so a second request on the
+ * same connection (to another Host) never does.
+ */
+static int
+forward_plain(struct egress_call *c, int ufd, const char *buf, size_t len,
+    const struct egress_request *q, struct egress_record *r,
+    uint64_t *body_left)
+{
+	static const char *const drop[] = { "proxy-connection",
+	    "proxy-authorization", "connection", "keep-alive", "te",
+	    "upgrade", NULL };
+	char *out;
+	size_t w = 0, cap = q->head_len + 128;
+	const char *p = buf + q->hdr_off, *end = buf + q->head_len - 2, *eol;
+	int n, rc, i;
+
+	if ((out = malloc(cap)) == NULL) {
+		set_reason(r, "out of memory");
+		return -1;
+	}
+	/* origin form: the path, "/" when there is none (or only a query) */
+	n = snprintf(out, cap, "%s %s%.*s HTTP/1.%d\r\n", q->method,
+	    q->path_len == 0 || buf[q->path_off] == '?' ? "/" : "",
+	    (int)q->path_len, buf + q->path_off, q->minor);
+	w = (size_t)n;
+	if (!q->has_host) {
+		n = snprintf(out + w, cap - w, "Host: %s\r\n", r->host);
+		w += (size_t)n;
+	}
+	for (; p < end; p = eol + 2) {
+		const char *colon;
+		bool skip = false;
+
+		eol = memchr(p, '\r', (size_t)(end - p));
+		colon = memchr(p, ':', (size_t)(eol - p));
+		for (i = 0; drop[i] != NULL; i++)
+			if ((size_t)(colon - p) == strlen(drop[i]) &&
+			    strncasecmp(p, drop[i], strlen(drop[i])) == 0)
+				skip = true;
+		if (skip)
+			continue;
+		memcpy(out + w, p, (size_t)(eol - p) + 2);
+		w += (size_t)(eol - p) + 2;
+	}
+	memcpy(out + w, "Connection: close\r\n\r\n", 21);
+	w += 21;
+	rc = send_buffered(c, ufd, out, w, r);
+	free(out);
+	if (rc < 0)
+		return -1;
+	*body_left = q->has_length ? q->content_length : 0;
+	/* the body bytes already read, at most what it announced */
+	if (len > q->head_len) {
+		size_t extra = len - q->head_len;
+
+		if (extra > *body_left)
+			extra = (size_t)*body_left;
+		if (send_buffered(c, ufd, buf + q->head_len, extra, r) < 0)
+			return -1;
+		*body_left -= extra;
+	}
+	return 0;
+}
+
+/*
+ * After "200 Connection established": the program's first bytes. A TLS
+ * ClientHello must name the CONNECT host (or none, for an address); other
+ * protocols, and servers that speak first, pass as they are. Returns 0
+ * with what was read forwarded, or -1 with the reason set.
+ */
+static int
+check_tunnel(struct egress_call *c, int cfd, int ufd, const char *host,
+    int lit, struct egress_record *r)
+{
+	struct pollfd p[3];
+	char sni[EGRESS_MAX_HOST + 1];
+	uint8_t *buf;
+	size_t len = 0;
+	ssize_t n;
+	int rc = -2, k;
+
+	if ((buf = malloc(EGRESS_MAX_HELLO)) == NULL) {
+		set_reason(r, "out of memory");
+		return -1;
+	}
+	while (rc == -2 && len < EGRESS_MAX_HELLO) {
+		p[0] = (struct pollfd){ .fd = cfd, .events = POLLIN };
+		p[1] = (struct pollfd){ .fd = len == 0 ? ufd : -1,
+		    .events = POLLIN };
+		p[2] = (struct pollfd){ .fd = c->stop_efd, .events = POLLIN };
+		k = poll(p, 3, (int)c->rules->idle_timeout_ms);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0 || p[2].revents != 0) {
+			set_reason(r, k == 0 ? "no byte either way for %u ms "
+			    "(idle_timeout_ms)" : "the call ended",
+			    c->rules->idle_timeout_ms);
+			free(buf);
+			return -1;
+		}
+		if (len == 0 && p[1].revents != 0 && p[0].revents == 0) {
+			free(buf);
+			return 0;	/* the server speaks first */
+		}
+		n = recv(cfd, buf + len, EGRESS_MAX_HELLO - len, 0);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		rc = egress_tls_sni(buf, len, sni);
+	}
+	if (len > 0 && buf[0] == 0x16) {
+		if (rc == 1) {
+			int fam;
+			uint8_t a[16];
+
+			if (egress_host_normalize(sni, &fam, a) == 0 ||
+			    strcmp(sni, host) != 0) {
+				set_reason(r, "TLS server name '%s' differs "
+				    "from the CONNECT host '%s'", sni, host);
+				free(buf);
+				return -1;
+			}
+		} else if (rc == 0 && lit != 2) {
+			set_reason(r, "a TLS ClientHello without a server "
+			    "name for '%s'", host);
+			free(buf);
+			return -1;
+		} else if (rc < 0) {
+			set_reason(r, "a TLS ClientHello the proxy cannot "
+			    "read");
+			free(buf);
+			return -1;
+		}
+	}
+	rc = send_buffered(c, ufd, (const char *)buf, len, r);
+	free(buf);
+	return rc;
+}
+
+static void
+serve(struct egress_call *c, int cfd, struct egress_record *r)
+{
+	struct egress_request q;
+	struct egress_verdict v;
+	char *buf, host[EGRESS_MAX_HOST + 3];
+	uint8_t a[16];
+	size_t len = 0;
+	uint64_t body_left = UINT64_MAX;
+	int status = 0, ufd = -1, fam, lit;
+
+	if ((buf = malloc(EGRESS_MAX_HEAD + 1)) == NULL) {
+		set_reason(r, "out of memory");
+		return;
+	}
+	if (read_head(c, cfd, buf, &len, &q, r, &status) == 0) {
+		refuse(c, cfd, r, status);
+		goto out;
+	}
+	(void)snprintf(r->method, sizeof(r->method), "%s", q.method);
+	(void)snprintf(host, sizeof(host), "%s", q.host);
+	lit = egress_host_normalize(host, &fam, a);
+	(void)snprintf(r->host, sizeof(r->host), "%s", lit != 0 ? host :
+	    q.host);
+	r->port = q.port;
+	egress_decide(c->rules, q.host, q.port, &v);
+	if (v.rule != NULL)
+		(void)snprintf(r->rule, sizeof(r->rule), "%s", v.rule->text);
+	if (!v.allowed) {
+		set_reason(r, "%s", v.reason);
+		refuse(c, cfd, r, 403);
+		goto out;
+	}
+	if (!q.connect) {
+		if (q.has_host && !host_header_matches(&q, host)) {
+			set_reason(r, "Host header '%s' differs from the "
+			    "request target '%s:%u'", q.host_hdr, host, q.port);
+			refuse(c, cfd, r, 403);
+			goto out;
+		}
+		if (q.chunked) {
+			set_reason(r, "a request body with Transfer-Encoding "
+			    "is not forwarded (send Content-Length)");
+			refuse(c, cfd, r, 411);
+			goto out;
+		}
+	}
+	if ((ufd = dial(c, host, q.port, r, &status)) < 0) {
+		refuse(c, cfd, r, status);
+		goto out;
+	}
+	r->allowed = true;
+	if (q.connect) {
+		static const char ok[] =
+		    "HTTP/1.1 200 Connection established\r\n\r\n";
+
+		r->status = 200;
+		if (send_all(c, cfd, ok, sizeof(ok) - 1) < 0)
+			goto out;
+		/* bytes the program sent before our answer: the hello */
+		if (len > q.head_len) {
+			set_reason(r, "data sent before the tunnel was open");
+			r->allowed = false;
+			goto out;
+		}
+		if (check_tunnel(c, cfd, ufd, host, lit, r) < 0) {
+			r->allowed = false;
+			goto out;
+		}
+	} else if (forward_plain(c, ufd, buf, len, &q, r, &body_left) < 0)
+		goto out;
+	free(buf);
+	buf = NULL;
+	relay(c, cfd, ufd, body_left, r);
+ out:
+	free(buf);
+	close_fd(&ufd);
+}
+
+static void *
+conn_main(void *arg)
+{
+	struct conn *k = arg;
+
+	serve(k->call, k->cfd, k->rec);
+	close_fd(&k->cfd);
+	return NULL;
+}
+
+/* Beyond the connection cap: read the request, answer 403. */
+static void *
+refuser_main(void *arg)
+{
+	struct refuser *k = arg;
+	struct egress_call *c = k->call;
+	struct egress_record *r = k->rec;
+	struct egress_request q;
+	char *buf;
+	size_t len;
+	int status;
+
+	if ((buf = malloc(EGRESS_MAX_HEAD + 1)) != NULL &&
+	    read_head(c, k->cfd, buf, &len, &q, r, &status) == 1) {
+		(void)snprintf(r->method, sizeof(r->method), "%s", q.method);
+		(void)snprintf(r->host, sizeof(r->host), "%s", q.host);
+		r->port = q.port;
+	}
+	free(buf);
+	set_reason(r, "connection cap reached (max_connections %u per call)",
+	    c->rules->max_connections);
+	refuse(c, k->cfd, r, 403);
+	close_fd(&k->cfd);
+	atomic_store(&k->done, true);
+	return NULL;
+}
+
+/*
+ * A connection past the cap: the first is recorded, the rest counted;
+ * each is answered 403 by a refuser thread while one of the few is free,
+ * else closed at once.
+ */
+static void
+over_cap(struct egress_call *c, int cfd)
+{
+	struct refuser *k = NULL;
+	size_t i;
+
+	for (i = 0; i < EGRESS_MAX_REFUSERS && k == NULL; i++) {
+		if (!c->refusers[i].used)
+			k = &c->refusers[i];
+		else if (atomic_load(&c->refusers[i].done)) {
+			(void)pthread_join(c->refusers[i].thread, NULL);
+			c->refusers[i].used = false;
+			k = &c->refusers[i];
+		}
+	}
+	if (c->conn_cap_hit)
+		c->not_recorded++;
+	if (k == NULL) {
+		(void)close(cfd);
+		if (!c->conn_cap_hit) {
+			c->conn_cap_hit = true;
+			set_reason(&c->recs[c->nrecs], "connection cap reached "
+			    "(max_connections %u per call)",
+			    c->rules->max_connections);
+			c->nrecs++;
+		}
+		return;
+	}
+	memset(&k->scratch, 0, sizeof(k->scratch));
+	k->rec = c->conn_cap_hit ? &k->scratch : &c->recs[c->nrecs++];
+	c->conn_cap_hit = true;
+	k->call = c;
+	k->cfd = cfd;
+	atomic_store(&k->done, false);
+	if (pthread_create(&k->thread, &c->attr, refuser_main, k) != 0) {
+		(void)close(cfd);
+		return;
+	}
+	k->used = true;
+}
+
+int
+egress_call_accept(struct egress_call *c)
+{
+	struct conn *k;
+	int cfd, n = 0;
+
+	if (c->lfd < 0 || c->ended)
+		return 0;
+	while (n < EGRESS_ACCEPT_BATCH) {
+		cfd = accept4(c->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (cfd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			return n;	/* EAGAIN, or out of fds: they wait */
+		}
+		n++;
+		if (c->nconns >= c->rules->max_connections) {
+			over_cap(c, cfd);
+			continue;
+		}
+		k = &c->conns[c->nconns];
+		k->call = c;
+		k->cfd = cfd;
+		k->rec = &c->recs[c->nrecs++];
+		memset(k->rec, 0, sizeof(*k->rec));
+		if (pthread_create(&k->thread, &c->attr, conn_main, k) != 0) {
+			set_reason(k->rec, "the proxy could not start a thread "
+			    "for this connection");
+			refuse(c, cfd, k->rec, 503);
+			close_fd(&k->cfd);
+			continue;
+		}
+		c->nconns++;
+	}
+	return n;
+}
+
+struct egress_call *
+egress_call_new(const struct egress_rules *rules)
+{
+	struct egress_call *c;
+	size_t n = rules->max_connections;
+
+	if ((c = calloc(1, sizeof(*c))) == NULL)
+		return NULL;
+	c->rules = rules;
+	c->lfd = -1;
+	c->conns = calloc(n, sizeof(*c->conns));
+	c->recs = calloc(n + 1, sizeof(*c->recs));
+	c->stop_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	atomic_init(&c->bytes, 0);
+	atomic_init(&c->byte_cap_hit, false);
+	if (c->conns == NULL || c->recs == NULL || c->stop_efd < 0 ||
+	    pthread_attr_init(&c->attr) != 0) {
+		free(c->conns);
+		free(c->recs);
+		if (c->stop_efd >= 0)
+			(void)close(c->stop_efd);
+		free(c);
+		return NULL;
+	}
+	(void)pthread_attr_setstacksize(&c->attr, EGRESS_THREAD_STACK);
+	return c;
+}
+
+int
+egress_call_start(struct egress_call *c, int lfd)
+{
+	int fl;
+
+	if (c->lfd >= 0 || c->ended)
+		return -EBUSY;
+	if ((fl = fcntl(lfd, F_GETFL)) < 0 ||
+	    fcntl(lfd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return -errno;
+	c->lfd = lfd;
+	return 0;
+}
+
+void
+egress_call_end(struct egress_call *c)
+{
+	uint64_t one = 1;
+	size_t i;
+
+	if (c == NULL || c->ended)
+		return;
+	c->ended = true;
+	(void)!write(c->stop_efd, &one, sizeof(one));
+	for (i = 0; i < c->nconns; i++)
+		(void)pthread_join(c->conns[i].thread, NULL);
+	for (i = 0; i < EGRESS_MAX_REFUSERS; i++)
+		if (c->refusers[i].used)
+			(void)pthread_join(c->refusers[i].thread, NULL);
+	c->lfd = -1;		/* the sandbox's */
+}
+
+const struct egress_record *
+egress_call_records(const struct egress_call *c, size_t *n)
+{
+	*n = c->ended ? c->nrecs : 0;
+	return c->recs;
+}
+
+void
+egress_call_totals(const struct egress_call *c, struct egress_totals *t)
+{
+	size_t i;
+
+	memset(t, 0, sizeof(*t));
+	if (!c->ended)
+		return;
+	for (i = 0; i < c->nrecs; i++) {
+		t->bytes_up += c->recs[i].bytes_up;
+		t->bytes_down += c->recs[i].bytes_down;
+		if (!c->recs[i].allowed)
+			t->refused++;
+	}
+	t->connections = (uint32_t)c->nrecs + c->not_recorded;
+	t->refused += c->not_recorded;
+	t->connection_cap_hit = c->conn_cap_hit;
+	t->byte_cap_hit = atomic_load(&c->byte_cap_hit);
+	t->not_recorded = c->not_recorded;
+}
+
+void
+egress_call_free(struct egress_call *c)
+{
+	if (c == NULL)
+		return;
+	egress_call_end(c);
+	if (c->stop_efd >= 0)
+		(void)close(c->stop_efd);
+	(void)pthread_attr_destroy(&c->attr);
+	free(c->conns);
+	free(c->recs);
+	free(c);
+}

@@ -1,0 +1,713 @@
+#!/usr/bin/env python3
+"""Egress through the sandbox's proxy (issue 13), end to end.
+
+Every byte stays on loopback: an HTTP and an HTTPS server on 127.0.0.1
+(the HTTPS one with a CA this test makes with openssl), names pinned to
+them with --resolve. The real mcp-sandbox runs over stdio with a plain
+system PATH, as root or (--unpriv) as uid 65534; the tools inside (curl,
+Python's urllib, pip, npm) find the proxy through the variables the server
+sets. Each refusal's reason is asserted as the exact sentence the model
+reads, in structuredContent.network and, where the client shows it, in the
+proxy's 403 (X-Egress-Denied header and body).
+
+usage: test_egress.py BINARY [--unpriv] [CASE...]
+"""
+
+import ctypes
+import errno
+import hashlib
+import http.server
+import io
+import json
+import os
+import shutil
+import ssl
+import subprocess
+import sys
+import tempfile
+import threading
+import zipfile
+
+PLAIN_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+CALL_TIMEOUT = 60.0     # seconds one tools/call may take here
+PROXY = "127.0.0.1:3128"
+
+
+class Fail(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Fail(what)
+
+
+def eq(got, want, what):
+    if got != want:
+        raise Fail("%s:\n  got  %r\n  want %r" % (what, got, want))
+
+
+# ---- fixtures: CA, certificates, content, servers -------------------------
+
+def run(cmd):
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+
+
+def make_ca(d):
+    """A CA and one server certificate for every test name."""
+    ca_key, ca = os.path.join(d, "ca.key"), os.path.join(d, "ca.pem")
+    key, csr, crt = (os.path.join(d, n) for n in ("srv.key", "srv.csr", "srv.pem"))
+    ext = os.path.join(d, "ext.cnf")
+    run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+         "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", ca_key, "-out", ca,
+         "-days", "2", "-subj", "/CN=mcp-sandbox egress test CA"])
+    run(["openssl", "req", "-newkey", "ec", "-pkeyopt",
+         "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key, "-out", csr,
+         "-subj", "/CN=a.test"])
+    with open(ext, "w") as f:
+        f.write("subjectAltName=DNS:a.test,DNS:b.test,DNS:good.w.test,"
+                "DNS:bad.w.test,DNS:pypi.test,DNS:npm.test\n")
+    run(["openssl", "x509", "-req", "-in", csr, "-CA", ca, "-CAkey", ca_key,
+         "-CAcreateserial", "-out", crt, "-days", "2", "-extfile", ext])
+    return ca, key, crt
+
+
+def make_wheel():
+    """A minimal valid wheel of demo-pkg 1.0 (name, bytes)."""
+    name = "demo_pkg-1.0-py3-none-any.whl"
+    files = {
+        "demo_pkg/__init__.py": b"VALUE = 42\n",
+        "demo_pkg-1.0.dist-info/METADATA":
+            b"Metadata-Version: 2.1\nName: demo-pkg\nVersion: 1.0\n",
+        "demo_pkg-1.0.dist-info/WHEEL":
+            b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\n"
+            b"Tag: py3-none-any\n",
+    }
+    record = []
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for path, data in files.items():
+            z.writestr(path, data)
+            digest = hashlib.sha256(data).digest()
+            import base64
+            record.append("%s,sha256=%s,%d" % (
+                path, base64.urlsafe_b64encode(digest).rstrip(b"=").decode(),
+                len(data)))
+        record.append("demo_pkg-1.0.dist-info/RECORD,,")
+        z.writestr("demo_pkg-1.0.dist-info/RECORD", "\n".join(record) + "\n")
+    return name, buf.getvalue()
+
+
+def make_content(root):
+    os.makedirs(os.path.join(root, "simple", "demo-pkg"))
+    os.makedirs(os.path.join(root, "files"))
+    with open(os.path.join(root, "hello.txt"), "w") as f:
+        f.write("hello from loopback\n")
+    with open(os.path.join(root, "big.bin"), "wb") as f:
+        f.write(os.urandom(1 << 20))
+    whl, data = make_wheel()
+    with open(os.path.join(root, "files", whl), "wb") as f:
+        f.write(data)
+    with open(os.path.join(root, "simple", "demo-pkg", "index.html"), "w") as f:
+        f.write('<!DOCTYPE html><html><body><a href="../../files/%s#sha256=%s">'
+                '%s</a></body></html>\n' % (whl, hashlib.sha256(data).hexdigest(),
+                                            whl))
+    # an npm registry's packument for `npm view`
+    with open(os.path.join(root, "demo-npm"), "w") as f:
+        json.dump({"name": "demo-npm", "dist-tags": {"latest": "1.2.3"},
+                   "versions": {"1.2.3": {"name": "demo-npm", "version": "1.2.3",
+                                          "dist": {"tarball": "http://npm.test/x.tgz",
+                                                   "shasum": "0" * 40}}}}, f)
+
+
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *a):
+        pass
+
+    def guess_type(self, path):
+        if path.endswith("demo-npm"):
+            return "application/json"
+        return super().guess_type(path)
+
+
+def serve(root, tls=None):
+    handler = lambda *a, **k: Quiet(*a, directory=root, **k)
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    srv.daemon_threads = True
+    srv.handle_error = lambda *a: None   # a capped transfer resets
+    if tls is not None:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(tls[1], tls[0])
+        srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv, srv.server_address[1]
+
+
+# ---- the server under test -------------------------------------------------
+
+class Mcp:
+    """mcp-sandbox over stdio; calls may be in flight concurrently."""
+
+    def __init__(self, binary, args, unpriv, audit=None):
+        cmd = [binary, "--workspace", WS] + args
+        if audit:
+            cmd += ["--audit-log", audit]
+        if unpriv:
+            cmd = ["setpriv", "--reuid=65534", "--regid=65534",
+                   "--clear-groups"] + cmd
+        self.p = subprocess.Popen(cmd, stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE,
+                                  env={"PATH": PLAIN_PATH})
+        self.lock = threading.Condition()
+        self.replies = {}
+        self.next_id = 100
+        threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=self._drain_err, daemon=True).start()
+        self.rpc("initialize", {"protocolVersion": "2025-11-25",
+                                "capabilities": {},
+                                "clientInfo": {"name": "egress", "version": "1"}})
+        self._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def _drain_err(self):
+        for _ in self.p.stderr:
+            pass
+
+    def _read(self):
+        for line in self.p.stdout:
+            msg = json.loads(line)
+            if "id" in msg:
+                with self.lock:
+                    self.replies[msg["id"]] = msg
+                    self.lock.notify_all()
+
+    def _send(self, obj):
+        with self.lock:
+            self.p.stdin.write((json.dumps(obj) + "\n").encode())
+            self.p.stdin.flush()
+
+    def start(self, method, params):
+        with self.lock:
+            i = self.next_id
+            self.next_id += 1
+        self._send({"jsonrpc": "2.0", "id": i, "method": method,
+                    "params": params})
+        return i
+
+    def wait(self, i):
+        with self.lock:
+            if not self.lock.wait_for(lambda: i in self.replies, CALL_TIMEOUT):
+                raise Fail("no reply to request %d within %.0f s" %
+                           (i, CALL_TIMEOUT))
+            return self.replies.pop(i)
+
+    def rpc(self, method, params):
+        return self.wait(self.start(method, params))
+
+    def call(self, tool, args):
+        r = self.rpc("tools/call", {"name": tool, "arguments": args})
+        check("result" in r, "tools/call failed: %r" % r)
+        return r["result"]
+
+    def close(self):
+        self.p.stdin.close()
+        rc = self.p.wait(timeout=30)
+        check(rc == 0, "server exit status %d" % rc)
+
+
+def net(result):
+    sc = result.get("structuredContent", {})
+    check("network" in sc, "no network in structuredContent: %r" % result)
+    return sc["network"]
+
+
+def text(result):
+    return result["content"][0]["text"]
+
+
+def stdout(result):
+    return result["structuredContent"]["stdout"]
+
+
+def one(result):
+    conns = net(result)["connections"]
+    eq(len(conns), 1, "connections of %r" % conns)
+    return conns[0]
+
+
+def curl(*args):
+    return {"command": "curl", "args": ["-sS", "--max-time", "20"] + list(args)}
+
+
+def py(code, **kw):
+    a = {"language": "python3", "code": code, "timeout_ms": 30000}
+    a.update(kw)
+    return a
+
+
+# ---- the cases -------------------------------------------------------------
+
+def case_curl_http(m):
+    r = m.call("run_command", curl("http://a.test:%d/hello.txt" % HTTP))
+    eq(stdout(r), "hello from loopback\n", "curl's output")
+    c = one(r)
+    eq((c["method"], c["host"], c["port"], c["allowed"], c["rule"],
+        c["address"], c["status"], c["reason"]),
+       ("GET", "a.test", HTTP, True, "a.test:%d" % HTTP,
+        "127.0.0.1:%d" % HTTP, 0, ""), "the record")
+    check(c["bytes_up"] > 0 and c["bytes_down"] > len("hello from loopback\n"),
+          "bytes each way: %r" % c)
+    check("--- network ---\nGET a.test:%d allowed (rule a.test:%d) via "
+          "127.0.0.1:%d: " % (HTTP, HTTP, HTTP) in text(r), "text: " + text(r))
+
+
+def case_curl_https(m):
+    r = m.call("run_command", curl("--cacert", "/workspace/ca.pem",
+                                   "https://a.test:%d/hello.txt" % HTTPS))
+    eq(stdout(r), "hello from loopback\n", "curl's output over TLS")
+    c = one(r)
+    eq((c["method"], c["host"], c["port"], c["allowed"], c["status"],
+        c["reason"]), ("CONNECT", "a.test", HTTPS, True, 200, ""), "the record")
+
+
+def case_python_urllib(m):
+    code = ("import ssl, urllib.request\n"
+            "ctx = ssl.create_default_context(cafile='/workspace/ca.pem')\n"
+            "print(urllib.request.urlopen('https://a.test:%d/hello.txt', "
+            "context=ctx).read().decode(), end='')\n"
+            "print(urllib.request.urlopen('http://a.test:%d/hello.txt')"
+            ".read().decode(), end='')\n" % (HTTPS, HTTP))
+    r = m.call("run_code", py(code))
+    eq(stdout(r), "hello from loopback\n" * 2, "urllib's output")
+    conns = net(r)["connections"]
+    eq([(c["method"], c["host"], c["allowed"]) for c in conns],
+       [("CONNECT", "a.test", True), ("GET", "a.test", True)], "records")
+
+
+def case_pip_download(m):
+    r = m.call("run_command", {"command": "python3", "timeout_ms": 60000, "args": [
+        "-m", "pip", "download", "--no-deps", "--no-cache-dir",
+        "--disable-pip-version-check", "--cert", "/workspace/ca.pem",
+        "--index-url", "https://pypi.test:%d/simple/" % HTTPS,
+        "-d", "/workspace/dl", "demo-pkg"]})
+    check(r["structuredContent"]["exit_code"] == 0, "pip failed: " + text(r))
+    check(os.path.exists(os.path.join(WS, "dl", "demo_pkg-1.0-py3-none-any.whl")),
+          "the wheel is not in the workspace")
+    conns = net(r)["connections"]
+    check(len(conns) >= 1 and all(c["method"] == "CONNECT" and
+                                  c["host"] == "pypi.test" and c["allowed"]
+                                  for c in conns), "records: %r" % conns)
+
+
+def case_npm_registry(m):
+    if shutil.which("npm", path=PLAIN_PATH) is None:
+        print("  (npm not on the system PATH: skipped)")
+        return
+    r = m.call("run_command", {"command": "npm", "timeout_ms": 60000, "args": [
+        "view", "demo-npm", "version", "--registry",
+        "http://npm.test:%d/" % HTTP, "--cache", "/tmp/npm-cache",
+        "--no-update-notifier", "--no-audit", "--no-fund"]})
+    eq(stdout(r).strip(), "1.2.3", "npm view's answer (" + text(r) + ")")
+    conns = net(r)["connections"]
+    check(any(c["method"] == "GET" and c["host"] == "npm.test" and c["allowed"]
+              for c in conns), "records: %r" % conns)
+
+
+def refused(r, host, port, status, reason, method="GET"):
+    c = one(r)
+    eq((c["method"], c["host"], c["port"], c["allowed"], c["status"],
+        c["reason"]), (method, host, port, False, status, reason),
+       "the refusal's record")
+    return c
+
+
+def case_denial_header_and_body(m):
+    r = m.call("run_command", curl("-i", "http://c.test:%d/" % HTTP))
+    reason = "'c.test' is not in allowed_domains"
+    refused(r, "c.test", HTTP, 403, reason)
+    out = stdout(r)
+    check(out.startswith("HTTP/1.1 403 Forbidden\r\n"), "status line: %r" % out)
+    check("\r\nX-Egress-Denied: %s\r\n" % reason in out, "header: %r" % out)
+    check(out.endswith("\r\n\r\nmcp-sandbox egress proxy refused GET c.test:%d: "
+                       "%s\n" % (HTTP, reason)), "body: %r" % out)
+    check("GET c.test:%d refused (403): %s" % (HTTP, reason) in text(r),
+          "text: " + text(r))
+
+
+def case_unlisted_https(m):
+    r = m.call("run_command", curl("--cacert", "/workspace/ca.pem",
+                                   "https://c.test:%d/" % HTTPS))
+    refused(r, "c.test", HTTPS, 403, "'c.test' is not in allowed_domains",
+            "CONNECT")
+    check("CONNECT tunnel failed, response 403" in
+          r["structuredContent"]["stderr"], "curl says: " + text(r))
+
+
+def case_other_port(m):
+    r = m.call("run_command", curl("http://a.test:9/"))
+    refused(r, "a.test", 9, 403, "port 9 of 'a.test' is not allowed "
+            "(allowed_domains rule 'a.test:%d' allows %d only)" % (HTTP, HTTP))
+
+
+def case_deny_over_wildcard(m):
+    r = m.call("run_command", curl("http://good.w.test:%d/hello.txt" % HTTP))
+    eq(stdout(r), "hello from loopback\n", "the wildcard allows good.w.test")
+    eq(one(r)["rule"], "*.w.test:*", "the deciding rule")
+    r = m.call("run_command", curl("http://bad.w.test:%d/hello.txt" % HTTP))
+    c = refused(r, "bad.w.test", HTTP, 403,
+                "denied by denied_domains rule 'bad.w.test'")
+    eq(c["rule"], "bad.w.test", "the deciding rule")
+    # a deny rule by address wins over a pin and an allow of the name
+    r = m.call("run_command", curl("http://d.test:%d/" % HTTP))
+    refused(r, "d.test", HTTP, 403, "'d.test' resolves to 127.0.0.2:%d, "
+            "denied by denied_domains rule '127.0.0.2'" % HTTP)
+    # the wildcard is strictly below w.test
+    r = m.call("run_command", curl("http://w.test:%d/" % HTTP))
+    refused(r, "w.test", HTTP, 403, "'w.test' is not in allowed_domains")
+
+
+def case_ip_literals(m):
+    r = m.call("run_command", curl("http://127.0.0.1:%d/" % HTTP))
+    refused(r, "127.0.0.1", HTTP, 403, "IP address 127.0.0.1 is not allowed "
+            "(allowed_domains names no address or block covering it)")
+    r = m.call("run_command", curl("-g", "http://[::1]:%d/" % HTTP))
+    refused(r, "::1", HTTP, 403, "IP address ::1 is not allowed "
+            "(allowed_domains names no address or block covering it)")
+    r = m.call("run_command", curl("http://169.254.169.254/latest/meta-data/"))
+    refused(r, "169.254.169.254", 80, 403, "IP address 169.254.169.254 is not "
+            "allowed (allowed_domains names no address or block covering it)")
+
+
+def case_loopback_name_unpinned(m):
+    r = m.call("run_command", curl("http://localhost:%d/hello.txt" % HTTP))
+    c = one(r)
+    want = ["'localhost' resolves to a loopback address (%s), which is "
+            "refused unless pinned with --resolve or allowed by address" % a
+            for a in ("127.0.0.1:%d" % HTTP, "[::1]:%d" % HTTP)]
+    check(c["reason"] in want and c["status"] == 403 and not c["allowed"],
+          "record: %r" % c)
+
+
+def case_sni_mismatch(m):
+    code = ("import socket, ssl\n"
+            "s = socket.create_connection(('127.0.0.1', 3128))\n"
+            "s.sendall(b'CONNECT a.test:%d HTTP/1.1\\r\\nHost: a.test\\r\\n\\r\\n')\n"
+            "print(s.recv(200))\n"
+            "ctx = ssl.create_default_context(cafile='/workspace/ca.pem')\n"
+            "try:\n"
+            "    t = ctx.wrap_socket(s, server_hostname='b.test')\n"
+            "    print('handshake completed')\n"
+            "except (ssl.SSLError, OSError) as e:\n"
+            "    print('no handshake')\n" % HTTPS)
+    r = m.call("run_code", py(code))
+    eq(stdout(r), "b'HTTP/1.1 200 Connection established\\r\\n\\r\\n'\n"
+       "no handshake\n", "the client's view")
+    refused(r, "a.test", HTTPS, 200, "TLS server name 'b.test' differs from "
+            "the CONNECT host 'a.test'", "CONNECT")
+
+
+def case_host_header_mismatch(m):
+    r = m.call("run_command", curl("-H", "Host: c.test",
+                                   "http://a.test:%d/hello.txt" % HTTP))
+    refused(r, "a.test", HTTP, 403, "Host header 'c.test' differs from the "
+            "request target 'a.test:%d'" % HTTP)
+
+
+def landlock_abi():
+    libc = ctypes.CDLL(None, use_errno=True)
+    v = libc.syscall(444, None, 0, 1)   # landlock_create_ruleset(VERSION)
+    return v if v > 0 else 0
+
+
+def case_raw_sockets(m):
+    code = ("import errno, socket\n"
+            "def tcp(addr):\n"
+            "    try:\n"
+            "        socket.create_connection(addr, timeout=5)\n"
+            "        return 'connected'\n"
+            "    except OSError as e:\n"
+            "        return errno.errorcode[e.errno]\n"
+            "print('tcp-host', tcp(('127.0.0.1', %d)))\n"
+            "print('tcp-out', tcp(('10.0.0.1', 80)))\n"
+            "u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+            "try:\n"
+            "    u.sendto(b'x', ('8.8.8.8', 53))\n"
+            "    print('udp sent')\n"
+            "except OSError as e:\n"
+            "    print('udp', errno.errorcode[e.errno])\n"
+            "u.close()\n"
+            "try:\n"
+            "    socket.getaddrinfo('a.test', 80)\n"
+            "    print('dns resolved')\n"
+            "except socket.gaierror as e:\n"
+            "    print('dns failed')\n"
+            "import os, stat\n"
+            "s = socket.socket()\n"
+            "try:\n"
+            "    s.bind(('127.0.0.1', 3128))\n"
+            "    print('bound the proxy port')\n"
+            "except OSError as e:\n"
+            "    print('bind', errno.errorcode[e.errno])\n"
+            "s.close()\n"
+            "fds = [int(f) for f in os.listdir('/proc/self/fd')]\n"
+            "print('sockets held', sum(1 for f in fds if f > 2 and "
+            "os.path.exists('/proc/self/fd/%%d' %% f) and "
+            "stat.S_ISSOCK(os.stat(f).st_mode)))\n" % HTTP)
+    r = m.call("run_code", py(code))
+    # Landlock ABI 4+: connect() to any port but the proxy's is EACCES;
+    # below it, nothing listens there in the sandbox's own netns
+    local = "EACCES" if landlock_abi() >= 4 else "ECONNREFUSED"
+    out_err = "EACCES" if landlock_abi() >= 4 else "ENETUNREACH"
+    # Landlock 4+ refuses bind() outright; below it the port is taken
+    bind_err = "EACCES" if landlock_abi() >= 4 else "EADDRINUSE"
+    eq(stdout(r), "tcp-host %s\ntcp-out %s\nudp ENETUNREACH\ndns failed\n"
+       "bind %s\nsockets held 0\n" % (local, out_err, bind_err),
+       "what raw sockets reach")
+    eq(net(r)["connections"], [], "no proxy connection")
+
+
+def case_network_false(m):
+    r = m.call("run_command", dict(curl("http://a.test:%d/hello.txt" % HTTP),
+                                   network=False))
+    check("network" not in r["structuredContent"], "network: %r" % r)
+    # no proxy variables, and no DNS inside
+    eq(r["structuredContent"]["exit_code"], 6, "curl cannot resolve: " + text(r))
+
+
+def case_malformed(m):
+    code = ("import socket\n"
+            "def ask(data):\n"
+            "    s = socket.create_connection(('127.0.0.1', 3128))\n"
+            "    s.sendall(data)\n"
+            "    s.shutdown(socket.SHUT_WR)\n"
+            "    got = b''\n"
+            "    while True:\n"
+            "        b = s.recv(65536)\n"
+            "        if not b:\n"
+            "            break\n"
+            "        got += b\n"
+            "    print(got.split(b'\\r\\n')[0].decode())\n"
+            "ask(b'hello\\r\\n\\r\\n')\n"
+            "ask(b'GET /relative HTTP/1.1\\r\\nHost: a.test\\r\\n\\r\\n')\n"
+            "ask(b'GET http://a.test:%d/ HTTP/1.1\\r\\nX: ' + b'a' * 20000)\n"
+            "ask(b'GET http://a.test:%d/ HTTP/1.1\\nHost: a.test\\n\\n')\n"
+            "ask(b'GET http://a.test:%d/ HTTP/1.1\\r\\n folded\\r\\n\\r\\n')\n"
+            "ask(b'CONNECT a.test HTTP/1.1\\r\\n\\r\\n')\n"
+            "ask(b'GET http://a.test:%d/hello.txt HTTP/1.1\\r\\nHost: a.test:%d\\r\\n\\r\\n')\n"
+            % (HTTP, HTTP, HTTP, HTTP, HTTP))
+    r = m.call("run_code", py(code))
+    lines = stdout(r).splitlines()
+    eq(lines[:6], ["HTTP/1.1 400 Bad Request", "HTTP/1.1 400 Bad Request",
+                   "HTTP/1.1 431 Request Header Fields Too Large",
+                   "HTTP/1.1 400 Bad Request", "HTTP/1.1 400 Bad Request",
+                   "HTTP/1.1 400 Bad Request"], "the proxy's answers")
+    check(lines[6].startswith("HTTP/1.") and lines[6].endswith(" 200 OK"),
+          "the proxy keeps serving: %r" % lines[6])
+    eq([c["reason"] for c in net(r)["connections"]], [
+        "malformed request: malformed request line",
+        "malformed request: the target must be an absolute http:// URL "
+        "(this is a proxy)",
+        "malformed request: request head larger than 16384 bytes",
+        "malformed request: a LF without CR",
+        "malformed request: folded header lines are refused",
+        "malformed request: CONNECT needs host:port",
+        ""], "the reasons")
+    # and the server too
+    r = m.call("run_command", curl("http://a.test:%d/hello.txt" % HTTP))
+    eq(stdout(r), "hello from loopback\n", "the next call")
+
+
+def case_concurrent_64(m):
+    ids = [m.start("tools/call", {"name": "run_command", "arguments":
+                                  curl("http://a.test:%d/hello.txt" % HTTP)})
+           for _ in range(64)]
+    for i in ids:
+        r = m.wait(i)
+        check("result" in r and "structuredContent" in r["result"],
+              "call failed: %r" % r)
+        eq(stdout(r["result"]), "hello from loopback\n", "call %d" % i)
+        eq(one(r["result"])["allowed"], True, "call %d's record" % i)
+
+
+def case_caps(binary, unpriv):
+    m = Mcp(binary, COMMON + ["--egress-max-connections", "3",
+                              "--egress-max-bytes", "65536"], unpriv)
+    try:
+        code = ("import urllib.request, urllib.error\n"
+                "for i in range(5):\n"
+                "    try:\n"
+                "        urllib.request.urlopen('http://a.test:%d/hello.txt').read()\n"
+                "        print('ok')\n"
+                "    except urllib.error.HTTPError as e:\n"
+                "        print(e.code, e.headers['X-Egress-Denied'])\n" % HTTP)
+        r = m.call("run_code", py(code))
+        cap = "connection cap reached (max_connections 3 per call)"
+        eq(stdout(r), "ok\nok\nok\n403 %s\n403 %s\n" % (cap, cap), "five tries")
+        n = net(r)
+        eq((n["connection_count"], n["refused"], n["not_recorded"],
+            n["connection_cap_hit"], len(n["connections"])),
+           (5, 2, 1, True, 4), "the totals")
+        eq(n["connections"][3]["reason"], cap, "the cap's record")
+        check("[1 more connections refused past the cap, not recorded]" in
+              text(r), "text: " + text(r))
+        r = m.call("run_command", curl("-o", "/dev/null",
+                                       "http://a.test:%d/big.bin" % HTTP))
+        c = one(r)
+        eq((c["allowed"], c["reason"]),
+           (True, "byte cap reached (max_bytes 65536 per call)"), "the cap")
+        check(c["bytes_up"] + c["bytes_down"] <= 65536 and
+              c["bytes_down"] > 32768, "bytes: %r" % c)
+        eq(net(r)["byte_cap_hit"], True, "byte_cap_hit")
+        check(r["structuredContent"]["exit_code"] != 0, "curl saw the cut")
+    finally:
+        m.close()
+
+
+def case_no_network_policy(binary, unpriv):
+    m = Mcp(binary, ["--allow-command", "curl"], unpriv)
+    try:
+        r = m.call("run_command", dict(curl("http://a.test/"), network=True))
+        eq(r.get("isError"), True, "refused")
+        eq(text(r), "the command was not run: the call asked for network: "
+           "true, but the server's policy allows no network (no "
+           "network.allowed_domains). A call can narrow the policy, never "
+           "widen it: call again without network.", "the refusal")
+        r = m.call("run_command", curl("http://a.test/"))
+        check("network" not in r["structuredContent"], "no network part")
+    finally:
+        m.close()
+
+
+def case_audit(binary, unpriv):
+    log = os.path.join(TMP, "audit.jsonl")
+    m = Mcp(binary, COMMON, unpriv, audit=log)
+    try:
+        m.call("run_command", curl("http://a.test:%d/hello.txt" % HTTP))
+        m.call("run_command", curl("http://c.test:%d/" % HTTP))
+    finally:
+        m.close()
+    with open(log) as f:
+        lines = [json.loads(l) for l in f]
+    eg = [l for l in lines if l.get("event") == "egress"]
+    eq([(l["tool"], l["host"], l["allowed"], l["reason"]) for l in eg],
+       [("run_command", "a.test", True, ""),
+        ("run_command", "c.test", False, "'c.test' is not in allowed_domains")],
+       "one audit line per connection")
+    eq(len([l for l in lines if "event" not in l]), 2, "and one per call")
+
+
+def case_tools_list(m):
+    r = m.rpc("tools/list", {})
+    d = {t["name"]: t["description"] for t in r["result"]["tools"]}
+    said = ("network only through the sandbox's HTTP(S) proxy to %s "
+            "(HTTP_PROXY and HTTPS_PROXY are set, no DNS inside; a refusal is "
+            "a 403 saying why; network: false runs a call without it)" %
+            ", ".join(ALLOW))
+    check("isolated sandbox: has " + said + ", read-only system" in
+          d["run_command"], d["run_command"])
+    check("offers. Has " + said + ", read-only system" in d["run_code"],
+          d["run_code"])
+    check("no network" in d["run_skill_script"], d["run_skill_script"])
+
+
+def case_print_config(binary, unpriv):
+    out = subprocess.run([binary] + COMMON + ["--print-config"], check=True,
+                         capture_output=True, text=True,
+                         env={"PATH": PLAIN_PATH}).stdout
+    n = json.loads(out)["network"]
+    eq(n["allowed_domains"], ALLOW, "allowed_domains")
+    eq(n["denied_domains"], ["bad.w.test", "127.0.0.2"], "denied_domains")
+    eq(n["resolve"], PINS, "resolve")
+    out = subprocess.run([binary] + COMMON + ["--check"], capture_output=True,
+                         text=True, env={"PATH": PLAIN_PATH}).stdout
+    check("ok       network proxy (egress): works: 127.0.0.1:3128 listens "
+          "inside the sandbox's netns, served from outside\n" in out, out)
+    check("info     egress policy: through the proxy to %s !bad.w.test "
+          "!127.0.0.2" % " ".join(ALLOW) in out, out)
+
+
+SHARED = [case_curl_http, case_curl_https, case_python_urllib, case_pip_download,
+          case_npm_registry, case_denial_header_and_body, case_unlisted_https,
+          case_other_port, case_deny_over_wildcard, case_ip_literals,
+          case_loopback_name_unpinned, case_sni_mismatch,
+          case_host_header_mismatch, case_raw_sockets, case_network_false,
+          case_malformed, case_concurrent_64, case_tools_list]
+OWN = [case_caps, case_no_network_policy, case_audit, case_print_config]
+
+
+def main():
+    global TMP, WS, HTTP, HTTPS, COMMON, ALLOW, PINS
+    args = sys.argv[1:]
+    unpriv = "--unpriv" in args
+    args = [a for a in args if a != "--unpriv"]
+    binary, wanted = os.path.abspath(args[0]), set(args[1:])
+    if unpriv:
+        if os.geteuid() != 0 or shutil.which("setpriv") is None:
+            print("skip: --unpriv needs root and setpriv")
+            return 77
+        if subprocess.run(["setpriv", "--reuid=65534", "--regid=65534",
+                           "--clear-groups", "unshare", "-U", "true"],
+                          stderr=subprocess.DEVNULL).returncode != 0:
+            print("skip: uid 65534 cannot make a user namespace here")
+            return 77
+    TMP = tempfile.mkdtemp(prefix="egress-test-")
+    os.chmod(TMP, 0o755)
+    WS = os.path.join(TMP, "ws")
+    os.mkdir(WS)
+    root = os.path.join(TMP, "www")
+    os.mkdir(root)
+    ca, key, crt = make_ca(TMP)
+    shutil.copy(ca, os.path.join(WS, "ca.pem"))
+    # the sandbox's kernel uid, root server or not
+    os.chown(WS, 65534, 65534)
+    if unpriv:
+        os.chown(TMP, 65534, 65534)
+    make_content(root)
+    h, HTTP = serve(root)
+    s, HTTPS = serve(root, (key, crt))
+    ALLOW = ["a.test:%d" % HTTP, "a.test:%d" % HTTPS, "*.w.test:*",
+             "pypi.test:%d" % HTTPS, "npm.test:%d" % HTTP,
+             "localhost:%d" % HTTP, "d.test:*"]
+    PINS = ["a.test:*:127.0.0.1", "good.w.test:%d:127.0.0.1" % HTTP,
+            "bad.w.test:%d:127.0.0.1" % HTTP, "pypi.test:*:127.0.0.1",
+            "npm.test:*:127.0.0.1", "d.test:*:127.0.0.2"]
+    COMMON = ["--allow-command", "curl", "--max-sandboxes", "62",
+              "--max-timeout-ms", "60000",
+              "--deny-domain", "bad.w.test", "--deny-domain", "127.0.0.2"]
+    if shutil.which("npm", path=PLAIN_PATH) is not None:
+        COMMON += ["--allow-command", "npm"]
+    for a in ALLOW:
+        COMMON += ["--allow-domain", a]
+    for p in PINS:
+        COMMON += ["--resolve", p]
+    failed = 0
+    m = Mcp(binary, COMMON, unpriv)
+    try:
+        for case in SHARED + OWN:
+            name = case.__name__[5:]
+            if wanted and name not in wanted:
+                continue
+            try:
+                if case in OWN:
+                    case(binary, unpriv)
+                else:
+                    case(m)
+                print("ok   %s" % name)
+            except Exception as e:
+                failed += 1
+                print("FAIL %s: %s: %s" % (name, type(e).__name__, e))
+        m.close()
+    finally:
+        if m.p.poll() is None:
+            m.p.kill()
+        h.shutdown()
+        s.shutdown()
+        shutil.rmtree(TMP, ignore_errors=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
