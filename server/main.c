@@ -542,12 +542,14 @@ main(int argc, char **argv)
 		struct sb_config cfg = { 0 };
 		char line[2048];	/* the rules, one line; cut if longer */
 
+		/* what the policy does with the network first: the verdict
+		 * stays the last line, which scripts and tests read */
+		policy_network_summary(pol, line, sizeof(line));
+		printf("%-8s egress policy: %s\n", "info", line);
+		(void)fflush(stdout);	/* the probes fork */
 		/* the policy's cgroup settings decide what --check requires */
 		sb_config_from_policy(pol, &cfg);
 		rc = cmd_check_run(&cfg, check_server_layers);
-		/* then what the policy does with the network */
-		policy_network_summary(pol, line, sizeof(line));
-		printf("%-8s egress policy: %s\n", "info", line);
 		goto out;
 	}
 	if (cli.print_config) {
