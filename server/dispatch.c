@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "json_build.h"
 #include "audit.h"
 #include "dispatch.h"
 #include "log.h"
@@ -140,49 +141,17 @@ fail(struct req *r, enum mcp_err st, const char *fmt, ...)
  * MCP_OK without a result answers -32603 "out of memory" instead
  * (dispatch_message_queued), as does an error whose data cannot be
  * built. Notifications are best effort: without memory a progress or log
- * notification is dropped. add() and push() take val,
+ * notification is dropped. jb_add() and jb_push() take val,
  * NULL when its own allocation failed, and release it when it cannot be
  * added (json-c leaves it to the caller then).
  */
-static int
-add(struct json_object *o, const char *key, struct json_object *val)
-{
-	if (o == NULL || val == NULL || json_object_object_add(o, key,
-	    val) != 0) {
-		json_object_put(val);
-		return -1;
-	}
-	return 0;
-}
-
-static int
-push(struct json_object *a, struct json_object *val)
-{
-	if (a == NULL || val == NULL || json_object_array_add(a, val) != 0) {
-		json_object_put(val);
-		return -1;
-	}
-	return 0;
-}
-
-/* o once built, or NULL (o released) when one of its steps failed. */
-static struct json_object *
-built(struct json_object *o, int failed)
-{
-	if (failed) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
-}
-
 /* {key: val}, taking val. */
 static struct json_object *
 obj1(const char *key, struct json_object *val)
 {
 	struct json_object *o = json_object_new_object();
 
-	return built(o, add(o, key, val));
+	return jb_built(o, jb_add(o, key, val));
 }
 
 static struct json_object *
@@ -190,10 +159,10 @@ server_info(void)
 {
 	struct json_object *o = json_object_new_object();
 
-	return built(o, add(o, "name", json_object_new_string(SERVER_NAME)) ||
-	    add(o, "title", json_object_new_string(SERVER_TITLE)) ||
-	    add(o, "version", json_object_new_string(MCP_SANDBOX_VERSION)) ||
-	    add(o, "description", json_object_new_string(SERVER_DESC)));
+	return jb_built(o, jb_add(o, "name", json_object_new_string(SERVER_NAME)) ||
+	    jb_add(o, "title", json_object_new_string(SERVER_TITLE)) ||
+	    jb_add(o, "version", json_object_new_string(MCP_SANDBOX_VERSION)) ||
+	    jb_add(o, "description", json_object_new_string(SERVER_DESC)));
 }
 
 static struct json_object *
@@ -201,10 +170,10 @@ capabilities(enum era era)
 {
 	struct json_object *caps = json_object_new_object();
 
-	return built(caps, add(caps, "tools", obj1("listChanged",
+	return jb_built(caps, jb_add(caps, "tools", obj1("listChanged",
 	    json_object_new_boolean(0))) ||
-	    add(caps, "logging", json_object_new_object()) ||
-	    add(caps, "resources", resources_capability(era == ERA_MODERN)));
+	    jb_add(caps, "logging", json_object_new_object()) ||
+	    jb_add(caps, "resources", resources_capability(era == ERA_MODERN)));
 }
 
 /* The versions we speak: the modern ones, then (all) the legacy ones. */
@@ -216,12 +185,12 @@ versions(bool all)
 	size_t i;
 
 	for (i = 0; dispatch_modern_versions[i] != NULL; i++)
-		failed |= push(a, json_object_new_string(
+		failed |= jb_push(a, json_object_new_string(
 		    dispatch_modern_versions[i]));
 	for (i = 0; all && dispatch_legacy_versions[i] != NULL; i++)
-		failed |= push(a, json_object_new_string(
+		failed |= jb_push(a, json_object_new_string(
 		    dispatch_legacy_versions[i]));
-	return built(a, failed);
+	return jb_built(a, failed);
 }
 
 /* ---- handshake era ---- */
@@ -246,11 +215,11 @@ m_initialize(struct req *r, struct json_object **ret)
 	session_set_version(r->sess, got);
 
 	res = json_object_new_object();
-	*ret = built(res, add(res, "protocolVersion",
+	*ret = jb_built(res, jb_add(res, "protocolVersion",
 	    json_object_new_string(got)) ||
-	    add(res, "capabilities", capabilities(ERA_LEGACY)) ||
-	    add(res, "serverInfo", server_info()) ||
-	    (r->srv->instructions != NULL && add(res, "instructions",
+	    jb_add(res, "capabilities", capabilities(ERA_LEGACY)) ||
+	    jb_add(res, "serverInfo", server_info()) ||
+	    (r->srv->instructions != NULL && jb_add(res, "instructions",
 	    json_object_new_string(r->srv->instructions))));
 	return MCP_OK;
 }
@@ -287,12 +256,12 @@ m_discover(struct req *r, struct json_object **ret)
 {
 	struct json_object *res = json_object_new_object();
 
-	*ret = built(res, add(res, "supportedVersions", versions(true)) ||
-	    add(res, "capabilities", capabilities(ERA_MODERN)) ||
-	    (r->srv->instructions != NULL && add(res, "instructions",
+	*ret = jb_built(res, jb_add(res, "supportedVersions", versions(true)) ||
+	    jb_add(res, "capabilities", capabilities(ERA_MODERN)) ||
+	    (r->srv->instructions != NULL && jb_add(res, "instructions",
 	    json_object_new_string(r->srv->instructions))) ||
-	    add(res, "ttlMs", json_object_new_int(MCP_LIST_TTL_MS)) ||
-	    add(res, "cacheScope", json_object_new_string("public")));
+	    jb_add(res, "ttlMs", json_object_new_int(MCP_LIST_TTL_MS)) ||
+	    jb_add(res, "cacheScope", json_object_new_string("public")));
 	return MCP_OK;
 }
 
@@ -351,8 +320,8 @@ m_listen(struct req *r, struct json_object **ret)
 		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
 		    "\"notifications\" (an object) is required");
 	p = json_object_new_object();
-	if ((p = built(p, add(p, "notifications", json_object_new_object()) ||
-	    add(p, "_meta", obj1("io.modelcontextprotocol/subscriptionId",
+	if ((p = jb_built(p, jb_add(p, "notifications", json_object_new_object()) ||
+	    jb_add(p, "_meta", obj1("io.modelcontextprotocol/subscriptionId",
 	    json_object_get(r->msg->id))))) == NULL ||
 	    (text = jsonrpc_notification(
 	    "notifications/subscriptions/acknowledged", p, &len)) == NULL)
@@ -409,11 +378,11 @@ call_progress(void *arg, double progress, double total, const char *message)
 	cc->sent_progress = true;
 	cc->last_progress = progress;
 	p = json_object_new_object();
-	if ((p = built(p, add(p, "progressToken",
+	if ((p = jb_built(p, jb_add(p, "progressToken",
 	    json_object_get(cc->progress_token)) ||
-	    add(p, "progress", json_object_new_double(progress)) ||
-	    (total > 0 && add(p, "total", json_object_new_double(total))) ||
-	    (message != NULL && add(p, "message",
+	    jb_add(p, "progress", json_object_new_double(progress)) ||
+	    (total > 0 && jb_add(p, "total", json_object_new_double(total))) ||
+	    (message != NULL && jb_add(p, "message",
 	    json_object_new_string(message))))) != NULL)
 		call_send(cc, "notifications/progress", p);
 }
@@ -437,11 +406,11 @@ call_log(void *arg, enum tool_log_level level, const char *logger,
 	if (min < 0 || (int)level < min)
 		return;
 	p = json_object_new_object();
-	if ((p = built(p, add(p, "level",
+	if ((p = jb_built(p, jb_add(p, "level",
 	    json_object_new_string(log_level_names[level])) ||
-	    (logger != NULL && add(p, "logger",
+	    (logger != NULL && jb_add(p, "logger",
 	    json_object_new_string(logger))) ||
-	    add(p, "data", json_object_new_string(text)))) != NULL)
+	    jb_add(p, "data", json_object_new_string(text)))) != NULL)
 		call_send(cc, "notifications/message", p);
 }
 
@@ -775,8 +744,8 @@ check_modern_meta(struct req *r)
 			break;
 	if (dispatch_modern_versions[i] == NULL) {
 		r->err_data = json_object_new_object();
-		if ((r->err_data = built(r->err_data, add(r->err_data,
-		    "supported", versions(false)) || add(r->err_data,
+		if ((r->err_data = jb_built(r->err_data, jb_add(r->err_data,
+		    "supported", versions(false)) || jb_add(r->err_data,
 		    "requested", json_object_new_string(want)))) == NULL)
 			return fail(r, MCP_ERR_NOMEM, "Internal error: out of "
 			    "memory");
@@ -807,12 +776,12 @@ decorate_modern(struct json_object *res)
 
 	if (!json_object_is_type(res, json_type_object))
 		return 0;
-	if (add(res, "resultType", json_object_new_string("complete")) != 0)
+	if (jb_add(res, "resultType", json_object_new_string("complete")) != 0)
 		return -1;
 	if (!json_object_object_get_ex(res, "_meta", &meta) &&
-	    add(res, "_meta", meta = json_object_new_object()) != 0)
+	    jb_add(res, "_meta", meta = json_object_new_object()) != 0)
 		return -1;
-	return add(meta, META_SERVERINFO, server_info());
+	return jb_add(meta, META_SERVERINFO, server_info());
 }
 
 /*

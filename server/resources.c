@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_build.h"
 #include "dispatch.h"
 #include "fixtures.h"
 #include "resources.h"
@@ -29,39 +30,6 @@
 
 #define NOMEM_TEXT	"Internal error: out of memory"
 
-/* Adds val (taken; NULL: its allocation failed) to o; -1 if it could not. */
-static int
-add(struct json_object *o, const char *key, struct json_object *val)
-{
-	if (o == NULL || val == NULL || json_object_object_add(o, key,
-	    val) != 0) {
-		json_object_put(val);
-		return -1;
-	}
-	return 0;
-}
-
-static int
-push(struct json_object *a, struct json_object *val)
-{
-	if (a == NULL || val == NULL || json_object_array_add(a, val) != 0) {
-		json_object_put(val);
-		return -1;
-	}
-	return 0;
-}
-
-/* o once built, or NULL (o released) when one of its steps failed. */
-static struct json_object *
-built(struct json_object *o, int failed)
-{
-	if (failed) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
-}
-
 static enum mcp_err
 fail(struct rsrc_req *q, enum mcp_err st, const char *uri, const char *fmt,
     ...) __attribute__((format(printf, 4, 5)));
@@ -78,7 +46,7 @@ fail(struct rsrc_req *q, enum mcp_err st, const char *uri, const char *fmt,
 	utf8_trim(q->err);
 	if (uri != NULL) {
 		q->err_data = json_object_new_object();
-		if ((q->err_data = built(q->err_data, add(q->err_data, "uri",
+		if ((q->err_data = jb_built(q->err_data, jb_add(q->err_data, "uri",
 		    json_object_new_string(uri)))) == NULL) {
 			/* an error without its data would be another answer */
 			(void)snprintf(q->err, sizeof(q->err), NOMEM_TEXT);
@@ -107,9 +75,9 @@ result(struct rsrc_req *q, struct json_object *res, int failed,
     struct json_object **ret)
 {
 	if (q->modern && !failed)
-		failed = add(res, "ttlMs", json_object_new_int(RSRC_TTL_MS)) ||
-		    add(res, "cacheScope", json_object_new_string("private"));
-	if ((*ret = built(res, failed || res == NULL)) == NULL)
+		failed = jb_add(res, "ttlMs", json_object_new_int(RSRC_TTL_MS)) ||
+		    jb_add(res, "cacheScope", json_object_new_string("private"));
+	if ((*ret = jb_built(res, failed || res == NULL)) == NULL)
 		return nomem(q);
 	return MCP_OK;
 }
@@ -178,8 +146,8 @@ m_list(struct rsrc_req *q, struct json_object **ret)
 		    "page)");
 	}
 	res = json_object_new_object();
-	failed = add(res, "resources", arr) || (next != NULL &&
-	    add(res, "nextCursor", json_object_new_string(next)));
+	failed = jb_add(res, "resources", arr) || (next != NULL &&
+	    jb_add(res, "nextCursor", json_object_new_string(next)));
 	free(next);
 	return result(q, res, failed, ret);
 }
@@ -195,18 +163,18 @@ m_templates(struct rsrc_req *q, struct json_object **ret)
 		    "unknown cursor (the template list has a single page)");
 	arr = json_object_new_array();
 	t = json_object_new_object();
-	t = built(t, add(t, "uriTemplate",
+	t = jb_built(t, jb_add(t, "uriTemplate",
 	    json_object_new_string(WSR_URI_TEMPLATE)) ||
-	    add(t, "name", json_object_new_string("workspace-file")) ||
-	    add(t, "title", json_object_new_string("Workspace file")) ||
-	    add(t, "description", json_object_new_string(
+	    jb_add(t, "name", json_object_new_string("workspace-file")) ||
+	    jb_add(t, "title", json_object_new_string("Workspace file")) ||
+	    jb_add(t, "description", json_object_new_string(
 	    "A file of the workspace, by its path relative to the workspace "
 	    "root (the path read_file takes; the same files run_command and "
 	    "run_code see under /workspace).")));
-	arr = built(arr, push(arr, t) || (fixtures_on(q) &&
+	arr = jb_built(arr, jb_push(arr, t) || (fixtures_on(q) &&
 	    fixture_resource_templates(arr) != 0));
 	res = json_object_new_object();
-	return result(q, res, add(res, "resourceTemplates", arr), ret);
+	return result(q, res, jb_add(res, "resourceTemplates", arr), ret);
 }
 
 static enum mcp_err
@@ -291,9 +259,9 @@ m_read(struct rsrc_req *q, struct json_object **ret)
 			return read_error(q, uri, -rc);
 	}
 	arr = json_object_new_array();
-	arr = built(arr, push(arr, c));
+	arr = jb_built(arr, jb_push(arr, c));
 	res = json_object_new_object();
-	return result(q, res, add(res, "contents", arr), ret);
+	return result(q, res, jb_add(res, "contents", arr), ret);
 }
 
 /* What resources/subscribe accepts: a workspace uri (the file may not
@@ -380,8 +348,8 @@ resources_capability(bool modern)
 
 	/* 2026-07-28 watches resources through subscriptions/listen, which
 	 * we acknowledge without resourceSubscriptions: no subscribe there */
-	return built(o, add(o, "subscribe", json_object_new_boolean(!modern)) ||
-	    add(o, "listChanged", json_object_new_boolean(0)));
+	return jb_built(o, jb_add(o, "subscribe", json_object_new_boolean(!modern)) ||
+	    jb_add(o, "listChanged", json_object_new_boolean(0)));
 }
 
 static void
@@ -394,7 +362,7 @@ notify_uri(struct session *sess, const char *uri,
 		return;
 	p = json_object_new_object();
 	/* a notification that cannot be built is dropped, as progress is */
-	if ((p = built(p, add(p, "uri", json_object_new_string(uri)))) != NULL)
+	if ((p = jb_built(p, jb_add(p, "uri", json_object_new_string(uri)))) != NULL)
 		send(arg, "notifications/resources/updated", p);
 }
 

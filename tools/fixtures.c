@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_build.h"
 #include "fixtures.h"
 #include "sandbox.h"
 
@@ -52,41 +53,14 @@ step_wait(const struct tool_call *call)
 	return sb_cancel_fired(call->cancel);
 }
 
-/*
- * The builders return NULL when an allocation failed; result_of() then
- * answers MCP_ERR_NOMEM. add() takes val (NULL: its allocation failed)
- * and releases it when it cannot be added.
- */
-static int
-add(struct json_object *o, const char *key, struct json_object *val)
-{
-	if (o == NULL || val == NULL || json_object_object_add(o, key,
-	    val) != 0) {
-		json_object_put(val);
-		return -1;
-	}
-	return 0;
-}
-
-/* o, or NULL (o released) when failed. */
-static struct json_object *
-built(struct json_object *o, int failed)
-{
-	if (failed) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
-}
-
 /* {"type":"text","text":...}, new reference. */
 static struct json_object *
 text_block(const char *text)
 {
 	struct json_object *b = json_object_new_object();
 
-	return built(b, add(b, "type", json_object_new_string("text")) ||
-	    add(b, "text", json_object_new_string(text)));
+	return jb_built(b, jb_add(b, "type", json_object_new_string("text")) ||
+	    jb_add(b, "text", json_object_new_string(text)));
 }
 
 /* An image or audio block with base64 data, new reference. */
@@ -95,9 +69,9 @@ media_block(const char *type, const char *data, const char *mime)
 {
 	struct json_object *b = json_object_new_object();
 
-	return built(b, add(b, "type", json_object_new_string(type)) ||
-	    add(b, "data", json_object_new_string(data)) ||
-	    add(b, "mimeType", json_object_new_string(mime)));
+	return jb_built(b, jb_add(b, "type", json_object_new_string(type)) ||
+	    jb_add(b, "data", json_object_new_string(data)) ||
+	    jb_add(b, "mimeType", json_object_new_string(mime)));
 }
 
 /* An embedded text resource block, new reference. */
@@ -107,14 +81,14 @@ resource_block(const char *uri, const char *mime, const char *text)
 	struct json_object *b = json_object_new_object();
 	struct json_object *r = json_object_new_object();
 
-	if ((r = built(r, add(r, "uri", json_object_new_string(uri)) ||
-	    add(r, "mimeType", json_object_new_string(mime)) ||
-	    add(r, "text", json_object_new_string(text)))) == NULL) {
+	if ((r = jb_built(r, jb_add(r, "uri", json_object_new_string(uri)) ||
+	    jb_add(r, "mimeType", json_object_new_string(mime)) ||
+	    jb_add(r, "text", json_object_new_string(text)))) == NULL) {
 		json_object_put(b);
 		return NULL;
 	}
-	return built(b, add(b, "type", json_object_new_string("resource")) ||
-	    add(b, "resource", r));
+	return jb_built(b, jb_add(b, "type", json_object_new_string("resource")) ||
+	    jb_add(b, "resource", r));
 }
 
 /* {"content":[blocks...]}; takes ownership of the n blocks (NULL ones
@@ -135,9 +109,9 @@ result_of(struct json_object **blocks, size_t n,
 		failed = 1;
 		json_object_put(blocks[i]);
 	}
-	if (failed || add(res, "content", content) != 0) {
+	if (failed || jb_add(res, "content", content) != 0) {
 		if (!failed)
-			content = NULL;	/* add() released it */
+			content = NULL;	/* jb_add() released it */
 		json_object_put(content);
 		json_object_put(res);
 		return MCP_ERR_NOMEM;
@@ -369,31 +343,20 @@ resource(const char *uri, const char *name, const char *desc,
 {
 	struct json_object *o = json_object_new_object();
 
-	return built(o, add(o, "uri", json_object_new_string(uri)) ||
-	    add(o, "name", json_object_new_string(name)) ||
-	    add(o, "description", json_object_new_string(desc)) ||
-	    add(o, "mimeType", json_object_new_string(type)));
-}
-
-/* Appends val (taken) to arr; -1 when it could not. */
-static int
-push(struct json_object *arr, struct json_object *val)
-{
-	if (val == NULL || json_object_array_add(arr, val) != 0) {
-		json_object_put(val);
-		return -1;
-	}
-	return 0;
+	return jb_built(o, jb_add(o, "uri", json_object_new_string(uri)) ||
+	    jb_add(o, "name", json_object_new_string(name)) ||
+	    jb_add(o, "description", json_object_new_string(desc)) ||
+	    jb_add(o, "mimeType", json_object_new_string(type)));
 }
 
 int
 fixture_resources_list(struct json_object *arr)
 {
-	return push(arr, resource(FIXTURE_TEXT_URI, "static-text",
+	return jb_push(arr, resource(FIXTURE_TEXT_URI, "static-text",
 	    "Conformance fixture: a fixed text resource.", "text/plain")) ||
-	    push(arr, resource(FIXTURE_BINARY_URI, "static-binary",
+	    jb_push(arr, resource(FIXTURE_BINARY_URI, "static-binary",
 	    "Conformance fixture: a fixed PNG.", "image/png")) ||
-	    push(arr, resource(FIXTURE_WATCHED_URI, "watched-resource",
+	    jb_push(arr, resource(FIXTURE_WATCHED_URI, "watched-resource",
 	    "Conformance fixture: a subscribable resource.", "text/plain")) ?
 	    -1 : 0;
 }
@@ -403,12 +366,12 @@ fixture_resource_templates(struct json_object *arr)
 {
 	struct json_object *o = json_object_new_object();
 
-	return push(arr, built(o, add(o, "uriTemplate",
+	return jb_push(arr, jb_built(o, jb_add(o, "uriTemplate",
 	    json_object_new_string(FIXTURE_TEMPLATE)) ||
-	    add(o, "name", json_object_new_string("template")) ||
-	    add(o, "description", json_object_new_string(
+	    jb_add(o, "name", json_object_new_string("template")) ||
+	    jb_add(o, "description", json_object_new_string(
 	    "Conformance fixture: JSON data for any id.")) ||
-	    add(o, "mimeType", json_object_new_string("application/json"))));
+	    jb_add(o, "mimeType", json_object_new_string("application/json"))));
 }
 
 static struct json_object *
@@ -417,10 +380,10 @@ contents(const char *uri, const char *type, const char *key, const char *v)
 	struct json_object *o = json_object_new_object();
 
 	if (v == NULL)
-		return built(o, 1);
-	return built(o, add(o, "uri", json_object_new_string(uri)) ||
-	    add(o, "mimeType", json_object_new_string(type)) ||
-	    add(o, key, json_object_new_string(v)));
+		return jb_built(o, 1);
+	return jb_built(o, jb_add(o, "uri", json_object_new_string(uri)) ||
+	    jb_add(o, "mimeType", json_object_new_string(type)) ||
+	    jb_add(o, key, json_object_new_string(v)));
 }
 
 int
@@ -450,9 +413,9 @@ fixture_resource_read(const char *uri, struct json_object **ret)
 				return 0;	/* one segment, no escapes */
 		(void)snprintf(text, sizeof(text), "Data for ID: %s", id);
 		d = json_object_new_object();
-		d = built(d, add(d, "id", json_object_new_string(id)) ||
-		    add(d, "templateTest", json_object_new_boolean(1)) ||
-		    add(d, "data", json_object_new_string(text)));
+		d = jb_built(d, jb_add(d, "id", json_object_new_string(id)) ||
+		    jb_add(d, "templateTest", json_object_new_boolean(1)) ||
+		    jb_add(d, "data", json_object_new_string(text)));
 		*ret = d == NULL ? NULL : contents(uri, "application/json",
 		    "text", json_object_to_json_string_ext(d,
 		    JSON_C_TO_STRING_PLAIN));

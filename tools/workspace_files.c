@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "json_build.h"
 #include "files.h"
 #include "render.h"
 #include "workspace_files.h"
@@ -219,39 +220,6 @@ read_upto(int fd, unsigned char *buf, size_t max)
 	return (ssize_t)len;
 }
 
-/* Adds val (taken; NULL: its allocation failed) to o; -1 if it could not. */
-static int
-add(struct json_object *o, const char *key, struct json_object *val)
-{
-	if (o == NULL || val == NULL || json_object_object_add(o, key,
-	    val) != 0) {
-		json_object_put(val);
-		return -1;
-	}
-	return 0;
-}
-
-static int
-push(struct json_object *a, struct json_object *val)
-{
-	if (a == NULL || val == NULL || json_object_array_add(a, val) != 0) {
-		json_object_put(val);
-		return -1;
-	}
-	return 0;
-}
-
-/* o once built, or NULL (o released) when one of its steps failed. */
-static struct json_object *
-built(struct json_object *o, int failed)
-{
-	if (failed) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
-}
-
 static struct json_object *
 image_block(const unsigned char *data, size_t len, const char *type)
 {
@@ -261,9 +229,9 @@ image_block(const unsigned char *data, size_t len, const char *type)
 	if ((b64 = render_base64(data, len)) == NULL)
 		return NULL;
 	b = json_object_new_object();
-	b = built(b, add(b, "type", json_object_new_string("image")) ||
-	    add(b, "data", json_object_new_string(b64)) ||
-	    add(b, "mimeType", json_object_new_string(type)));
+	b = jb_built(b, jb_add(b, "type", json_object_new_string("image")) ||
+	    jb_add(b, "data", json_object_new_string(b64)) ||
+	    jb_add(b, "mimeType", json_object_new_string(type)));
 	free(b64);
 	return b;
 }
@@ -273,12 +241,12 @@ link_block(const char *uri, const char *path, const char *type, off_t size)
 {
 	struct json_object *b = json_object_new_object();
 
-	return built(b, add(b, "type",
+	return jb_built(b, jb_add(b, "type",
 	    json_object_new_string("resource_link")) ||
-	    add(b, "uri", json_object_new_string(uri)) ||
-	    add(b, "name", render_string(path, strlen(path), NULL)) ||
-	    add(b, "mimeType", json_object_new_string(type)) ||
-	    add(b, "size", json_object_new_int64(size)));
+	    jb_add(b, "uri", json_object_new_string(uri)) ||
+	    jb_add(b, "name", render_string(path, strlen(path), NULL)) ||
+	    jb_add(b, "mimeType", json_object_new_string(type)) ||
+	    jb_add(b, "size", json_object_new_int64(size)));
 }
 
 /* One file of the report; what was done with it goes into the text. */
@@ -323,7 +291,7 @@ add_image(int root, struct item *it, const char *uri_prefix,
 		}
 		b = image_block(buf, (size_t)n, it->type);
 		free(buf);
-		if (push(content, b) != 0)
+		if (jb_push(content, b) != 0)
 			return MCP_ERR_NOMEM;
 		*left -= (size_t)n;
 		(*nimg)++;
@@ -338,7 +306,7 @@ add_image(int root, struct item *it, const char *uri_prefix,
 		return MCP_ERR_NOMEM;
 	b = link_block(uri, it->e->path, it->type, it->e->size);
 	free(uri);
-	if (push(content, b) != 0)
+	if (jb_push(content, b) != 0)
 		return MCP_ERR_NOMEM;
 	it->shown = "too large to show here: linked below (resources/read)";
 	return MCP_OK;
@@ -412,24 +380,24 @@ wsf_report(const char *dir, const struct wsf_scan *before,
 			uri = uri_prefix != NULL ? media_uri(uri_prefix,
 			    items[i].e->path) : NULL;
 			o = json_object_new_object();
-			o = built(o, (uri_prefix != NULL && uri == NULL) ||
-			    add(o, "path", render_string(items[i].e->path,
+			o = jb_built(o, (uri_prefix != NULL && uri == NULL) ||
+			    jb_add(o, "path", render_string(items[i].e->path,
 			    strlen(items[i].e->path), NULL)) ||
-			    add(o, "size", json_object_new_int64(
+			    jb_add(o, "size", json_object_new_int64(
 			    items[i].e->size)) ||
-			    add(o, "type", json_object_new_string(
+			    jb_add(o, "type", json_object_new_string(
 			    items[i].type)) ||
-			    (uri != NULL && add(o, "uri",
+			    (uri != NULL && jb_add(o, "uri",
 			    json_object_new_string(uri))));
 			free(uri);
-			if (push(files, o) != 0) {
+			if (jb_push(files, o) != 0) {
 				st = MCP_ERR_NOMEM;
 				goto out;
 			}
 		}
 		v = files;
 		files = NULL;
-		if (add(sc, "files", v) || add(sc, "files_omitted",
+		if (jb_add(sc, "files", v) || jb_add(sc, "files_omitted",
 		    json_object_new_int64((int64_t)(n - listed)))) {
 			st = MCP_ERR_NOMEM;
 			goto out;
@@ -461,15 +429,15 @@ wsf_report(const char *dir, const struct wsf_scan *before,
 	}
 	f = NULL;
 	o = json_object_new_object();
-	o = built(o, add(o, "type", json_object_new_string("text")) ||
-	    add(o, "text", json_object_new_string(text)));
+	o = jb_built(o, jb_add(o, "type", json_object_new_string("text")) ||
+	    jb_add(o, "text", json_object_new_string(text)));
 	/* after the run's own text, before the images it describes */
-	if (push(content, o) != 0) {
+	if (jb_push(content, o) != 0) {
 		st = MCP_ERR_NOMEM;
 		goto out;
 	}
 	for (i = 0; i < json_object_array_length(imgs); i++)
-		if (push(content, json_object_get(
+		if (jb_push(content, json_object_get(
 		    json_object_array_get_idx(imgs, i))) != 0) {
 			st = MCP_ERR_NOMEM;
 			goto out;

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "json_build.h"
 #include "files.h"
 #include "media.h"
 #include "policy.h"
@@ -64,29 +65,6 @@ wsr_path_from_uri(const char *uri, char *out, size_t outlen)
 	return 0;
 }
 
-/* Adds val (taken; NULL: its allocation failed) to o; -1 if it could not. */
-static int
-add(struct json_object *o, const char *key, struct json_object *val)
-{
-	if (o == NULL || val == NULL || json_object_object_add(o, key,
-	    val) != 0) {
-		json_object_put(val);
-		return -1;
-	}
-	return 0;
-}
-
-/* o, or NULL (o released) when one of its steps failed. */
-static struct json_object *
-built(struct json_object *o, int failed)
-{
-	if (failed) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
-}
-
 static struct json_object *
 resource_obj(const struct wsf_entry *e, const char *type)
 {
@@ -96,10 +74,10 @@ resource_obj(const struct wsf_entry *e, const char *type)
 	if ((uri = media_uri(FILES_URI_PREFIX, e->path)) == NULL)
 		return NULL;
 	o = json_object_new_object();
-	o = built(o, add(o, "uri", json_object_new_string(uri)) ||
-	    add(o, "name", render_string(e->path, strlen(e->path), NULL)) ||
-	    add(o, "mimeType", json_object_new_string(type)) ||
-	    add(o, "size", json_object_new_int64(e->size)));
+	o = jb_built(o, jb_add(o, "uri", json_object_new_string(uri)) ||
+	    jb_add(o, "name", render_string(e->path, strlen(e->path), NULL)) ||
+	    jb_add(o, "mimeType", json_object_new_string(type)) ||
+	    jb_add(o, "size", json_object_new_int64(e->size)));
 	free(uri);
 	return o;
 }
@@ -242,17 +220,17 @@ wsr_read(const char *dir, const char *path, const char *uri, size_t max,
 	o = json_object_new_object();
 	if (render_utf8_valid((const char *)buf, len) &&
 	    memchr(buf, '\0', len) == NULL)
-		o = built(o, add(o, "uri", json_object_new_string(uri)) ||
-		    add(o, "mimeType", json_object_new_string("text/plain")) ||
-		    add(o, "text", json_object_new_string_len(
+		o = jb_built(o, jb_add(o, "uri", json_object_new_string(uri)) ||
+		    jb_add(o, "mimeType", json_object_new_string("text/plain")) ||
+		    jb_add(o, "text", json_object_new_string_len(
 		    (const char *)buf, (int)len)));
 	else {
 		b64 = render_base64(buf, len);
-		o = built(o, b64 == NULL ||
-		    add(o, "uri", json_object_new_string(uri)) ||
-		    add(o, "mimeType", json_object_new_string(media_sniff_type(
+		o = jb_built(o, b64 == NULL ||
+		    jb_add(o, "uri", json_object_new_string(uri)) ||
+		    jb_add(o, "mimeType", json_object_new_string(media_sniff_type(
 		    buf, len < MEDIA_SNIFF_BYTES ? len : MEDIA_SNIFF_BYTES))) ||
-		    add(o, "blob", json_object_new_string(b64)));
+		    jb_add(o, "blob", json_object_new_string(b64)));
 		free(b64);
 	}
 	if (o == NULL) {
