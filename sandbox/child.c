@@ -787,10 +787,10 @@ sb_child_init(const struct sb_plan *p)
 		_exit(127);
 	(void)close(SB_FD_SYNC);
 	build_root(p);
-	(void)close(SB_FD_WSTREE);
 	if (p->init_name != NULL)
 		clear_cmdline(p->init_name);
-	(void)syscall(SYS_close_range, (unsigned)SB_FD_FIRST_BIND, ~0U, 0U);
+	/* the trees and the bind sources: mounted by now */
+	(void)syscall(SYS_close_range, (unsigned)SB_FD_TREE, ~0U, 0U);
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		child_fail(SB_FD_STATUS, SB_STAGE_INIT, errno);
 	/*

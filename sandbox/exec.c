@@ -447,7 +447,8 @@ struct chans {
 	int stat[2];		/* status records, child -> parent */
 	int sync[2];		/* socket: "maps written"; held open by us */
 	int in;			/* memfd with stdin bytes, or -1 */
-	int tree;		/* the workspace as a detached mount, or -1 */
+	/* the plan's trees (workspace, writable binds) as detached mounts */
+	int tree[SB_MAX_TREES];
 };
 
 static void
@@ -462,7 +463,8 @@ chans_close(struct chans *c)
 		close_fd(&c->sync[i]);
 	}
 	close_fd(&c->in);
-	close_fd(&c->tree);
+	for (i = 0; i < SB_MAX_TREES; i++)
+		close_fd(&c->tree[i]);
 }
 
 static int
@@ -635,6 +637,7 @@ launch(struct sb_ctx *ctx, struct sb_plan *p, const struct sb_request *req,
 {
 	unsigned long flags = SB_NS_FLAGS;
 	bool joined;
+	size_t i;
 	int rc;
 
 	p->fd_from[SB_FD_STATUS - SB_FD_STATUS] = c->stat[1];
@@ -642,7 +645,8 @@ launch(struct sb_ctx *ctx, struct sb_plan *p, const struct sb_request *req,
 	p->fd_from[SB_FD_STDOUT - SB_FD_STATUS] = c->out[1];
 	p->fd_from[SB_FD_STDERR - SB_FD_STATUS] = c->err[1];
 	p->fd_from[SB_FD_STDIN - SB_FD_STATUS] = c->in;
-	p->fd_from[SB_FD_WSTREE - SB_FD_STATUS] = c->tree;
+	for (i = 0; i < SB_MAX_TREES; i++)
+		p->fd_from[SB_FD_TREE + (int)i - SB_FD_STATUS] = c->tree[i];
 	if (ctx->pool_on &&
 	    (*slot = sb_netns_pool_take(&ctx->pool, p->net_proxy)) >= 0) {
 		if (setns(ctx->pool.fds[*slot], CLONE_NEWNET) < 0) {
@@ -693,7 +697,8 @@ launch(struct sb_ctx *ctx, struct sb_plan *p, const struct sb_request *req,
 	close_fd(&c->stat[1]);
 	close_fd(&c->sync[0]);
 	close_fd(&c->in);
-	close_fd(&c->tree);
+	for (i = 0; i < SB_MAX_TREES; i++)
+		close_fd(&c->tree[i]);
 	/* v1: the init waits for our byte; it runs nothing of its program
 	 * before it is in the run's cgroup */
 	if (cg->made && !joined &&
@@ -764,7 +769,9 @@ started_init(struct sb_started *s, struct sb_ctx *ctx)
 	s->r = (struct run){ .pid = -1, .pidfd = -1, .out = -1, .err = -1,
 	    .status = -1, .in_w = -1, .oom_efd = -1, .net_lfd = -1 };
 	s->c = (struct chans){ .out = { -1, -1 }, .err = { -1, -1 },
-	    .stat = { -1, -1 }, .sync = { -1, -1 }, .in = -1, .tree = -1 };
+	    .stat = { -1, -1 }, .sync = { -1, -1 }, .in = -1 };
+	for (size_t i = 0; i < SB_MAX_TREES; i++)
+		s->c.tree[i] = -1;
 	sb_cg_run_init(&s->cg);
 }
 
@@ -808,33 +815,18 @@ started_fini(struct sb_started *s)
 }
 
 /*
- * Extra read-write binds are bound as they are, not id-mapped: a run that
- * has one keeps the shared uid, which owns them (sandbox/README.md).
- */
-static bool
-writable_binds(const struct sb_request *req)
-{
-	size_t i;
-
-	for (i = 0; i < req->nbinds; i++)
-		if (req->binds[i].writable)
-			return true;
-	return false;
-}
-
-/*
- * The workspace of a run with per-slot uids, as a detached mount the child
- * moves into place: a clone of the host dir (opened without following any
- * symlink), nosuid, nodev, read-only unless writable, and id-mapped so
- * that its on-disk owner (the context's uid) is the run's slot uid inside
- * and what the run creates is the context's uid on disk. A filesystem that
- * cannot be id-mapped (EINVAL) gets the plain clone, and the run the
- * shared uid instead of its slot.
+ * One tree of a run with per-slot uids (the workspace, a writable bind),
+ * as a detached mount the child moves into place: a clone of the host dir
+ * (opened without following any symlink), nosuid, nodev, read-only unless
+ * writable, and, with idmap, id-mapped so that its on-disk owner (the
+ * context's uid) is the run's slot uid inside and what the run creates is
+ * the context's uid on disk. 0, 1 when the filesystem cannot be id-mapped
+ * (EINVAL, EOPNOTSUPP; no fd kept), or < 0 with res set.
  */
 static int
-ws_tree(struct sb_started *s, struct sb_result *res)
+tree_make(struct sb_started *s, const struct sb_mop *m, bool idmap, int *tree,
+    struct sb_result *res)
 {
-	const struct sb_mop *m = &s->p->mops[s->p->ws_mop];
 	struct open_how how = {
 		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
 		.resolve = RESOLVE_NO_SYMLINKS,
@@ -845,42 +837,64 @@ ws_tree(struct sb_started *s, struct sb_result *res)
 	if ((fd = (int)syscall(SYS_openat2, AT_FDCWD, m->host, &how,
 	    sizeof(how))) < 0) {
 		rc = -errno;
-		sb_fail(res, SB_STAGE_MOUNTS, -rc, "opening the workspace");
+		sb_fail(res, SB_STAGE_MOUNTS, -rc, "opening the workspace or "
+		    "a writable bind");
 		return rc;
 	}
-	s->c.tree = (int)syscall(SYS_open_tree, fd, "", OPEN_TREE_CLONE |
+	*tree = (int)syscall(SYS_open_tree, fd, "", OPEN_TREE_CLONE |
 	    OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
-	rc = s->c.tree < 0 ? -errno : 0;
+	rc = *tree < 0 ? -errno : 0;
 	(void)close(fd);
 	if (rc < 0) {
-		sb_fail(res, SB_STAGE_MOUNTS, -rc, "cloning the workspace");
+		sb_fail(res, SB_STAGE_MOUNTS, -rc, "cloning the workspace or "
+		    "a writable bind");
 		return rc;
 	}
 	attr.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
 	    (m->writable ? 0 : MOUNT_ATTR_RDONLY);
-	if (s->uid_slot >= 0) {
-		struct mount_attr idm = attr;
+	if (idmap) {
+		attr.attr_set |= MOUNT_ATTR_IDMAP;
+		attr.userns_fd = (uint64_t)s->ctx->uids.userns_fd[s->uid_slot];
+	}
+	if (syscall(SYS_mount_setattr, *tree, "", AT_EMPTY_PATH, &attr,
+	    sizeof(attr)) == 0)
+		return 0;
+	rc = -errno;
+	close_fd(tree);
+	if (idmap && (rc == -EINVAL || rc == -EOPNOTSUPP))
+		return 1;
+	sb_fail(res, SB_STAGE_MOUNTS, -rc, idmap ? "id-mapping the workspace "
+	    "or a writable bind" : "the flags of the workspace or a writable "
+	    "bind");
+	return rc;
+}
 
-		idm.attr_set |= MOUNT_ATTR_IDMAP;
-		idm.userns_fd = (uint64_t)s->ctx->uids.userns_fd[s->uid_slot];
-		if (syscall(SYS_mount_setattr, s->c.tree, "", AT_EMPTY_PATH,
-		    &idm, sizeof(idm)) == 0)
-			return 0;
-		if (errno != EINVAL && errno != EOPNOTSUPP) {
-			rc = -errno;
-			sb_fail(res, SB_STAGE_MOUNTS, -rc,
-			    "id-mapping the workspace");
+/*
+ * Every tree of the plan. All are id-mapped to the run's slot, or, when
+ * one filesystem cannot be, none is and the run takes the shared uid
+ * instead of its slot: a slot uid writing a tree that is not mapped
+ * would leave its files owned by the slot on disk.
+ */
+static int
+run_trees(struct sb_started *s, struct sb_result *res)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < s->p->ntrees; i++) {
+		rc = tree_make(s, &s->p->mops[s->p->tree_mop[i]],
+		    s->uid_slot >= 0, &s->c.tree[i], res);
+		if (rc < 0)
 			return rc;
-		}
+		if (rc == 0)
+			continue;
+		/* not id-mappable: start again, every tree plain */
+		while (i > 0)
+			close_fd(&s->c.tree[--i]);
 		sb_uid_pool_give(&s->ctx->uids, s->uid_slot);
 		s->uid_slot = -1;
 		s->uid = s->ctx->uid;
-	}
-	if (syscall(SYS_mount_setattr, s->c.tree, "", AT_EMPTY_PATH, &attr,
-	    sizeof(attr)) < 0) {
-		rc = -errno;
-		sb_fail(res, SB_STAGE_MOUNTS, -rc, "the workspace's flags");
-		return rc;
+		i = (size_t)-1;	/* the loop's i++ makes it 0 */
 	}
 	return 0;
 }
@@ -905,12 +919,12 @@ start_run(struct sb_started *s, const struct sb_request *req,
 		s->p = NULL;
 		return rc;
 	}
-	if (s->ctx->uid_pool_on && !writable_binds(req) &&
+	if (s->ctx->uid_pool_on &&
 	    (s->uid_slot = sb_uid_pool_take(&s->ctx->uids)) >= 0) {
 		s->uid = s->ctx->uids.base + (uid_t)s->uid_slot;
 	}
 	if ((rc = sb_program_check(s->ctx, req, res)) < 0 ||
-	    (s->p->ws_tree && (rc = ws_tree(s, res)) < 0) ||
+	    (rc = run_trees(s, res)) < 0 ||
 	    (rc = chans_open(&s->c, s->ctx, s->uid, req, res)) < 0 ||
 	    (rc = sb_cg_run_make(&s->ctx->cg, &s->p->limits, &s->cg, res)) < 0)
 		return rc;

@@ -27,6 +27,9 @@
 #define SB_MAX_MOPS		160
 /* Extra binds a request may ask for (read-only unless asked). */
 #define SB_MAX_BINDS		16
+/* Mounts a run with a uid of its own gets id-mapped by the parent: the
+ * workspace and each writable bind (exec.c, run_trees). */
+#define SB_MAX_TREES		(1 + SB_MAX_BINDS)
 /* Protected names of the workspace (sb_request.workspace_protect). */
 #define SB_MAX_PROTECT		8
 /* Depth of symlinks followed when checking the program path. */
@@ -84,8 +87,11 @@ enum sb_child_fd {
 	SB_FD_STDOUT,		/* pipe, write end */
 	SB_FD_STDERR,		/* pipe, write end */
 	SB_FD_STDIN,		/* memfd with the stdin bytes, or -1 */
-	SB_FD_WSTREE,		/* the workspace as a detached mount, or -1 */
-	SB_FD_FIRST_BIND,	/* O_PATH sources of binds, opened by the child */
+	/* detached mounts made by the parent (uid pool): the workspace and
+	 * the writable binds, SB_MAX_TREES fds, unused ones -1 */
+	SB_FD_TREE,
+	SB_FD_FIRST_BIND = SB_FD_TREE + SB_MAX_TREES,	/* O_PATH sources of
+				 * binds, opened by the child */
 };
 
 /* Records on the status pipe, child -> parent; one write() each. */
@@ -233,9 +239,10 @@ struct sb_plan {
 	unsigned inotify_instances, inotify_watches;
 	/* cmdline of the init instead of the server's (child.c) */
 	const char *init_name;
-	/* the workspace is made by the parent (uid pool): its mop's index */
-	bool ws_tree;
-	size_t ws_mop;
+	/* mounts made by the parent (uid pool): their mops' indices, the
+	 * i-th at fd SB_FD_TREE + i */
+	size_t tree_mop[SB_MAX_TREES];
+	size_t ntrees;
 
 	struct sb_limits limits;	/* request limits, defaults filled in */
 	const char *cwd;		/* inside */

@@ -482,8 +482,9 @@ add_protected(struct sb_plan *p, const struct sb_request *req,
 }
 
 /*
- * With per-slot uids the parent mounts the workspace itself, id-mapped to
- * the run's uid (exec.c, ws_tree), as a detached tree the child moves in.
+ * With per-slot uids the parent mounts the workspace and each writable
+ * bind itself, id-mapped to the run's uid (exec.c, run_trees), as detached
+ * trees the child moves in.
  */
 static int
 add_tree(struct sb_plan *p, const char *abs_path, const char *host,
@@ -492,16 +493,17 @@ add_tree(struct sb_plan *p, const char *abs_path, const char *host,
 	struct sb_mop *m;
 	int rc;
 
+	if (p->ntrees == SB_MAX_TREES)
+		return -E2BIG;
 	if ((rc = add_parents(p, abs_path, SB_STAGE_MOUNTS)) < 0)
 		return rc;
-	p->ws_mop = p->nmops;
+	p->tree_mop[p->ntrees] = p->nmops;
 	if ((m = add_mop(p, SB_MOP_TREE, SB_STAGE_MOUNTS, abs_path)) == NULL)
 		return -E2BIG;
 	m->host = host;
-	m->fd = SB_FD_WSTREE;
+	m->fd = SB_FD_TREE + (int)p->ntrees++;
 	m->src_dir = true;
 	m->writable = writable;
-	p->ws_tree = true;
 	return 0;
 }
 
@@ -553,9 +555,15 @@ add_request_binds(const struct sb_ctx *ctx, struct sb_plan *p,
 		/* Landlock: writes beneath it, as in the workspace */
 		if (req->binds[i].writable)
 			add_ll_rule(p, s, SB_LL_RW);
-		if ((rc = add_bind(p, s, req->binds[i].host_path,
-		    kind == S_IFDIR, req->binds[i].writable, false,
-		    SB_STAGE_MOUNTS)) < 0)
+		/* writable: its files keep their owner on disk, as in the
+		 * workspace, whatever slot uid the run has */
+		if (req->binds[i].writable && ctx->uid_pool_on)
+			rc = add_tree(p, s, req->binds[i].host_path, true);
+		else
+			rc = add_bind(p, s, req->binds[i].host_path,
+			    kind == S_IFDIR, req->binds[i].writable, false,
+			    SB_STAGE_MOUNTS);
+		if (rc < 0)
 			return rc;
 	}
 	return 0;

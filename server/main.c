@@ -439,6 +439,9 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 	 * so per-uid kernel pools (pipe pages, epoll watches, fds in flight)
 	 * are not one for all sandboxes */
 	sbcfg.uid_slots = sbcfg.netns_pool;
+	/* a user's workspace holding files of a uid of the range (another
+	 * tool's ids): runs of that uid would own them through other mounts */
+	sbcfg.uid_check_dir = pol->workspace;
 	if (sb_ctx_new(&sbcfg, &env.sb, &sberr) != 0) {
 		/* fail closed: serve the pure tools, refuse sandboxed ones */
 		log_err("sandbox unavailable (%s): sandboxed tools will refuse "

@@ -949,6 +949,109 @@ START_TEST(runs_at_once_get_their_own_kernel_uid)
 }
 END_TEST
 
+/*
+ * Issue 10, class 5: a writable bind (allow_read_write) is cloned and
+ * id-mapped like the workspace, so a root server's run with one keeps a
+ * kernel uid of its own, and what it writes there, appended or created,
+ * stays the context uid's on disk. Unprivileged: the server's uid.
+ */
+START_TEST(a_writable_bind_keeps_the_runs_own_uid)
+{
+	static const char *const argv[] = { "/bin/sh", "-c",
+	    "cat /proc/self/uid_map && echo b >> /opt/rw/old &&"
+	    " echo c > /opt/rw/new", NULL };
+	char *dir = make_workspace(), old[256], made[256], line[64];
+	struct sb_bind b = { dir, "/opt/rw", true };
+	uid_t owner = geteuid() == 0 ? 65534 : geteuid();
+	struct sb_request req;
+	struct sb_result res;
+	struct sb_ctx *ctx;
+	struct stat st;
+	FILE *f;
+	int rc;
+
+	ctx = uid_ctx(1, 0, &res, &rc);
+	ck_assert_msg(rc == 0, "%s", res.message);
+	(void)snprintf(old, sizeof(old), "%s/old", dir);
+	(void)snprintf(made, sizeof(made), "%s/new", dir);
+	f = fopen(old, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("a\n", f);
+	fclose(f);
+	ck_assert_int_eq(chown(old, owner, owner), 0);
+	request(&req, argv);
+	req.binds = &b;
+	req.nbinds = 1;
+	ck_assert_int_eq(sb_run(ctx, &req, NULL, &res), 0);
+	ck_assert_msg(res.exited && res.exit_code == 0, "%s",
+	    res.err_out.data);
+	if (geteuid() == 0) {
+		ck_assert(ctx->uid_pool_on);
+		ck_assert_uint_eq(kuid_of(res.out.data), ctx->uids.base);
+	} else {
+		ck_assert_uint_eq(kuid_of(res.out.data), geteuid());
+	}
+	ck_assert_int_eq(stat(old, &st), 0);
+	ck_assert_uint_eq(st.st_uid, owner);
+	ck_assert_int_eq(stat(made, &st), 0);
+	ck_assert_uint_eq(st.st_uid, owner);
+	ck_assert_uint_eq(st.st_gid, owner);
+	f = fopen(old, "r");
+	ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
+	ck_assert_str_eq(line, "a\n");
+	ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
+	ck_assert_str_eq(line, "b\n");
+	fclose(f);
+	sb_result_fini(&res);
+	sb_ctx_free(ctx);
+	(void)unlink(old);
+	(void)unlink(made);
+	(void)rmdir(dir);
+	free(dir);
+}
+END_TEST
+
+/*
+ * A file in uid_check_dir (the server passes the user's workspace) owned
+ * by a uid of the range: an explicit range is refused, the default takes
+ * another block.
+ */
+START_TEST(a_uid_range_owning_a_checked_file_is_refused)
+{
+	char *dir = make_workspace(), path[256];
+	struct sb_config cfg = { .netns_pool = 2, .uid_slots = 2,
+	    .uid_base = SB_SLOT_UID_BASE + 200 };
+	struct sb_result res;
+	struct sb_ctx *ctx = NULL;
+	int fd;
+
+	if (geteuid() != 0) {
+		(void)rmdir(dir);
+		free(dir);
+		return;	/* unprivileged servers have no range */
+	}
+	(void)snprintf(path, sizeof(path), "%s/stale", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(chown(path, SB_SLOT_UID_BASE + 201, 0), 0);
+	cfg.uid_check_dir = dir;
+	ck_assert_int_eq(sb_ctx_new(&cfg, &ctx, &res), -EADDRINUSE);
+	ck_assert_ptr_null(ctx);
+	ck_assert_msg(strstr(res.message, "/stale is owned by it") != NULL,
+	    "%s", res.message);
+	sb_result_fini(&res);
+	/* the same file, a uid outside the range: the range is free */
+	ck_assert_int_eq(chown(path, SB_SLOT_UID_BASE + 202, 0), 0);
+	ck_assert_int_eq(sb_ctx_new(&cfg, &ctx, &res), 0);
+	ck_assert_uint_eq(ctx->uids.base, SB_SLOT_UID_BASE + 200);
+	sb_ctx_free(ctx);
+	(void)unlink(path);
+	(void)rmdir(dir);
+	free(dir);
+}
+END_TEST
+
 /* A range a process runs in, or too low, is refused at start. */
 START_TEST(a_uid_range_in_use_is_refused)
 {
@@ -1075,6 +1178,8 @@ lib_suite(void)
 	tcase_add_test(t, check_reports_the_perimeter_layers);
 	tcase_add_test(t, runs_at_once_get_their_own_kernel_uid);
 	tcase_add_test(t, a_uid_range_in_use_is_refused);
+	tcase_add_test(t, a_writable_bind_keeps_the_runs_own_uid);
+	tcase_add_test(t, a_uid_range_owning_a_checked_file_is_refused);
 	suite_add_tcase(s, t);
 	return s;
 }
