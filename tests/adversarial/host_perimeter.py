@@ -589,6 +589,22 @@ def case_allow_paths(s):
     with open(os.path.join(rw, "y")) as f:
         eq(f.read(), "new\n", "written through allow_read_write")
     expect(not os.path.exists(os.path.join(ro, "z")), "wrote to allow_read")
+    # class 5: the writable bind is id-mapped like the workspace, so a
+    # root server's run with it has a kernel uid of its own, and what it
+    # wrote is the server's kernel uid's on disk
+    eq(os.stat(os.path.join(rw, "y")).st_uid, s.kuid, "owner on disk")
+    sc = sh(srv, "cat /proc/self/uid_map /proc/self/mountinfo")
+    kuid = int(sc["stdout"].split()[1])
+    if os.geteuid() == 0 and not s.unpriv:
+        expect(0x70000000 <= kuid < 0x70004000, f"the run's uid {kuid}")
+    else:
+        eq(kuid, os.geteuid() if not s.unpriv else NOBODY, "the run's uid")
+    # class 8: each bind's root field is its own path, where it is
+    # mounted inside too; the fresh workspace, a tmpfs, shows "/"
+    roots = {f[4]: f[3] for f in (line.split() for line in
+                                  sc["stdout"].splitlines()[1:])}
+    eq((roots[ro], roots[rw], roots["/workspace"]), (ro, rw, "/"),
+       "mount roots")
     srv.close()
     with open(cfg, "w") as f:
         json.dump({"allow_read": ["/tmp"]}, f)
