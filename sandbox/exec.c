@@ -18,6 +18,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -916,6 +917,65 @@ run_trees(struct sb_started *s, struct sb_result *res)
 }
 
 /*
+ * Protected names absent when the run started that exist now (this run,
+ * or another in the same workspace, made them): moved aside in the host
+ * dir, so that git or hg on the host never reads what a sandbox wrote
+ * there (a .git made in a workspace inside its owner's repository is the
+ * one git finds first). The dir is opened without following symlinks and
+ * each entry is renamed itself, never followed, RENAME_NOREPLACE. Called
+ * once every process of the run is gone; what was done goes in res.
+ */
+static void
+move_created_protected(const struct sb_plan *p, struct sb_result *res)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS,
+	};
+	char to[256], *buf = res->protect_moved;
+	const size_t len = sizeof(res->protect_moved);
+	struct stat st;
+	size_t i, w = 0;
+	int dfd, k, n, e;
+
+	if (p->nabsent == 0)
+		return;
+	dfd = (int)syscall(SYS_openat2, AT_FDCWD, p->ws_host, &how,
+	    sizeof(how));
+	for (i = 0; i < p->nabsent; i++) {
+		if (dfd >= 0 && fstatat(dfd, p->absent[i], &st,
+		    AT_SYMLINK_NOFOLLOW) < 0)
+			continue;	/* still absent */
+		e = dfd < 0 ? errno : EEXIST;
+		for (k = 1; dfd >= 0 && e == EEXIST &&
+		    k <= SB_MOVE_ASIDE_TRIES; k++) {
+			n = snprintf(to, sizeof(to), "%s.from-sandbox-%d",
+			    p->absent[i], k);
+			if (n < 0 || (size_t)n >= sizeof(to))
+				e = ENAMETOOLONG;
+			else if (renameat2(dfd, p->absent[i], dfd, to,
+			    RENAME_NOREPLACE) == 0)
+				e = 0;
+			else
+				e = errno;
+		}
+		if (e == 0)
+			n = snprintf(buf + w, len - w, "%s%s moved to %s",
+			    w > 0 ? "; " : "", p->absent[i], to);
+		else
+			n = snprintf(buf + w, len - w, "%s%s could not be moved "
+			    "aside (%s)", w > 0 ? "; " : "", p->absent[i],
+			    strerror(e));
+		if (n > 0)
+			w = (size_t)n >= len - w ? len - 1 : w + (size_t)n;
+		if (dfd < 0)
+			break;
+	}
+	if (dfd >= 0)
+		(void)close(dfd);
+}
+
+/*
  * Plan, check and launch: on success the program runs (or is about to),
  * its stdin the request's bytes (a memfd) or, with pipe_stdin, a pipe
  * whose write end is s->r.in_w.
@@ -997,6 +1057,7 @@ finish_run(struct sb_started *s, const struct sb_request *req,
 		fill_result(r, res);
 		/* the init is reaped: its cgroup is empty */
 		sb_cg_run_finish(&s->ctx->cg, &s->cg, r->oom_fired, res);
+		move_created_protected(s->p, res);
 		rc = 0;
 	}
  out:

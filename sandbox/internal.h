@@ -32,6 +32,9 @@
 #define SB_MAX_TREES		(1 + SB_MAX_BINDS)
 /* Protected names of the workspace (sb_request.workspace_protect). */
 #define SB_MAX_PROTECT		8
+/* Names tried when a protected name a run created is moved aside:
+ * NAME.from-sandbox-1 .. -N, the first that does not exist. */
+#define SB_MOVE_ASIDE_TRIES	100
 /* Depth of symlinks followed when checking the program path. */
 #define SB_MAX_LINK_DEPTH	8
 /* Pre-created network namespaces a context may keep (one per worker). */
@@ -239,6 +242,11 @@ struct sb_plan {
 	unsigned inotify_instances, inotify_watches;
 	/* cmdline of the init instead of the server's (child.c) */
 	const char *init_name;
+	/* protected names absent at the start of a writable workspace's
+	 * run (plan copies), moved aside if they exist at its end */
+	const char *absent[SB_MAX_PROTECT];
+	size_t nabsent;
+	const char *ws_host;		/* the workspace's host dir (a copy) */
 	/* mounts made by the parent (uid pool): their mops' indices, the
 	 * i-th at fd SB_FD_TREE + i */
 	size_t tree_mop[SB_MAX_TREES];

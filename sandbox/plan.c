@@ -459,8 +459,15 @@ add_protected(struct sb_plan *p, const struct sb_request *req,
 		fd = (int)syscall(SYS_openat2, AT_FDCWD, host, &(struct open_how){
 		    .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
 		    .resolve = RESOLVE_NO_SYMLINKS }, sizeof(struct open_how));
-		if (fd < 0 && errno == ENOENT)
+		if (fd < 0 && errno == ENOENT) {
+			/* the run may make it: moved aside at its end */
+			if (req->workspace_writable &&
+			    (p->absent[p->nabsent] = plan_strdup(p, name)) ==
+			    NULL)
+				return -ENOMEM;
+			p->nabsent += req->workspace_writable;
 			continue;
+		}
 		if (fd < 0 || fstat(fd, &st) < 0 || S_ISLNK(st.st_mode) ||
 		    !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
 			rc = fd < 0 ? errno : S_ISLNK(st.st_mode) ? ELOOP :
@@ -534,6 +541,8 @@ add_request_binds(const struct sb_ctx *ctx, struct sb_plan *p,
 		if (rc < 0)
 			return rc;
 		p->cwd = s;
+		if ((p->ws_host = plan_strdup(p, req->workspace_host)) == NULL)
+			return -ENOMEM;
 		if (req->workspace_protect != NULL &&
 		    (rc = add_protected(p, req, ws, res)) < 0)
 			return rc;

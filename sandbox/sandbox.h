@@ -278,6 +278,14 @@ struct sb_result {
 	bool oom;			/* it reached the limit and was ended */
 	uint32_t pids_limit;		/* nproc (pids.max less the init) */
 	uint64_t forks_refused;		/* forks refused at pids.max */
+	/*
+	 * Protected workspace names (workspace_protect) that did not exist
+	 * when the run started and did when it ended: moved aside on the
+	 * host so that git or hg there never reads what a sandbox wrote.
+	 * "NAME moved to NAME.from-sandbox-K" or "NAME could not be moved
+	 * aside (reason)", joined by "; "; empty: none.
+	 */
+	char protect_moved[400];
 };
 
 /* The environment used when a request gives none. */

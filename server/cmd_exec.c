@@ -447,6 +447,10 @@ cmd_exec_main(int argc, char **argv)
 		fprintf(stderr, "mcp-sandbox exec: the run reached its memory "
 		    "limit of %llu MiB\n",
 		    (unsigned long long)(res.memory_limit_bytes >> 20));
+	if (res.protect_moved[0] != '\0')
+		fprintf(stderr, "mcp-sandbox exec: protected names appeared in "
+		    "the workspace: %s (--protect, --no-protect)\n",
+		    res.protect_moved);
 	if (res.forks_refused > 0)
 		fprintf(stderr, "mcp-sandbox exec: the run reached its process "
 		    "limit of %u (%llu forks refused)\n", res.pids_limit,

@@ -319,6 +319,12 @@ render_run_structured(const struct sb_result *res)
 	return NULL;
 }
 
+/*
+ * The status sentence and its notes: the longest, out of memory with
+ * forks refused and protect_moved full, is some 900 bytes.
+ */
+#define RENDER_STATUS_MAX	1024
+
 /* One status sentence. */
 static void
 run_status(const struct sb_result *res, const char *what, uint32_t timeout_ms,
@@ -356,6 +362,12 @@ run_status(const struct sb_result *res, const char *what, uint32_t timeout_ms,
 		    "limit of %u: %llu fork(s) were refused.",
 		    res->pids_limit,
 		    (unsigned long long)res->forks_refused);
+	w = strlen(buf);
+	if (res->protect_moved[0] != '\0' && w < len)
+		(void)snprintf(buf + w, len - w, " Protected names of the "
+		    "workspace appeared during the run (%s): what they hold "
+		    "would run on the host, so they were moved aside; the "
+		    "policy's protected_paths lists them.", res->protect_moved);
 }
 
 /* Appends "--- name ---\n" + every byte (render_text_bytes) + notes. */
@@ -392,10 +404,10 @@ render_run_text(const struct sb_result *res, const char *what,
 	char *buf;
 
 	/* status + both streams (each byte at most 4 escaped) + notes */
-	cap = 512 + 4 * (res->out.len + res->err_out.len) + 256;
+	cap = RENDER_STATUS_MAX + 4 * (res->out.len + res->err_out.len) + 256;
 	if ((buf = malloc(cap)) == NULL)
 		return NULL;
-	run_status(res, what, timeout_ms, buf, 512);
+	run_status(res, what, timeout_ms, buf, RENDER_STATUS_MAX);
 	w = strlen(buf);
 	text_stream(buf, cap, &w, "stdout", &res->out);
 	text_stream(buf, cap, &w, "stderr", &res->err_out);

@@ -673,10 +673,15 @@ def case_protected_git(s):
                    "Read-only file system",
                    "mv: cannot move '.git' to 'g': Device or resource busy"],
        "refusals")
-    expect(all("Read-only file system" in x for x in lines[3:]), err(r))
+    expect(all("Read-only file system" in x for x in lines[3:-1]), err(r))
+    # .hg did not exist at the start: the one the run made is moved aside
+    eq(lines[-1], "mcp-sandbox exec: protected names appeared in the "
+       "workspace: .hg moved to .hg.from-sandbox-1 (--protect, "
+       "--no-protect)", "the note")
     with open(os.path.join(git, "config")) as f:
         eq(f.read(), "[core]\n", ".git/config on the host")
-    eq(sorted(os.listdir(ws)), [".git", ".hg"], "workspace")
+    eq(sorted(os.listdir(ws)), [".git", ".hg.from-sandbox-1"], "workspace")
+    shutil.rmtree(os.path.join(ws, ".hg.from-sandbox-1"))
     eq(os.listdir(os.path.join(git, "hooks")), [], "hooks")
     # a protected name that is a symlink cannot be kept read-only: refused
     os.symlink("/etc", os.path.join(ws, ".svn"))
@@ -687,6 +692,50 @@ def case_protected_git(s):
     r = s.run(["--workspace", ws, "--no-protect", "--", "/bin/sh", "-c",
                "echo '# mine' >> .git/config && echo written"])
     eq(out(r), "written\n", "--no-protect")
+
+
+def case_protected_created(s):
+    """A .git the run makes where there was none (in a workspace inside
+    its owner's repository, the one git finds first) is moved aside on the
+    host when the run ends, whatever it is (a dir, a file, a symlink, whose
+    target stays untouched), to the first free NAME.from-sandbox-K; a
+    read-only workspace, or one without protection, keeps what it has."""
+    ws = s.workspace()
+    make = ("mkdir .git && printf '[core]\\n\\tfsmonitor = touch /tmp/x\\n'"
+            " > .git/config && echo made")
+    r = s.run(["--workspace", ws, "--", "/bin/sh", "-c", make])
+    eq((r.returncode, out(r)), (0, "made\n"), "the run")
+    eq(err(r), "mcp-sandbox exec: protected names appeared in the "
+       "workspace: .git moved to .git.from-sandbox-1 (--protect, "
+       "--no-protect)\n", "the note")
+    eq(sorted(os.listdir(ws)), [".git.from-sandbox-1"], "workspace")
+    with open(os.path.join(ws, ".git.from-sandbox-1", "config")) as f:
+        eq(f.read(), "[core]\n\tfsmonitor = touch /tmp/x\n", "kept whole")
+    # a symlink named .git (to a host dir): the link itself is moved
+    r = s.run(["--workspace", ws, "--", "/bin/sh", "-c",
+               "ln -s /etc .git && echo gitdir: /etc > .hg"])
+    eq(r.returncode, 0, err(r))
+    eq(err(r), "mcp-sandbox exec: protected names appeared in the "
+       "workspace: .git moved to .git.from-sandbox-2; .hg moved to "
+       ".hg.from-sandbox-1 (--protect, --no-protect)\n", "second note")
+    eq(os.readlink(os.path.join(ws, ".git.from-sandbox-2")), "/etc", "link")
+    expect(os.path.isdir("/etc/.") and not os.path.exists(
+        "/etc.from-sandbox-1"), "the link's target was not touched")
+    eq(sorted(os.listdir(ws)), [".git.from-sandbox-1", ".git.from-sandbox-2",
+                                ".hg.from-sandbox-1"], "workspace")
+    # without protection the run's .git stays; read-only, none is made
+    r = s.run(["--workspace", ws, "--no-protect", "--", "/bin/sh", "-c",
+               "mkdir .git"])
+    eq((r.returncode, err(r)), (0, ""), "--no-protect")
+    expect(os.path.isdir(os.path.join(ws, ".git")), ".git kept")
+    os.rmdir(os.path.join(ws, ".git"))
+    r = s.run(["--workspace", ws, "--read-only", "--", "/bin/sh", "-c",
+               "mkdir .git"])
+    # (LANG=C.UTF-8 inside: coreutils quotes with U+2018/U+2019)
+    eq((r.returncode, err(r)), (1, "mkdir: cannot create directory "
+       "\u2018.git\u2019: Read-only file system\n"), "a read-only workspace")
+    eq(sorted(os.listdir(ws)), [".git.from-sandbox-1", ".git.from-sandbox-2",
+                                ".hg.from-sandbox-1"], "workspace after")
 
 
 def case_memory_ipc(s):
