@@ -271,7 +271,6 @@ sb_ctx_new(const struct sb_config *cfg, struct sb_ctx **ret,
 	if ((rc = sb_cgroup_init(&ctx->cg, cfg, res)) < 0)
 		goto fail;
 	ctx->cg_on = true;
-	sb_spares_init(&ctx->spares);
 	*ret = ctx;
 	return 0;
  fail:
@@ -290,10 +289,8 @@ sb_ctx_free(struct sb_ctx *ctx)
 		(void)close(ctx->ipc_home_fd);
 	if (ctx->uid_pool_on)
 		sb_uid_pool_fini(&ctx->uids);
-	if (ctx->cg_on) {
-		sb_spares_fini(ctx);
+	if (ctx->cg_on)
 		sb_cgroup_fini(&ctx->cg);
-	}
 	free(ctx);
 }
 

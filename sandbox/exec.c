@@ -552,8 +552,8 @@ start_low(struct chans *c, pid_t init)
  * them. The limits follow the plan's memory figure (SB_IPC_* in
  * internal.h). On failure the thread is back in its own namespace.
  */
-int
-sb_ipc_make(const struct sb_ctx *ctx, uint64_t shmmax_v, uint64_t shmall_v)
+static int
+ipc_enter(const struct sb_ctx *ctx, const struct sb_plan *p)
 {
 	char shmmax[24], shmall[24], shmmni[16], msgmni[16], msgmnb[16];
 	char msgmax[16];
@@ -570,9 +570,9 @@ sb_ipc_make(const struct sb_ctx *ctx, uint64_t shmmax_v, uint64_t shmall_v)
 	int rc;
 
 	(void)snprintf(shmmax, sizeof(shmmax), "%llu",
-	    (unsigned long long)shmmax_v);
+	    (unsigned long long)p->shmmax);
 	(void)snprintf(shmall, sizeof(shmall), "%llu",
-	    (unsigned long long)shmall_v);
+	    (unsigned long long)p->shmall);
 	(void)snprintf(shmmni, sizeof(shmmni), "%d", SB_IPC_SHMMNI);
 	(void)snprintf(msgmni, sizeof(msgmni), "%d", SB_IPC_MSGMNI);
 	(void)snprintf(msgmnb, sizeof(msgmnb), "%d", SB_IPC_MSGMNB);
@@ -585,21 +585,6 @@ sb_ipc_make(const struct sb_ctx *ctx, uint64_t shmmax_v, uint64_t shmall_v)
 			return rc;
 		}
 	return 0;
-}
-
-/* This thread into a spare namespace with p's limits, or a new one. */
-static int
-ipc_enter(struct sb_ctx *ctx, const struct sb_plan *p)
-{
-	int fd, rc;
-
-	if ((fd = sb_spare_ipc_take(ctx, p->shmmax, p->shmall)) >= 0) {
-		rc = setns(fd, CLONE_NEWIPC);
-		(void)close(fd);
-		if (rc == 0)
-			return 0;
-	}
-	return sb_ipc_make(ctx, p->shmmax, p->shmall);
 }
 
 /*
@@ -809,8 +794,7 @@ started_fini(struct sb_started *s)
 		(void)shutdown(s->r.net_lfd, SHUT_RDWR);
 		close_fd(&s->r.net_lfd);
 	}
-	/* its rmdir waits for the next sb_ctx_prepare, off this call */
-	sb_spare_cg_retire(s->ctx, &s->cg);
+	sb_cg_run_remove(&s->ctx->cg, &s->cg);
 	if (s->slot >= 0)
 		sb_netns_pool_give(&s->ctx->pool, s->slot);
 	s->slot = -1;
@@ -999,12 +983,9 @@ start_run(struct sb_started *s, const struct sb_request *req,
 	    (s->uid_slot = sb_uid_pool_take(&s->ctx->uids)) >= 0) {
 		s->uid = s->ctx->uids.base + (uid_t)s->uid_slot;
 	}
-	sb_spares_want(s->ctx, s->p);
 	if ((rc = sb_program_check(s->ctx, req, res)) < 0 ||
 	    (rc = run_trees(s, res)) < 0 ||
-	    (rc = chans_open(&s->c, s->ctx, s->uid, req, res)) < 0)
-		return rc;
-	if (!sb_spare_cg_take(s->ctx, &s->p->limits, &s->cg) &&
+	    (rc = chans_open(&s->c, s->ctx, s->uid, req, res)) < 0 ||
 	    (rc = sb_cg_run_make(&s->ctx->cg, &s->p->limits, &s->cg, res)) < 0)
 		return rc;
 	if (pipe_stdin) {

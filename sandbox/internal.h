@@ -361,37 +361,6 @@ struct sb_cg_run {
 	uint32_t pids_max;
 };
 
-/*
- * Made ahead for the next runs (spares.c): at most SB_SPARES of each, one
- * for the next call and one for a second at once; more calls at once make
- * their own, as every run did before. Each is made for the figures of the
- * last run, and used once.
- */
-#define SB_SPARES		2
-/* Finished runs' cgroups whose rmdir waits for the next sb_ctx_prepare():
- * a few calls' worth; past it a run removes its own, as before. */
-#define SB_RETIRED		8
-struct sb_spares {
-	pthread_mutex_t lock;
-	bool inited;
-	/* the figures the last run had */
-	bool want, ipc_wanted;
-	uint64_t shmmax, shmall, mem_bytes;
-	uint32_t nproc;
-	/* ipc namespaces (fds) made with these limits */
-	int ipc[SB_SPARES];
-	unsigned nipc, making_ipc;
-	uint64_t ipc_shmmax, ipc_shmall;
-	/* run cgroups made with these limits */
-	struct sb_cg_run cg[SB_SPARES];
-	unsigned ncg, making_cg;
-	uint64_t cg_mem;
-	uint32_t cg_nproc;
-	/* run cgroups of finished runs, removed by the next prepare */
-	struct sb_cg_run retired[SB_RETIRED];
-	unsigned nretired;
-};
-
 struct sb_ctx {
 	uid_t uid, gid;			/* kernel ids of the sandboxed process */
 	bool host_root;			/* server runs with euid 0 */
@@ -416,7 +385,6 @@ struct sb_ctx {
 	struct sb_uid_pool uids;
 	bool cg_on;			/* cg was initialised */
 	struct sb_cgroups cg;
-	struct sb_spares spares;
 };
 
 /* policy.c: the const tables. */
@@ -546,17 +514,6 @@ void sb_cg_run_finish(struct sb_cgroups *cg, struct sb_cg_run *r,
     bool oom_fired, struct sb_result *res);
 /* The processes that are left, if any, killed; the cgroups removed. */
 void sb_cg_run_remove(struct sb_cgroups *cg, struct sb_cg_run *r);
-
-/* spares.c */
-void sb_spares_init(struct sb_spares *sp);
-void sb_spares_fini(struct sb_ctx *ctx);
-void sb_spares_want(struct sb_ctx *ctx, const struct sb_plan *p);
-int sb_spare_ipc_take(struct sb_ctx *ctx, uint64_t shmmax, uint64_t shmall);
-bool sb_spare_cg_take(struct sb_ctx *ctx, const struct sb_limits *l,
-    struct sb_cg_run *r);
-void sb_spare_cg_retire(struct sb_ctx *ctx, struct sb_cg_run *r);
-/* exec.c: a new ipc namespace with these limits, this thread in it */
-int sb_ipc_make(const struct sb_ctx *ctx, uint64_t shmmax, uint64_t shmall);
 
 /* ctx.c */
 void sb_fail(struct sb_result *res, enum sb_stage stage, int err,

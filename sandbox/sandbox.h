@@ -296,13 +296,6 @@ extern const char *const sb_default_protect[];
 int sb_ctx_new(const struct sb_config *cfg, struct sb_ctx **ret,
     struct sb_result *err) __attribute__((warn_unused_result));
 void sb_ctx_free(struct sb_ctx *ctx);
-/*
- * Makes ahead what the next run would make itself and costs the most (its
- * ipc namespace with its limits, its cgroup), for the figures of the last
- * run: call it when a run's result has been delivered, off the next
- * caller's path. Thread-safe; cheap when nothing is missing.
- */
-void sb_ctx_prepare(struct sb_ctx *ctx);
 
 int sb_cancel_init(struct sb_cancel *c) __attribute__((warn_unused_result));
 void sb_cancel_fire(struct sb_cancel *c);

@@ -102,8 +102,6 @@ tool_call_close(struct tool_call *call)
 void
 tool_env_answered(const struct tool_env *env)
 {
-	/* the next run's ipc namespace and cgroup, off its path */
-	sb_ctx_prepare(env->sb);
 	if (env->prestart.refill != NULL)
 		env->prestart.refill(env->prestart.arg);
 }

@@ -5,9 +5,7 @@
  * /bin/true: bare, sandbox with a fresh netns per run, sandbox with a netns
  * pool; then the cost of the cgroup per run: the pooled run without and
  * with its cgroup, alternating run by run (so that both see the same
- * machine), and the median of the pairwise differences. After each run, as
- * the server does once it has answered a call, sb_ctx_prepare() makes the
- * next run's ipc namespace and cgroup ahead, outside the time measured.
+ * machine), and the median of the pairwise differences.
  * Usage: sandbox-inproc-bench [N]
  */
 #include <spawn.h>
@@ -61,43 +59,37 @@ bare(void)
 	return 0;
 }
 
-/* One run; *us its time, without the prepare that follows it. */
 static int
-sandboxed(struct sb_ctx *ctx, double *us)
+sandboxed(struct sb_ctx *ctx)
 {
 	static const char *const argv[] = { "/bin/true", NULL };
 	struct sb_request req = { .program = argv[0], .argv = argv };
 	struct sb_result res;
-	double s;
 	int rc;
 
 	sb_limits_default(&req.limits);
-	s = now_us();
 	rc = sb_run(ctx, &req, NULL, &res);
-	*us = now_us() - s;
 	if (rc == 0 && (!res.exited || res.exit_code != 0))
 		rc = -1;
 	sb_result_fini(&res);
-	/* the server's after_answer: off the next call's path */
-	sb_ctx_prepare(ctx);
 	return rc;
 }
 
 static int
 measure(const char *name, struct sb_ctx *ctx, int n)
 {
-	double *t = calloc(n, sizeof(*t)), s, us = 0;
+	double *t = calloc(n, sizeof(*t)), s;
 	int i;
 
 	for (i = -n / 10; i < n; i++) {
 		s = now_us();
-		if ((ctx != NULL ? sandboxed(ctx, &us) : bare()) < 0) {
+		if ((ctx != NULL ? sandboxed(ctx) : bare()) < 0) {
 			fprintf(stderr, "%s: run failed\n", name);
 			free(t);
 			return -1;
 		}
 		if (i >= 0)
-			t[i] = ctx != NULL ? us : now_us() - s;
+			t[i] = now_us() - s;
 	}
 	row(name, t, n);
 	free(t);
@@ -117,12 +109,13 @@ measure_pair(struct sb_ctx *off, struct sb_ctx *on, int n)
 			/* alternate which goes first, too */
 			struct sb_ctx *c = (k ^ (i & 1)) ? on : off;
 
-			if (sandboxed(c, &s) < 0) {
+			s = now_us();
+			if (sandboxed(c) < 0) {
 				fprintf(stderr, "cgroup pair: run failed\n");
 				goto out;
 			}
 			if (i >= 0)
-				(c == on ? t1 : t0)[i] = s;
+				(c == on ? t1 : t0)[i] = now_us() - s;
 		}
 		if (i >= 0)
 			d[i] = t1[i] - t0[i];
