@@ -783,12 +783,19 @@ sb_child_init(const struct sb_plan *p)
 		child_fail(SB_FD_STATUS, SB_STAGE_PDEATHSIG, errno);
 	pfd.fd = SB_FD_SYNC;
 	pfd.events = POLLIN;
-	if (poll(&pfd, 1, 0) != 0)
+	if (!p->cg_sync && poll(&pfd, 1, 0) != 0)
 		_exit(127);
-	(void)close(SB_FD_SYNC);
 	build_root(p);
 	if (p->init_name != NULL)
 		clear_cmdline(p->init_name);
+	/*
+	 * With a cgroup (v1: the parent moves us in while we built the root,
+	 * which is our own code, not the program's), nothing of the program
+	 * runs before the parent says we are in it; EOF: it died.
+	 */
+	if (p->cg_sync && (read(SB_FD_SYNC, &go, 1) != 1 || go != 'c'))
+		_exit(127);
+	(void)close(SB_FD_SYNC);
 	/* the trees and the bind sources: mounted by now */
 	(void)syscall(SYS_close_range, (unsigned)SB_FD_TREE, ~0U, 0U);
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)

@@ -700,11 +700,6 @@ launch(struct sb_ctx *ctx, struct sb_plan *p, const struct sb_request *req,
 	close_fd(&c->in);
 	for (i = 0; i < SB_MAX_TREES; i++)
 		close_fd(&c->tree[i]);
-	/* v1: the init waits for our byte; it runs nothing of its program
-	 * before it is in the run's cgroup */
-	if (cg->made && !joined &&
-	    (rc = sb_cg_run_attach(&ctx->cg, cg, r->pid, res)) < 0)
-		return rc;
 	r->oom_efd = cg->oom_efd;
 	if (p->start_idle)
 		start_low(c, r->pid);
@@ -724,6 +719,26 @@ launch(struct sb_ctx *ctx, struct sb_plan *p, const struct sb_request *req,
 		sb_fail(res, SB_STAGE_WAIT, -rc, "releasing the child");
 		return rc;
 	}
+	/*
+	 * v1 (or v2 without CLONE_INTO_CGROUP): the move into the run's
+	 * cgroup, while the init builds its root. Writing cgroup.procs takes
+	 * the kernel's threadgroup lock for writing, which can wait for an
+	 * RCU grace period (milliseconds on a quiet host): done here, that
+	 * wait overlaps the init's mounts instead of preceding them. The
+	 * init starts nothing of the program before our 'c'.
+	 */
+	if (cg->made && !joined &&
+	    (rc = sb_cg_run_attach(&ctx->cg, cg, r->pid, res)) < 0) {
+		if (rc != -ESRCH)
+			return rc;
+		/* it died building its root: its status record says why */
+		res->failed_stage = SB_STAGE_NONE;
+		res->err = 0;
+		res->message[0] = '\0';
+	}
+	/* (a child that died meanwhile gives EPIPE: the same record) */
+	if (p->cg_sync)
+		(void)send(c->sync[1], "c", 1, MSG_NOSIGNAL);
 	r->out = c->out[0];
 	r->err = c->err[0];
 	r->status = c->stat[0];
@@ -988,6 +1003,7 @@ start_run(struct sb_started *s, const struct sb_request *req,
 	    (rc = chans_open(&s->c, s->ctx, s->uid, req, res)) < 0 ||
 	    (rc = sb_cg_run_make(&s->ctx->cg, &s->p->limits, &s->cg, res)) < 0)
 		return rc;
+	s->p->cg_sync = s->cg.made;
 	if (pipe_stdin) {
 		if (pipe2(in, O_CLOEXEC) < 0 ||
 		    fcntl(in[1], F_SETFL, O_NONBLOCK) < 0) {

@@ -242,6 +242,9 @@ struct sb_plan {
 	unsigned inotify_instances, inotify_watches;
 	/* cmdline of the init instead of the server's (child.c) */
 	const char *init_name;
+	/* the run has a cgroup: the init waits for a second byte ('c',
+	 * attached) before it starts the program (exec.c, launch) */
+	bool cg_sync;
 	/* protected names absent at the start of a writable workspace's
 	 * run (plan copies), moved aside if they exist at its end */
 	const char *absent[SB_MAX_PROTECT];
