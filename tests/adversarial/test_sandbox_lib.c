@@ -818,6 +818,21 @@ START_TEST(runs_leak_no_fd_into_the_server)
 }
 END_TEST
 
+/* path holds exactly want. */
+static void
+assert_file_is(const char *path, const char *want)
+{
+	char buf[256];
+	size_t n;
+	FILE *f = fopen(path, "r");
+
+	ck_assert_ptr_nonnull(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	ck_assert_str_eq(buf, want);
+}
+
 /* A context with per-slot uids (ignored unless we are root). */
 static struct sb_ctx *
 uid_ctx(unsigned slots, uid_t base, struct sb_result *res, int *rc)
@@ -884,10 +899,9 @@ START_TEST(runs_at_once_get_their_own_kernel_uid)
 	struct sb_result res, resb;
 	struct sb_started *a = NULL;
 	struct sb_ctx *ctx;
-	char *ws = make_workspace(), path[256], line[64], big[8];
+	char *ws = make_workspace(), path[256], big[8];
 	unsigned long ka, kb, n, e;
 	struct stat st;
-	FILE *f;
 	int i, rc;
 
 	ctx = uid_ctx(2, 0, &res, &rc);
@@ -934,12 +948,7 @@ START_TEST(runs_at_once_get_their_own_kernel_uid)
 	/* written by both runs, owned on disk by the context's uid */
 	ck_assert_int_eq(stat(path, &st), 0);
 	ck_assert_uint_eq(st.st_uid, geteuid() == 0 ? 65534 : geteuid());
-	f = fopen(path, "r");
-	ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
-	ck_assert_str_eq(line, "a\n");
-	ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
-	ck_assert_str_eq(line, "b\n");
-	fclose(f);
+	assert_file_is(path, "a\nb\n");
 	sb_result_fini(&res);
 	sb_result_fini(&resb);
 	sb_ctx_free(ctx);
@@ -960,7 +969,7 @@ START_TEST(a_writable_bind_keeps_the_runs_own_uid)
 	static const char *const argv[] = { "/bin/sh", "-c",
 	    "cat /proc/self/uid_map && echo b >> /opt/rw/old &&"
 	    " echo c > /opt/rw/new", NULL };
-	char *dir = make_workspace(), old[256], made[256], line[64];
+	char *dir = make_workspace(), old[256], made[256];
 	struct sb_bind b = { dir, "/opt/rw", true };
 	uid_t owner = geteuid() == 0 ? 65534 : geteuid();
 	struct sb_request req;
@@ -996,12 +1005,7 @@ START_TEST(a_writable_bind_keeps_the_runs_own_uid)
 	ck_assert_int_eq(stat(made, &st), 0);
 	ck_assert_uint_eq(st.st_uid, owner);
 	ck_assert_uint_eq(st.st_gid, owner);
-	f = fopen(old, "r");
-	ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
-	ck_assert_str_eq(line, "a\n");
-	ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
-	ck_assert_str_eq(line, "b\n");
-	fclose(f);
+	assert_file_is(old, "a\nb\n");
 	sb_result_fini(&res);
 	sb_ctx_free(ctx);
 	(void)unlink(old);
