@@ -925,7 +925,8 @@ run_trees(struct sb_started *s, struct sb_result *res)
  * once every process of the run is gone; what was done goes in res.
  */
 static void
-move_created_protected(const struct sb_plan *p, struct sb_result *res)
+move_created_protected(const struct sb_ctx *ctx, const struct sb_plan *p,
+    struct sb_result *res)
 {
 	struct open_how how = {
 		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
@@ -945,6 +946,10 @@ move_created_protected(const struct sb_plan *p, struct sb_result *res)
 		if (dfd >= 0 && fstatat(dfd, p->absent[i], &st,
 		    AT_SYMLINK_NOFOLLOW) < 0)
 			continue;	/* still absent */
+		/* what sandboxes make is ctx->uid's on disk; another owner
+		 * made it on the host meanwhile (a root server can tell) */
+		if (dfd >= 0 && st.st_uid != ctx->uid)
+			continue;
 		e = dfd < 0 ? errno : EEXIST;
 		for (k = 1; dfd >= 0 && e == EEXIST &&
 		    k <= SB_MOVE_ASIDE_TRIES; k++) {
@@ -1054,7 +1059,7 @@ finish_run(struct sb_started *s, const struct sb_request *req,
 		fill_result(r, res);
 		/* the init is reaped: its cgroup is empty */
 		sb_cg_run_finish(&s->ctx->cg, &s->cg, r->oom_fired, res);
-		move_created_protected(s->p, res);
+		move_created_protected(s->ctx, s->p, res);
 		rc = 0;
 	}
  out:
@@ -1104,6 +1109,30 @@ sb_start(struct sb_ctx *ctx, const struct sb_request *req,
 	}
 	*ret = s;
 	return 0;
+}
+
+bool
+sb_started_current(struct sb_started *s)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS,
+	};
+	struct stat st;
+	bool current = true;
+	size_t i;
+	int dfd;
+
+	if (s->p == NULL || s->p->nabsent == 0)
+		return true;
+	if ((dfd = (int)syscall(SYS_openat2, AT_FDCWD, s->p->ws_host, &how,
+	    sizeof(how))) < 0)
+		return false;
+	for (i = 0; current && i < s->p->nabsent; i++)
+		current = fstatat(dfd, s->p->absent[i], &st,
+		    AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT;
+	(void)close(dfd);
+	return current;
 }
 
 bool

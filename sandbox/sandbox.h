@@ -336,6 +336,12 @@ int sb_start(struct sb_ctx *ctx, const struct sb_request *req,
     struct sb_started **ret, struct sb_result *res)
     __attribute__((warn_unused_result));
 bool sb_started_alive(struct sb_started *s);
+/*
+ * Whether the workspace's protected names are as they were at sb_start():
+ * one absent then and present now (its owner ran git init meanwhile) is
+ * not read-only inside the started run, which must then not serve.
+ */
+bool sb_started_current(struct sb_started *s);
 int sb_finish(struct sb_started *s, const struct sb_request *req,
     struct sb_cancel *cancel, struct sb_result *res)
     __attribute__((warn_unused_result));

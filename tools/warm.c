@@ -270,7 +270,9 @@ warm_take(struct warm *w, const char *workspace)
 			i++;
 			continue;
 		}
-		if (sb_started_alive(w->ready[i].run))
+		/* and its protected names still those of its start */
+		if (sb_started_alive(w->ready[i].run) &&
+		    sb_started_current(w->ready[i].run))
 			s = remove_at(w, i);
 		else
 			dead[ndead++] = remove_at(w, i);

@@ -616,6 +616,62 @@ def case_allow_paths(s):
        "path outside it\n"), "a reserved path")
 
 
+def init_children(pid):
+    """Pids of the sandbox inits (comm sandbox-init) pid has started."""
+    out = []
+    for t in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{t}/children") as f:
+                kids = f.read().split()
+        except OSError:
+            continue
+        for k in kids:
+            try:
+                with open(f"/proc/{k}/comm") as f:
+                    if f.read().strip() == "sandbox-init":
+                        out.append(int(k))
+            except OSError:
+                pass
+    return out
+
+
+def case_protected_after_warm_start(s):
+    """A .git its owner makes after a warm python was started for the
+    workspace is read-only to the call that python would have served (it
+    is started again, cold), and stays where it is, unmoved; a .git the
+    run itself makes is moved aside."""
+    ws = s.workspace()
+    srv = Server(s, ["--workspace", ws, "--warm-python", "1"])
+    r = srv.call("run_code", {"language": "python3", "code": "print(1)"})
+    eq(r["structuredContent"]["stdout"], "1\n", "first call")
+    # after the answer the pool starts one python for ws: wait for it
+    for _ in range(2000):
+        if init_children(srv.p.pid):
+            break
+        time.sleep(0.005)
+    expect(init_children(srv.p.pid), "no warm python was started")
+    git = os.path.join(ws, ".git")
+    os.mkdir(git)
+    with open(os.path.join(git, "config"), "w") as f:
+        f.write("[core]\n")
+    for p in (git, os.path.join(git, "config")):
+        s.give(p, s.kuid)	# the owner's repo, writable by the sandboxes
+    r = srv.call("run_code", {"language": "python3", "code":
+                              "try:\n open('.git/config', 'a').write('x')\n"
+                              " print('written')\n"
+                              "except OSError as e:\n print(e.strerror)"})
+    eq(r["structuredContent"]["stdout"], "Read-only file system\n",
+       "the owner's new .git inside")
+    with open(os.path.join(git, "config")) as f:
+        eq(f.read(), "[core]\n", ".git/config on the host")
+    eq(sorted(os.listdir(ws)), [".git"], "the owner's .git stays")
+    # one the run makes (.hg, absent at its start) is moved aside
+    sc = sh(srv, "mkdir .hg")
+    expect(sc["stdout"] == "", sc)
+    eq(sorted(os.listdir(ws)), [".git", ".hg.from-sandbox-1"], "after")
+    srv.close()
+
+
 def make_skill(root, name, line):
     d = os.path.join(root, name)
     os.makedirs(os.path.join(d, "scripts"))
@@ -724,6 +780,7 @@ CASES = {
     "allow_paths": case_allow_paths,
     "skills_swap": case_skills_swap,
     "host_files_in_workspace": case_host_files_in_workspace,
+    "protected_after_warm_start": case_protected_after_warm_start,
 }
 # cases that need a root server (the tmpfs cap), or an unprivileged one
 # (the pyenv pythons live in /root, which uid 65534 cannot traverse)

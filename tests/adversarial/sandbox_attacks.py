@@ -699,7 +699,8 @@ def case_protected_created(s):
     its owner's repository, the one git finds first) is moved aside on the
     host when the run ends, whatever it is (a dir, a file, a symlink, whose
     target stays untouched), to the first free NAME.from-sandbox-K; a
-    read-only workspace, or one without protection, keeps what it has."""
+    read-only workspace, or one without protection, keeps what it has, and
+    so does a .git its owner makes on the host while a run is alive."""
     ws = s.workspace()
     make = ("mkdir .git && printf '[core]\\n\\tfsmonitor = touch /tmp/x\\n'"
             " > .git/config && echo made")
@@ -723,6 +724,29 @@ def case_protected_created(s):
         "/etc.from-sandbox-1"), "the link's target was not touched")
     eq(sorted(os.listdir(ws)), [".git.from-sandbox-1", ".git.from-sandbox-2",
                                 ".hg.from-sandbox-1"], "workspace")
+    # a .git its owner makes on the host while a run is alive is theirs
+    # (not the sandbox's kernel uid's): it stays where it is
+    for n in os.listdir(ws):
+        q = os.path.join(ws, n)
+        if os.path.isdir(q) and not os.path.islink(q):
+            shutil.rmtree(q)
+        else:
+            os.unlink(q)
+    run = subprocess.Popen(
+        s.prefix() + [s.cli, "exec", "--timeout", "30000", "--workspace", ws,
+                      "--", "/bin/sh", "-c", "touch started; "
+                      "while [ ! -d .git ]; do sleep 0.01; done; rm started"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    for _ in range(3000):
+        if os.path.exists(os.path.join(ws, "started")) or \
+                run.poll() is not None:
+            break
+        time.sleep(0.01)
+    os.mkdir(os.path.join(ws, ".git"))	# root's, as the test runs
+    o, e = run.communicate(timeout=60)
+    eq((run.returncode, o, e), (0, b"", b""), "a run while the owner inits")
+    eq(sorted(os.listdir(ws)), [".git"], "the owner's .git stays")
+    os.rmdir(os.path.join(ws, ".git"))
     # without protection the run's .git stays; read-only, none is made
     r = s.run(["--workspace", ws, "--no-protect", "--", "/bin/sh", "-c",
                "mkdir .git"])
@@ -734,8 +758,7 @@ def case_protected_created(s):
     # (LANG=C.UTF-8 inside: coreutils quotes with U+2018/U+2019)
     eq((r.returncode, err(r)), (1, "mkdir: cannot create directory "
        "\u2018.git\u2019: Read-only file system\n"), "a read-only workspace")
-    eq(sorted(os.listdir(ws)), [".git.from-sandbox-1", ".git.from-sandbox-2",
-                                ".hg.from-sandbox-1"], "workspace after")
+    eq(os.listdir(ws), [], "workspace after")
 
 
 def case_memory_ipc(s):
