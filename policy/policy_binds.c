@@ -770,12 +770,14 @@ binds_to_json(const struct policy *p)
 }
 
 /*
- * The directory a sandbox could write that holds path (the user's
- * workspace, an allow_read_write path), or NULL. path need not exist: its
- * nearest existing ancestor is resolved.
+ * The directory bound into every sandbox that holds path (the user's
+ * workspace, an allow_read_write path and, unless writable_only, an
+ * allow_read path), or NULL. path need not exist: its nearest existing
+ * ancestor is resolved (a relative name's is the current directory, "/"
+ * that of a name directly under it).
  */
-const char *
-binds_sandbox_writable(const struct policy *p, const char *path,
+static const char *
+bound_dir_of(const struct policy *p, const char *path, bool writable_only,
     char *buf, size_t buflen)
 {
 	char real[PATH_MAX], probe[PATH_MAX], *slash;
@@ -783,9 +785,16 @@ binds_sandbox_writable(const struct policy *p, const char *path,
 
 	(void)snprintf(probe, sizeof(probe), "%s", path);
 	while (realpath(probe, real) == NULL) {
-		if ((slash = strrchr(probe, '/')) == NULL || slash == probe)
-			return NULL;
-		*slash = '\0';
+		if ((slash = strrchr(probe, '/')) == NULL) {
+			if (strcmp(probe, ".") == 0)
+				return NULL;
+			(void)snprintf(probe, sizeof(probe), ".");
+		} else if (slash == probe) {
+			if (probe[1] == '\0')
+				return NULL;
+			probe[1] = '\0';
+		} else
+			*slash = '\0';
 	}
 	if (p->workspace != NULL && realpath(p->workspace, probe) != NULL &&
 	    under(real, probe)) {
@@ -793,9 +802,17 @@ binds_sandbox_writable(const struct policy *p, const char *path,
 		return buf;
 	}
 	for (i = 0; i < p->nallow; i++)
-		if (p->allow[i].writable && under(real, p->allow[i].path)) {
+		if ((p->allow[i].writable || !writable_only) &&
+		    under(real, p->allow[i].path)) {
 			(void)snprintf(buf, buflen, "%s", p->allow[i].path);
 			return buf;
 		}
 	return NULL;
+}
+
+const char *
+binds_sandbox_writable(const struct policy *p, const char *path,
+    char *buf, size_t buflen)
+{
+	return bound_dir_of(p, path, true, buf, buflen);
 }

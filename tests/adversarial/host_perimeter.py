@@ -766,6 +766,23 @@ def case_host_files_in_workspace(s):
         eq(f.read(), "untouched\n", "the symlink's target")
 
 
+def case_relative_audit_log(s):
+    """An audit log named relative to a current directory that is the
+    workspace, not there yet: refused like an absolute one (the check
+    looks at the nearest existing ancestor, here the current directory),
+    and nothing is created."""
+    ws = s.workspace()
+    r = subprocess.run(s.prefix() + [s.server, "--workspace", ws,
+                                     "--audit-log", "audit.log"],
+                       capture_output=True, text=True, cwd=ws,
+                       stdin=subprocess.DEVNULL, env={"PATH": PLAIN_PATH},
+                       timeout=20)
+    eq((r.returncode, r.stderr), (2, "mcp-sandbox: audit_log audit.log lies "
+       f"in {ws}, which sandboxed code can write: it could replace the "
+       "file the server trusts; keep it outside\n"), "relative audit_log")
+    eq(os.listdir(ws), [], "nothing made in the workspace")
+
+
 CASES = {
     "sqlite_symlink_swap": case_sqlite_symlink_swap,
     "sqlite_rename_swap": case_sqlite_rename_swap,
@@ -781,6 +798,7 @@ CASES = {
     "skills_swap": case_skills_swap,
     "host_files_in_workspace": case_host_files_in_workspace,
     "protected_after_warm_start": case_protected_after_warm_start,
+    "relative_audit_log": case_relative_audit_log,
 }
 # cases that need a root server (the tmpfs cap), or an unprivileged one
 # (the pyenv pythons live in /root, which uid 65534 cannot traverse)
