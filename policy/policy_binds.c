@@ -816,3 +816,10 @@ binds_sandbox_writable(const struct policy *p, const char *path,
 {
 	return bound_dir_of(p, path, true, buf, buflen);
 }
+
+const char *
+binds_sandbox_reachable(const struct policy *p, const char *path,
+    char *buf, size_t buflen)
+{
+	return bound_dir_of(p, path, false, buf, buflen);
+}

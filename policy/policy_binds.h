@@ -61,4 +61,13 @@ int binds_resolve_allow(struct policy *p, char *err, size_t errlen)
 const char *binds_sandbox_writable(const struct policy *p, const char *path,
     char *buf, size_t buflen);
 
+/*
+ * The same with allow_read directories too: the directory the server
+ * keeps its own private parent in must lie where no sandbox can even
+ * look (an unprivileged server's sandboxes have its uid, so its 0700
+ * parent does not keep them out).
+ */
+const char *binds_sandbox_reachable(const struct policy *p, const char *path,
+    char *buf, size_t buflen);
+
 #endif

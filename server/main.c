@@ -319,6 +319,16 @@ check_host_files(const struct cli *cli, const struct policy *pol)
 		    files[i].path, dir);
 		return -1;
 	}
+	/* the private parent: what sandboxed code reaches there, it can
+	 * rename or swap for a symlink the server's file tools then follow */
+	if (binds_sandbox_reachable(pol, workspace_tmp_base(), dir,
+	    sizeof(dir)) != NULL) {
+		fprintf(stderr, "mcp-sandbox: TMPDIR %s lies in %s, which "
+		    "sandboxed code can reach: the private parent of fresh "
+		    "workspaces and skill copies would be in its reach; set "
+		    "TMPDIR outside it\n", workspace_tmp_base(), dir);
+		return -1;
+	}
 	return 0;
 }
 

@@ -58,13 +58,19 @@ static struct {
 } wsc;
 static pthread_once_t parent_once = PTHREAD_ONCE_INIT;
 
-static void
-make_parent(void)
+const char *
+workspace_tmp_base(void)
 {
 	const char *base = getenv("TMPDIR");
 
-	if (base == NULL || base[0] != '/')
-		base = "/tmp";
+	return base != NULL && base[0] == '/' ? base : "/tmp";
+}
+
+static void
+make_parent(void)
+{
+	const char *base = workspace_tmp_base();
+
 	if (workspace_parent_template(wsc.parent, sizeof(wsc.parent),
 	    base) != 0) {
 		wsc.err = ENAMETOOLONG;

@@ -46,6 +46,9 @@ int workspace_setup(uint32_t cap_mb);
 /* At exit, after every workspace is freed: removes the empty parent. */
 void workspace_teardown(void);
 
+/* Where the private parent is made: $TMPDIR when absolute, else /tmp. */
+const char *workspace_tmp_base(void);
+
 /* The private parent of fresh workspaces, or NULL before it is made. */
 const char *workspace_parent(void);
 

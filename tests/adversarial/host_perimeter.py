@@ -783,6 +783,46 @@ def case_relative_audit_log(s):
     eq(os.listdir(ws), [], "nothing made in the workspace")
 
 
+def case_tmpdir_in_reach(s):
+    """TMPDIR inside a directory every sandbox has (an allow_read_write or
+    allow_read path, the workspace): the private parent of fresh
+    workspaces would be in the sandboxes' reach, where sandboxed code
+    could rename it and plant symlinks that the server's file tools then
+    follow out of the workspace. Refused at start, nothing made there."""
+    base = s.outside_tmp()
+    rw = os.path.join(base, "rw")
+    ro = os.path.join(base, "ro")
+    for d in (rw, ro):
+        os.mkdir(d, 0o755)
+    s.give(rw, s.kuid)
+    s.give(ro, s.suid)
+    ws = s.workspace()
+    cfg = os.path.join(base, "policy.json")
+    with open(cfg, "w") as f:
+        json.dump({"allow_read": [ro], "allow_read_write": [rw]}, f)
+    os.chmod(cfg, 0o644)
+    for tmpdir, where, args in ((rw, rw, []), (f"{ro}/t", ro, []),
+                                (ws, ws, ["--workspace", ws])):
+        r = subprocess.run(s.prefix() + [s.server, "--config", cfg] + args,
+                           capture_output=True, text=True,
+                           stdin=subprocess.DEVNULL,
+                           env={"PATH": PLAIN_PATH, "TMPDIR": tmpdir},
+                           timeout=20)
+        eq((r.returncode, r.stderr), (2, f"mcp-sandbox: TMPDIR {tmpdir} lies "
+           f"in {where}, which sandboxed code can reach: the private parent "
+           "of fresh workspaces and skill copies would be in its reach; set "
+           "TMPDIR outside it\n"), f"TMPDIR={tmpdir}")
+    for d in (rw, ro, ws):
+        eq(os.listdir(d), [], f"nothing made in {d}")
+    # beside them, not in them: serves
+    beside = os.path.join(base, "tmp")
+    os.mkdir(beside, 0o755)
+    s.give(beside, s.suid)
+    srv = Server(s, ["--config", cfg], env={"TMPDIR": beside})
+    sh(srv, "true")
+    srv.close()
+
+
 CASES = {
     "sqlite_symlink_swap": case_sqlite_symlink_swap,
     "sqlite_rename_swap": case_sqlite_rename_swap,
@@ -799,6 +839,7 @@ CASES = {
     "host_files_in_workspace": case_host_files_in_workspace,
     "protected_after_warm_start": case_protected_after_warm_start,
     "relative_audit_log": case_relative_audit_log,
+    "tmpdir_in_reach": case_tmpdir_in_reach,
 }
 # cases that need a root server (the tmpfs cap), or an unprivileged one
 # (the pyenv pythons live in /root, which uid 65534 cannot traverse)
