@@ -19,7 +19,11 @@
  *     (sqlvfs_enter), go beneath the pinned directory fd with openat2
  *     RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, O_NOFOLLOW and O_NONBLOCK (a
  *     FIFO planted there cannot block the server); the main file must be
- *     a regular file with the pinned inode, a journal a regular file.
+ *     a regular file with the pinned inode, a journal a regular file;
+ *   - its unlink() (xDelete: a -wal beside an empty database, a journal)
+ *     removes the journal's name in the pinned directory (unlinkat), never
+ *     by the path, whose directory may be a symlink by now; the main file
+ *     is never removed.
  *   Any other name goes to the original system call unchanged.
  * The system-call table is the unix VFS's, shared by the process: only
  * query_sqlite uses SQLite here, and names not being queried by the
@@ -52,6 +56,7 @@ static sqlite3_vfs *unix_vfs;
 static int (*orig_open)(const char *, int, int);
 static int (*orig_stat)(const char *, struct stat *);
 static int (*orig_access)(const char *, int);
+static int (*orig_unlink)(const char *);
 static pthread_once_t vfs_once = PTHREAD_ONCE_INIT;
 static int vfs_rc = SQLITE_ERROR;
 
@@ -187,6 +192,27 @@ pinned_access(const char *path, int mode)
 	return faccessat(d->dirfd, name, mode, AT_SYMLINK_NOFOLLOW);
 }
 
+static int
+pinned_unlink(const char *path)
+{
+	const struct policy_database *d = cur_db;
+	char name[NAME_MAX + 16];
+	int k;
+
+	if ((k = pinned_name(path, d)) < 0)
+		return orig_unlink(path);
+	if (k == 0) {
+		errno = EPERM;	/* a read-only query removes no database */
+		return -1;
+	}
+	if ((size_t)snprintf(name, sizeof(name), "%s%s", d->base,
+	    db_suffixes[k]) >= sizeof(name)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return unlinkat(d->dirfd, name, 0);
+}
+
 /* The name SQLite gave (d->path, canonical since start), unresolved. */
 static int
 pinned_full_pathname(sqlite3_vfs *vfs, const char *name, int nout, char *out)
@@ -218,14 +244,19 @@ vfs_register(void)
 	    unix_vfs->xGetSystemCall(unix_vfs, "stat");
 	orig_access = (int (*)(const char *, int))
 	    unix_vfs->xGetSystemCall(unix_vfs, "access");
-	if (orig_open == NULL || orig_stat == NULL || orig_access == NULL)
+	orig_unlink = (int (*)(const char *))
+	    unix_vfs->xGetSystemCall(unix_vfs, "unlink");
+	if (orig_open == NULL || orig_stat == NULL || orig_access == NULL ||
+	    orig_unlink == NULL)
 		return;
 	if (unix_vfs->xSetSystemCall(unix_vfs, "open",
 	    (sqlite3_syscall_ptr)pinned_open) != SQLITE_OK ||
 	    unix_vfs->xSetSystemCall(unix_vfs, "stat",
 	    (sqlite3_syscall_ptr)pinned_stat) != SQLITE_OK ||
 	    unix_vfs->xSetSystemCall(unix_vfs, "access",
-	    (sqlite3_syscall_ptr)pinned_access) != SQLITE_OK)
+	    (sqlite3_syscall_ptr)pinned_access) != SQLITE_OK ||
+	    unix_vfs->xSetSystemCall(unix_vfs, "unlink",
+	    (sqlite3_syscall_ptr)pinned_unlink) != SQLITE_OK)
 		return;
 	pinned_vfs = *unix_vfs;
 	pinned_vfs.zName = SQLVFS_NAME;

@@ -279,6 +279,45 @@ def case_sqlite_journal_symlink(s):
     srv.close()
 
 
+def case_sqlite_wal_unlink(s):
+    """An empty database whose directory is renamed away and replaced by a
+    symlink to another directory, with a -wal planted beside the pinned
+    file: SQLite removes a -wal it finds beside an empty database, and
+    that removal must happen in the pinned directory, never through the
+    symlink (where another database's -wal of the same name would go)."""
+    ws = s.workspace()
+    sub = os.path.join(ws, "sub")
+    os.mkdir(sub, 0o755)
+    s.give(sub, s.kuid)
+    db = os.path.join(sub, "data.sqlite")
+    open(db, "w").close()
+    os.chmod(db, 0o644)
+    s.give(db, s.kuid)
+    other = os.path.join(s.tmp, "other")
+    os.mkdir(other, 0o755)
+    s.give(other, s.suid)
+    victim = os.path.join(other, "data.sqlite-wal")
+    with open(victim, "w") as f:
+        f.write("another database's log\n")
+    os.chmod(victim, 0o644)
+    s.give(victim, s.suid)
+    srv = Server(s, ["--workspace", ws, "--database", f"d={db}"])
+    sh(srv, "mv /workspace/sub /workspace/old && "
+       "echo planted > /workspace/old/data.sqlite-wal && "
+       f"ln -s {other} /workspace/sub")
+    # reads the schema: the database is opened (SELECT 1 would not)
+    r = srv.call("query_sqlite", {"database": "d",
+                                  "sql": "SELECT count(*) FROM sqlite_master"})
+    expect(os.path.exists(victim), "the server removed the -wal of the "
+           "directory the symlink leads to")
+    with open(victim) as f:
+        eq(f.read(), "another database's log\n", "the other -wal")
+    eq(rows(r), [[0]], "the empty pinned database")
+    expect(not os.path.exists(os.path.join(ws, "old", "data.sqlite-wal")),
+           "the planted -wal beside the pinned file is removed")
+    srv.close()
+
+
 # class 3 (workspace part) and class 10: the fresh workspace ------------------
 
 def tmpdir_for(s):
@@ -828,6 +867,7 @@ CASES = {
     "sqlite_rename_swap": case_sqlite_rename_swap,
     "sqlite_dir_swap": case_sqlite_dir_swap,
     "sqlite_journal_symlink": case_sqlite_journal_symlink,
+    "sqlite_wal_unlink": case_sqlite_wal_unlink,
     "workspace_parent": case_workspace_parent,
     "workspace_full": case_workspace_full,
     "workspace_uncapped": case_workspace_uncapped,
