@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -55,7 +56,8 @@ static struct {
 	char why[256];		/* when not capped: the cause */
 	int err;		/* making the parent failed: its errno */
 	pid_t creator;		/* only it removes the parent */
-} wsc;
+	int lockfd;		/* the parent, LOCK_SH for the server's life */
+} wsc = { .lockfd = -1 };
 static pthread_once_t parent_once = PTHREAD_ONCE_INIT;
 
 const char *
@@ -90,6 +92,11 @@ make_parent(void)
 		return;
 	}
 	wsc.creator = getpid();
+	/* held until the server is gone: a reaper that cannot lock the
+	 * parent exclusively knows it in use, whatever its name says */
+	if ((wsc.lockfd = open(wsc.parent, O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) >= 0)
+		(void)flock(wsc.lockfd, LOCK_SH);
 	(void)atexit(workspace_teardown);
 	/* what servers killed before us left behind (SIGKILL) */
 	(void)workspace_reap_dead(base);

@@ -11,7 +11,12 @@
  * another pid namespace in this boot cannot be judged and is kept, as is
  * anything not named exactly so, not a directory itself (a symlink to one
  * is not followed), or not owned by our euid (a parent is always its
- * server's). Removal is workspace_tree_remove(): nothing is followed.
+ * server's). A name is a claim, not a proof: another boot id may be
+ * another machine sharing $TMPDIR (a home on NFS), and an error reading
+ * /proc reads as a gone pid. So a server also holds a shared flock on its
+ * parent for its life (workspace.c), and a parent is removed only while
+ * the reaper holds it exclusively; one it cannot lock is kept. Removal is
+ * workspace_tree_remove(): nothing is followed.
  * Kept apart from workspace.c so that where and how the parent is made can
  * change without this.
  */
@@ -21,6 +26,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -147,7 +153,7 @@ workspace_reap_dead(const char *base)
 	struct stat st;
 	char path[PATH_MAX];
 	DIR *d;
-	int dfd, n = 0, scanned = 0;
+	int dfd, lfd, n = 0, scanned = 0;
 
 	self_identity(&me);
 	if (!me.ok)
@@ -167,8 +173,14 @@ workspace_reap_dead(const char *base)
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s", base,
 		    de->d_name) >= sizeof(path))
 			continue;
-		if (workspace_tree_remove(path) == 0)
+		/* its server (or one of its children) still holds it */
+		if ((lfd = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC)) < 0)
+			continue;
+		if (flock(lfd, LOCK_EX | LOCK_NB) == 0 &&
+		    workspace_tree_remove(path) == 0)
 			n++;
+		(void)close(lfd);
 	}
 	(void)closedir(d);
 	return n;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -188,7 +189,7 @@ START_TEST(reap_removes_only_provably_dead_servers_workspaces)
 	unsigned long long pidns, start;
 	struct stat st;
 	pid_t dead;
-	int i;
+	int i, live;
 
 	ck_assert_ptr_nonnull(mkdtemp(base));
 	ids(boot, &pidns, &start);
@@ -218,8 +219,17 @@ START_TEST(reap_removes_only_provably_dead_servers_workspaces)
 	    boot, pidns, (int)dead, start);
 	(void)snprintf(n[8], sizeof(n[8]), "mcp-sandbox-%s-%llu-%d-%llu-aB3dE7",
 	    boot, pidns, (int)dead, start);
+	/* kept: named as of another boot, but its server holds its lock (a
+	 * live one on another machine sharing TMPDIR) */
+	(void)snprintf(n[9], sizeof(n[9]), "mcp-sandbox-%s-%llu-%d-%llu-aB3dE6",
+	    other, pidns, (int)dead, start);
 	for (i = 0; i <= 6; i++)
 		mk(base, n[i]);
+	mk(base, n[9]);
+	(void)snprintf(link_at, sizeof(link_at), "%s/%s", base, n[9]);
+	ck_assert_int_ge(live = open(link_at, O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC), 0);
+	ck_assert_int_eq(flock(live, LOCK_SH), 0);
 	(void)snprintf(outside, sizeof(outside), "%s.outside", base);
 	ck_assert_int_eq(mkdir(outside, 0700), 0);
 	(void)snprintf(link_at, sizeof(link_at), "%s/%s", base, n[7]);
@@ -234,7 +244,7 @@ START_TEST(reap_removes_only_provably_dead_servers_workspaces)
 	ck_assert_int_eq(workspace_reap_dead(base), 3);
 	for (i = 0; i <= 2; i++)
 		ck_assert_msg(!there(base, n[i]), "%s was kept", n[i]);
-	for (i = 3; i <= 8; i++)
+	for (i = 3; i <= 9; i++)
 		ck_assert_msg(there(base, n[i]), "%s was removed", n[i]);
 	ck_assert_int_eq(stat(outside, &st), 0);
 	/* of another owner: kept (as root we can make one) */
@@ -245,6 +255,10 @@ START_TEST(reap_removes_only_provably_dead_servers_workspaces)
 		ck_assert_int_eq(workspace_reap_dead(base), 0);
 		ck_assert(there(base, n[0]));
 	}
+	/* once its server lets go, it is a dead one's */
+	ck_assert_int_eq(close(live), 0);
+	ck_assert_int_eq(workspace_reap_dead(base), 1);
+	ck_assert(!there(base, n[9]));
 	ck_assert_int_eq(workspace_remove_tree(base), 0);
 	ck_assert_int_eq(rmdir(outside), 0);
 }
@@ -303,6 +317,7 @@ START_TEST(the_parent_names_its_server)
 	char boot[9], want[160];
 	unsigned long long pidns, start;
 	const char *parent = workspace_parent(), *name;
+	int fd;
 
 	ck_assert_ptr_nonnull(parent);
 	name = strrchr(parent, '/') + 1;
@@ -312,6 +327,12 @@ START_TEST(the_parent_names_its_server)
 	ck_assert_msg(strncmp(name, want, strlen(want)) == 0, "%s", name);
 	ck_assert_uint_eq(strlen(name), strlen(want) + 6);
 	ck_assert_int_eq(strncmp(ws->path, parent, strlen(parent)), 0);
+	/* and holds its lock: no reaper can take it exclusively */
+	ck_assert_int_ge(fd = open(parent, O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC), 0);
+	ck_assert_int_eq(flock(fd, LOCK_EX | LOCK_NB), -1);
+	ck_assert_int_eq(errno, EWOULDBLOCK);
+	ck_assert_int_eq(close(fd), 0);
 	workspace_free(ws);
 }
 END_TEST
