@@ -19,7 +19,8 @@
  *     (sqlvfs_enter), go beneath the pinned directory fd with openat2
  *     RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, O_NOFOLLOW and O_NONBLOCK (a
  *     FIFO planted there cannot block the server); the main file must be
- *     a regular file with the pinned inode, a journal a regular file;
+ *     a regular file with the pinned inode, a journal a regular file owned
+ *     by the database's owner or by the server (journal_ours);
  *   - its unlink() (xDelete: a -wal beside an empty database, a journal)
  *     removes the journal's name in the pinned directory (unlinkat), never
  *     by the path, whose directory may be a symlink by now; the main file
@@ -34,6 +35,7 @@
 #include <limits.h>
 #include <linux/openat2.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +64,22 @@ static int vfs_rc = SQLITE_ERROR;
 
 /* The database this thread is querying (sqlvfs_enter), or NULL. */
 static _Thread_local const struct policy_database *cur_db;
+/* Its owner, as sqlvfs_enter found it. */
+static _Thread_local uid_t cur_owner;
+
+/*
+ * A journal (-journal, -wal, -shm) SQLite may use: one the database's
+ * owner or the server made (SQLite running as root gives its journals to
+ * the database's owner). Sandboxed code that can write the directory but
+ * not the database could otherwise plant a -wal whose pages replace the
+ * database's, or a -shm it keeps mapped: shared memory with the server.
+ */
+static bool
+journal_ours(const struct stat *st)
+{
+	return S_ISREG(st->st_mode) && (st->st_uid == cur_owner ||
+	    st->st_uid == geteuid());
+}
 
 /*
  * The suffix index when path is one of cur_db's files, else -1. The names
@@ -125,7 +143,7 @@ pinned_open(const char *path, int flags, int mode)
 		return -1;
 	if (fstat(fd, &st) != 0)
 		goto fail;
-	if (!S_ISREG(st.st_mode)) {
+	if (!S_ISREG(st.st_mode) || (k > 0 && !journal_ours(&st))) {
 		errno = EINVAL;
 		goto fail;
 	}
@@ -161,7 +179,7 @@ pinned_stat(const char *path, struct stat *st)
 	}
 	if (fstatat(d->dirfd, name, st, AT_SYMLINK_NOFOLLOW) != 0)
 		return -1;
-	if (k > 0 && !S_ISREG(st->st_mode)) {
+	if (k > 0 && !journal_ours(st)) {
 		errno = ENOENT;	/* a planted journal: never opened, absent */
 		return -1;
 	}
@@ -185,7 +203,7 @@ pinned_access(const char *path, int mode)
 	}
 	if (fstatat(d->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 		return -1;
-	if (k > 0 && !S_ISREG(st.st_mode)) {
+	if (k > 0 && !journal_ours(&st)) {
 		errno = ENOENT;	/* as in pinned_stat */
 		return -1;
 	}
@@ -308,6 +326,7 @@ sqlvfs_enter(const struct policy_database *d, char *msg, size_t msglen)
 		return -1;
 	}
 	cur_db = d;
+	cur_owner = st.st_uid;
 	return 0;
 }
 

@@ -318,6 +318,67 @@ def case_sqlite_wal_unlink(s):
     srv.close()
 
 
+PLANT_WAL = """import os, shutil, sqlite3
+shutil.copy('/workspace/data.sqlite', '/tmp/c.sqlite')
+c = sqlite3.connect('/tmp/c.sqlite', isolation_level=None)
+c.execute('PRAGMA journal_mode=WAL')
+c.execute('PRAGMA wal_autocheckpoint=0')
+c.execute("UPDATE t SET v = 'evil'")
+shutil.copy('/tmp/c.sqlite-wal', '/workspace/data.sqlite-wal')
+os._exit(0)	# no close: the -wal is not checkpointed away
+"""
+
+
+def case_sqlite_wal_planted(s):
+    """Sandboxed code that can write the database's directory but not the
+    database (a root server; the file is root's) plants a -wal made from a
+    changed copy: its pages would replace the database's. A journal owned
+    by neither the database's owner nor the server reads as absent: the
+    query reads the database."""
+    ws = s.workspace()
+    db = os.path.join(ws, "data.sqlite")
+    make_db(db, "good", 0)
+    srv = Server(s, ["--workspace", ws, "--database", f"d={db}"])
+    eq(rows(query(srv)), [["good"]], "before")
+    r = srv.call("write_file", {"path": "plant.py", "content": PLANT_WAL})
+    expect(not r.get("isError"), f"write_file: {r}")
+    sh(srv, "python3 /workspace/plant.py && test -s /workspace/data.sqlite-wal")
+    eq(os.stat(os.path.join(ws, "data.sqlite-wal")).st_uid, s.kuid,
+       "the planted -wal is the sandbox's")
+    eq(rows(query(srv)), [["good"]], "after planting a -wal")
+    srv.close()
+
+
+LEGIT_WAL = """import os, sqlite3, sys
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute('PRAGMA journal_mode=WAL')
+c.execute('PRAGMA wal_autocheckpoint=0')
+c.execute("UPDATE t SET v = 'newer'")
+os._exit(0)	# no close: the change stays in the -wal
+"""
+
+
+def case_sqlite_wal_legit(s):
+    """A database in WAL mode whose writer (its owner) left a change in its
+    -wal: the server reads the change (journals of the database's owner
+    are used)."""
+    d = os.path.join(s.tmp, "wal")
+    os.mkdir(d, 0o755)
+    s.give(d, s.suid)
+    db = os.path.join(d, "data.sqlite")
+    make_db(db, "older", s.suid)
+    cmd = ["python3", "-c", LEGIT_WAL, db]
+    if s.unpriv:
+        cmd = s.prefix() + cmd
+    subprocess.run(cmd, check=True, env={"PATH": PLAIN_PATH}, timeout=20)
+    for suffix in ("-wal", "-shm"):
+        st = os.stat(db + suffix)
+        eq(st.st_uid, s.suid, f"{suffix} is the owner's")
+    srv = Server(s, ["--database", f"d={db}"])
+    eq(rows(query(srv)), [["newer"]], "the change in the -wal")
+    srv.close()
+
+
 # class 3 (workspace part) and class 10: the fresh workspace ------------------
 
 def tmpdir_for(s):
@@ -868,6 +929,8 @@ CASES = {
     "sqlite_dir_swap": case_sqlite_dir_swap,
     "sqlite_journal_symlink": case_sqlite_journal_symlink,
     "sqlite_wal_unlink": case_sqlite_wal_unlink,
+    "sqlite_wal_planted": case_sqlite_wal_planted,
+    "sqlite_wal_legit": case_sqlite_wal_legit,
     "workspace_parent": case_workspace_parent,
     "workspace_full": case_workspace_full,
     "workspace_uncapped": case_workspace_uncapped,
@@ -883,7 +946,10 @@ CASES = {
 }
 # cases that need a root server (the tmpfs cap), or an unprivileged one
 # (the pyenv pythons live in /root, which uid 65534 cannot traverse)
-ROOT_ONLY = {"python_nonsystem", "python_refused"}
+ROOT_ONLY = {"python_nonsystem", "python_refused",
+             # an unprivileged server's sandboxes have its uid: their
+             # journals cannot be told from its own
+             "sqlite_wal_planted"}
 UNPRIV_ONLY = set()
 
 
