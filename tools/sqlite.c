@@ -27,6 +27,7 @@
 #include "sandboxed.h"
 #include "sqlite_vfs.h"
 #include "timespec.h"
+#include "workspace.h"
 
 #define SQL_PROGRESS_OPS	1000	/* VM steps between deadline checks */
 #define SQL_MAX_PARAMS		64	/* schema maxItems of params */
@@ -298,13 +299,26 @@ sql_error(const struct tool_call *call, const char *reason, const char *fmt,
 	return tool_result_error("%s", msg);
 }
 
-/* The one process-wide setting of this module (see SQL_HEAP_LIMIT). */
+/*
+ * The process-wide settings of this module, made once before SQLite's
+ * first use: the heap limit (see SQL_HEAP_LIMIT), and where SQLite makes
+ * its temporary files (a sort, DISTINCT or view too big for its cache).
+ * By itself SQLite picks SQLITE_TMPDIR, TMPDIR or else /var/tmp, any of
+ * which may be a directory sandboxes reach (an allow_read_write /var/tmp):
+ * there sandboxed code of the server's uid could open such a file before
+ * SQLite unlinks it and change it under the query. The server's private
+ * parent lies outside every sandbox (checked at start).
+ */
 static pthread_once_t heap_limit_once = PTHREAD_ONCE_INIT;
 
 static void
 set_heap_limit(void)
 {
+	const char *parent = workspace_parent();
+
 	(void)sqlite3_hard_heap_limit64(SQL_HEAP_LIMIT);
+	if (parent != NULL)
+		sqlite3_temp_directory = sqlite3_mprintf("%s", parent);
 }
 
 /*

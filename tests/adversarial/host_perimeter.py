@@ -10,11 +10,13 @@ Usage: host_perimeter.py --server BIN [--unpriv] CASE
 Exit 0 pass, 1 fail, 77 skipped (ctest SKIP_RETURN_CODE).
 """
 import argparse
+import ctypes
 import json
 import os
 import select
 import shutil
 import sqlite3
+import struct
 import subprocess
 import sys
 import tempfile
@@ -376,6 +378,77 @@ def case_sqlite_wal_legit(s):
         eq(st.st_uid, s.suid, f"{suffix} is the owner's")
     srv = Server(s, ["--database", f"d={db}"])
     eq(rows(query(srv)), [["newer"]], "the change in the -wal")
+    srv.close()
+
+
+IN_CREATE = 0x100
+IN_NONBLOCK = 0o4000
+
+
+class Inotify:
+    """Names created in one directory (libc's inotify, through ctypes)."""
+
+    def __init__(self, path):
+        self.libc = ctypes.CDLL(None, use_errno=True)
+        self.fd = self.libc.inotify_init1(IN_NONBLOCK)
+        expect(self.fd >= 0, "inotify_init1")
+        expect(self.libc.inotify_add_watch(self.fd, path.encode(),
+                                           IN_CREATE) >= 0, "inotify watch")
+
+    def names(self):
+        data = b""
+        while True:
+            try:
+                chunk = os.read(self.fd, 65536)
+            except BlockingIOError:
+                break
+            if not chunk:
+                break
+            data += chunk
+        names, off = [], 0
+        while off + 16 <= len(data):
+            _, _, _, n = struct.unpack_from("iIII", data, off)
+            names.append(data[off + 16:off + 16 + n].rstrip(b"\0").decode())
+            off += 16 + n
+        os.close(self.fd)
+        return names
+
+
+def case_sqlite_temp_files(s):
+    """A query too big for SQLite's cache spills to temporary files, which
+    SQLite makes where SQLITE_TMPDIR, TMPDIR or else /var/tmp say: here an
+    allow_read_write directory, where sandboxed code (of the server's uid,
+    when it is unprivileged) could open one before SQLite unlinks it and
+    change it under the query. They are made in the server's private
+    parent instead, outside every sandbox."""
+    base = s.outside_tmp()
+    rw = os.path.join(base, "rw")
+    tmp = os.path.join(base, "tmp")
+    for d in (rw, tmp):
+        os.mkdir(d, 0o755)
+    s.give(rw, s.kuid)
+    s.give(tmp, s.suid)
+    db = os.path.join(base, "big.sqlite")
+    c = sqlite3.connect(db)
+    c.execute("CREATE TABLE t(v TEXT)")
+    c.executemany("INSERT INTO t VALUES (?)",
+                  ((("%06d" % i) * 50,) for i in range(40000)))
+    c.commit()
+    c.close()
+    os.chmod(db, 0o644)
+    cfg = os.path.join(base, "policy.json")
+    with open(cfg, "w") as f:
+        json.dump({"allow_read_write": [rw]}, f)
+    os.chmod(cfg, 0o644)
+    srv = Server(s, ["--config", cfg, "--database", f"d={db}"],
+                 env={"TMPDIR": tmp, "SQLITE_TMPDIR": rw})
+    watch = Inotify(rw)
+    r = srv.call("query_sqlite", {"database": "d", "sql":
+                                  "SELECT count(*) FROM "
+                                  "(SELECT DISTINCT v FROM t)"})
+    made = watch.names()
+    eq(rows(r), [[40000]], "the query")
+    eq(made, [], "files SQLite made in the allow_read_write directory")
     srv.close()
 
 
@@ -931,6 +1004,7 @@ CASES = {
     "sqlite_wal_unlink": case_sqlite_wal_unlink,
     "sqlite_wal_planted": case_sqlite_wal_planted,
     "sqlite_wal_legit": case_sqlite_wal_legit,
+    "sqlite_temp_files": case_sqlite_temp_files,
     "workspace_parent": case_workspace_parent,
     "workspace_full": case_workspace_full,
     "workspace_uncapped": case_workspace_uncapped,
