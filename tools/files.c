@@ -539,16 +539,27 @@ open_parent(int root, const struct stat *root_st, char *path, bool create,
 		next = files_openat(cur, comp, O_PATH | O_DIRECTORY |
 		    O_NOFOLLOW, 0);
 		if (next == -ENOENT && create) {
+			struct stat st;
+			bool made;
 			int dfd;
-			if (mkdirat(cur, comp, 0755) != 0 && errno != EEXIST) {
+
+			made = mkdirat(cur, comp, 0755) == 0;
+			if (!made && errno != EEXIST) {
 				next = -errno;
 			} else {
 				dfd = files_openat(cur, comp, O_RDONLY |
 				    O_DIRECTORY | O_NOFOLLOW, 0);
-				if (dfd >= 0) {
+				/*
+				 * Given away only if we made it and it still
+				 * looks so (ours, empty): after EEXIST, or a
+				 * rename over it since, the dir at this name is
+				 * someone else's, and root would hand it over.
+				 */
+				if (dfd >= 0 && made && fstat(dfd, &st) == 0 &&
+				    st.st_uid == geteuid() && st.st_nlink == 2)
 					give_to_owner(dfd, root_st);
+				if (dfd >= 0)
 					(void)close(dfd);
-				}
 				next = files_openat(cur, comp, O_PATH |
 				    O_DIRECTORY | O_NOFOLLOW, 0);
 			}
