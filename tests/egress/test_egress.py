@@ -566,6 +566,24 @@ def case_caps(binary, unpriv):
         m.close()
 
 
+def case_v4_mapped_literal(binary, unpriv):
+    # ::ffff:127.0.0.1 is 127.0.0.1 to connect(2): an IPv4 deny rule
+    # covers it even where all of IPv6 is allowed by address
+    m = Mcp(binary, COMMON + ["--allow-domain", "[::/0]:*",
+                              "--deny-domain", "127.0.0.0/8"], unpriv)
+    try:
+        r = m.call("run_command", curl(
+            "-g", "http://[::ffff:127.0.0.1]:%d/hello.txt" % HTTP))
+        refused(r, "::ffff:127.0.0.1", HTTP, 403,
+                "denied by denied_domains rule '127.0.0.0/8'")
+        r = m.call("run_command", curl(
+            "-g", "http://[::ffff:7f00:1]:%d/hello.txt" % HTTP))
+        refused(r, "::ffff:7f00:1", HTTP, 403,
+                "denied by denied_domains rule '127.0.0.0/8'")
+    finally:
+        m.close()
+
+
 def case_no_network_policy(binary, unpriv):
     m = Mcp(binary, ["--allow-command", "curl"], unpriv)
     try:
@@ -635,7 +653,8 @@ SHARED = [case_curl_http, case_curl_https, case_python_urllib, case_pip_download
           case_loopback_name_unpinned, case_sni_mismatch,
           case_host_header_mismatch, case_raw_sockets, case_network_false,
           case_malformed, case_concurrent_64, case_tools_list]
-OWN = [case_caps, case_no_network_policy, case_audit, case_print_config]
+OWN = [case_caps, case_v4_mapped_literal, case_no_network_policy,
+       case_audit, case_print_config]
 
 
 def main():

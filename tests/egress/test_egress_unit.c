@@ -182,6 +182,8 @@ START_TEST(addresses_by_rule_and_class)
 	expect(r, "192.168.1.8", 8080, "IP address 192.168.1.8 is not "
 	    "allowed (allowed_domains names no address or block covering "
 	    "it)");
+	/* an IPv4-mapped IPv6 literal is its IPv4 address */
+	expect(r, "[::ffff:10.9.9.9]", 5432, NULL);
 	ck_assert_int_eq(inet_pton(AF_INET, "10.200.0.1", a), 1);
 	ck_assert(egress_addr_allowed(r, AF_INET, a));
 	ck_assert_int_eq(inet_pton(AF_INET, "11.0.0.1", a), 1);
@@ -196,6 +198,36 @@ START_TEST(addresses_by_rule_and_class)
 		    "10.9.0.0/16:443");
 		ck_assert_int_eq(inet_pton(AF_INET, "10.8.1.1", a), 1);
 		ck_assert_ptr_null(egress_addr_denied(d, AF_INET, a));
+	}
+	{
+		/*
+		 * connect(2) to ::ffff:a.b.c.d reaches a.b.c.d: an IPv4 deny
+		 * rule covers that form too, also where an IPv6 block is
+		 * allowed, and a rule written in that form covers IPv4
+		 */
+		static const char *const all6[] = { "[::/0]:*", NULL };
+		static const char *const deny4[] = { "169.254.169.254",
+		    "10.0.0.0/8:*", "[::ffff:192.168.0.0/112]", NULL };
+		const struct egress_rules *d = rules(all6, deny4);
+
+		expect(d, "[::ffff:169.254.169.254]", 80, "denied by "
+		    "denied_domains rule '169.254.169.254'");
+		expect(d, "[::FFFF:a01:203]", 443, "denied by denied_domains "
+		    "rule '10.0.0.0/8:*'");
+		expect(d, "[2606:4700::1111]", 443, NULL);
+		expect(d, "[64:ff9b::a9fe:a9fe]", 80, "denied by "
+		    "denied_domains rule '169.254.169.254'");
+		ck_assert_int_eq(inet_pton(AF_INET6, "::ffff:10.1.2.3", a), 1);
+		ck_assert_ptr_nonnull(egress_addr_denied(d, AF_INET6, a));
+		ck_assert_str_eq(egress_addr_denied(d, AF_INET6, a)->text,
+		    "10.0.0.0/8:*");
+		ck_assert_int_eq(inet_pton(AF_INET, "192.168.3.4", a), 1);
+		ck_assert_ptr_nonnull(egress_addr_denied(d, AF_INET, a));
+		ck_assert_str_eq(egress_addr_denied(d, AF_INET, a)->text,
+		    "[::ffff:192.168.0.0/112]");
+		ck_assert_int_eq(inet_pton(AF_INET6, "::ffff:192.169.0.1", a),
+		    1);
+		ck_assert_ptr_null(egress_addr_denied(d, AF_INET6, a));
 	}
 }
 END_TEST
