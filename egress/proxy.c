@@ -60,6 +60,7 @@
 struct conn {
 	struct egress_call *call;
 	pthread_t thread;
+	bool started;			/* thread runs (or ran): join it */
 	int cfd;			/* the program's side; the thread's */
 	struct egress_record *rec;	/* its own, written by it only */
 };
@@ -240,7 +241,8 @@ linger_drain(const struct egress_call *c, int cfd)
  * curl -v, pip's and npm's error messages all show it to the model.
  */
 static void
-refuse(struct egress_call *c, int cfd, struct egress_record *r, int status)
+refuse_how(struct egress_call *c, int cfd, struct egress_record *r,
+    int status, bool wait)
 {
 	char body[EGRESS_MAX_REASON + 2 * EGRESS_MAX_HOST + 64];
 	char head[sizeof(body) + 256];
@@ -260,10 +262,22 @@ refuse(struct egress_call *c, int cfd, struct egress_record *r, int status)
 	    "X-Egress-Denied: %s\r\n"
 	    "Content-Length: %d\r\nConnection: close\r\n\r\n%s", status,
 	    status_text(status), r->reason, blen, body);
-	if (hlen > 0 && (size_t)hlen < sizeof(head))
-		(void)send_all(c, cfd, head, (size_t)hlen);
+	if (hlen > 0 && (size_t)hlen < sizeof(head)) {
+		if (wait)
+			(void)send_all(c, cfd, head, (size_t)hlen);
+		else
+			(void)send(cfd, head, (size_t)hlen, MSG_NOSIGNAL |
+			    MSG_DONTWAIT);
+	}
 	(void)shutdown(cfd, SHUT_WR);
-	linger_drain(c, cfd);
+	if (wait)
+		linger_drain(c, cfd);
+}
+
+static void
+refuse(struct egress_call *c, int cfd, struct egress_record *r, int status)
+{
+	refuse_how(c, cfd, r, status, true);
 }
 
 /*
@@ -1072,6 +1086,8 @@ over_cap(struct egress_call *c, int cfd)
 	k->cfd = cfd;
 	atomic_store(&k->done, false);
 	if (pthread_create(&k->thread, &c->attr, refuser_main, k) != 0) {
+		set_reason(k->rec, "connection cap reached (max_connections "
+		    "%u per call)", c->rules->max_connections);
 		(void)close(cfd);
 		return;
 	}
@@ -1098,19 +1114,24 @@ egress_call_accept(struct egress_call *c)
 			over_cap(c, cfd);
 			continue;
 		}
-		k = &c->conns[c->nconns];
+		/*
+		 * The slot and its record are taken, thread or not: records
+		 * hold max_connections + 1 (the cap's), no more.
+		 */
+		k = &c->conns[c->nconns++];
 		k->call = c;
 		k->cfd = cfd;
 		k->rec = &c->recs[c->nrecs++];
 		memset(k->rec, 0, sizeof(*k->rec));
-		if (pthread_create(&k->thread, &c->attr, conn_main, k) != 0) {
+		k->started = pthread_create(&k->thread, &c->attr, conn_main,
+		    k) == 0;
+		if (!k->started) {
+			/* this thread also runs the sandbox: no waiting here */
 			set_reason(k->rec, "the proxy could not start a thread "
 			    "for this connection");
-			refuse(c, cfd, k->rec, 503);
+			refuse_how(c, cfd, k->rec, 503, false);
 			close_fd(&k->cfd);
-			continue;
 		}
-		c->nconns++;
 	}
 	return n;
 }
@@ -1168,7 +1189,8 @@ egress_call_end(struct egress_call *c)
 	c->ended = true;
 	(void)!write(c->stop_efd, &one, sizeof(one));
 	for (i = 0; i < c->nconns; i++)
-		(void)pthread_join(c->conns[i].thread, NULL);
+		if (c->conns[i].started)
+			(void)pthread_join(c->conns[i].thread, NULL);
 	for (i = 0; i < EGRESS_MAX_REFUSERS; i++)
 		if (c->refusers[i].used)
 			(void)pthread_join(c->refusers[i].thread, NULL);

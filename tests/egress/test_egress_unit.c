@@ -5,10 +5,14 @@
  * server-name reader.
  */
 #include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <check.h>
 
@@ -369,6 +373,108 @@ START_TEST(tls_server_name)
 }
 END_TEST
 
+/* Connections the thread-failure case makes: 2 slots, 3 past the cap. */
+#define FAIL_CONNS	5
+
+/* Fails with what went wrong (stderr) or 0; runs in a child of its own. */
+static int
+threads_fail_child(void)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+	    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	static const char want503[] = "HTTP/1.1 503 Service Unavailable\r\n";
+	static const char nothread[] = "the proxy could not start a thread "
+	    "for this connection";
+	static const char cap[] = "connection cap reached (max_connections 2 "
+	    "per call)";
+	const struct egress_record *recs;
+	struct egress_totals t;
+	struct egress_rules r;
+	struct egress_call *c = NULL;
+	struct rlimit rl, none;
+	socklen_t sl = sizeof(sa);
+	int lfd, cl[FAIL_CONNS], i, got;
+	char buf[64];
+	size_t n;
+
+	egress_rules_init(&r);
+	r.max_connections = 2;
+	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sl) != 0 ||
+	    listen(lfd, 16) != 0 ||
+	    getsockname(lfd, (struct sockaddr *)&sa, &sl) != 0 ||
+	    (c = egress_call_new(&r)) == NULL || egress_call_start(c, lfd) != 0)
+		return 2;
+	for (i = 0; i < FAIL_CONNS; i++)
+		if ((cl[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC,
+		    0)) < 0 || connect(cl[i], (struct sockaddr *)&sa,
+		    sizeof(sa)) != 0)
+			return 3;
+	/* no thread can start: an unprivileged uid at RLIMIT_NPROC 0 */
+	if (getrlimit(RLIMIT_NPROC, &rl) != 0 ||
+	    (geteuid() == 0 && setresuid(65534, 65534, 65534) != 0))
+		return 4;
+	none = rl;
+	none.rlim_cur = 0;
+	if (setrlimit(RLIMIT_NPROC, &none) != 0)
+		return 5;
+	got = egress_call_accept(c);
+	if (setrlimit(RLIMIT_NPROC, &rl) != 0)
+		return 6;
+	egress_call_end(c);
+	recs = egress_call_records(c, &n);
+	egress_call_totals(c, &t);
+	if (got != FAIL_CONNS) {
+		fprintf(stderr, "accepted %d\n", got);
+		return 7;
+	}
+	/* two slots and the cap's record: max_connections + 1, no more */
+	if (n != 3 || strcmp(recs[0].reason, nothread) != 0 ||
+	    strcmp(recs[1].reason, nothread) != 0 || recs[0].status != 503 ||
+	    strcmp(recs[2].reason, cap) != 0) {
+		fprintf(stderr, "%zu records: '%s' '%s'\n", n,
+		    n > 0 ? recs[0].reason : "", n > 2 ? recs[2].reason : "");
+		return 8;
+	}
+	if (t.connections != FAIL_CONNS || t.not_recorded != 2 ||
+	    t.refused != FAIL_CONNS || !t.connection_cap_hit)
+		return 9;
+	/* answered at once, and the ones past the cap closed */
+	for (i = 0; i < FAIL_CONNS; i++) {
+		ssize_t k = recv(cl[i], buf, sizeof(want503) - 1, MSG_WAITALL);
+
+		if (i < 2 && (k != (ssize_t)sizeof(want503) - 1 ||
+		    memcmp(buf, want503, sizeof(want503) - 1) != 0))
+			return 10;
+		if (i >= 2 && k > 0)
+			return 11;
+		(void)close(cl[i]);
+	}
+	egress_call_free(c);
+	(void)close(lfd);
+	return 0;
+}
+
+/*
+ * When no connection thread can start (the server at its thread or
+ * process limit), each connection still takes its slot: the records never
+ * outgrow max_connections + 1, and the accepting thread (the sandbox's
+ * run loop) answers without waiting on the program.
+ */
+START_TEST(threads_fail_records_bounded)
+{
+	pid_t pid;
+	int st;
+
+	ck_assert_int_ge(pid = fork(), 0);
+	if (pid == 0)
+		_exit(threads_fail_child());
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "the child failed: status %#x", st);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -384,6 +490,7 @@ main(void)
 	tcase_add_test(tc, http_requests);
 	tcase_add_test(tc, http_head_bound);
 	tcase_add_test(tc, tls_server_name);
+	tcase_add_test(tc, threads_fail_records_bounded);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
