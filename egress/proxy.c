@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "egress.h"
@@ -218,10 +219,13 @@ linger_drain(const struct egress_call *c, int cfd)
 		{ .fd = cfd, .events = POLLIN },
 		{ .fd = c->stop_efd, .events = POLLIN },
 	};
+	struct timespec t0, now;
 	char buf[4096];
 	size_t total = 0;
 	ssize_t n;
+	long left;
 
+	(void)clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (total < EGRESS_LINGER_BYTES) {
 		n = recv(cfd, buf, sizeof(buf), 0);
 		if (n > 0) {
@@ -230,7 +234,12 @@ linger_drain(const struct egress_call *c, int cfd)
 		}
 		if (n == 0 || (errno != EAGAIN && errno != EINTR))
 			return;
-		if (poll(p, 2, EGRESS_LINGER_MS) <= 0 || p[1].revents != 0)
+		/* EGRESS_LINGER_MS in all: a trickle must not extend it */
+		(void)clock_gettime(CLOCK_MONOTONIC, &now);
+		left = EGRESS_LINGER_MS - ((long)(now.tv_sec - t0.tv_sec) *
+		    1000 + (now.tv_nsec - t0.tv_nsec) / 1000000);
+		if (left <= 0 || poll(p, 2, (int)left) <= 0 ||
+		    p[1].revents != 0)
 			return;
 	}
 }

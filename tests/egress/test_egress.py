@@ -520,6 +520,27 @@ def case_malformed(m):
     eq(stdout(r), "hello from loopback\n", "the next call")
 
 
+def case_refusal_linger_bounded(m):
+    # after a refusal the proxy drains what still comes for 1 s in all
+    # (EGRESS_LINGER_MS), however the bytes trickle in: a byte every
+    # 0.2 s for 8 s must find it closed
+    code = ("import socket, time\n"
+            "s = socket.create_connection(('127.0.0.1', 3128))\n"
+            "s.sendall(b'hello\\r\\n\\r\\n')\n"
+            "print(s.recv(200).split(b'\\r\\n')[0].decode())\n"
+            "try:\n"
+            "    for i in range(40):\n"
+            "        s.send(b'x')\n"
+            "        time.sleep(0.2)\n"
+            "    print('still open after 8 s')\n"
+            "except OSError:\n"
+            "    print('closed')\n")
+    r = m.call("run_code", py(code))
+    eq(stdout(r), "HTTP/1.1 400 Bad Request\nclosed\n", "the client's view")
+    eq(one(r)["reason"], "malformed request: malformed request line",
+       "the record")
+
+
 def case_concurrent_64(m):
     ids = [m.start("tools/call", {"name": "run_command", "arguments":
                                   curl("http://a.test:%d/hello.txt" % HTTP)})
@@ -652,7 +673,8 @@ SHARED = [case_curl_http, case_curl_https, case_python_urllib, case_pip_download
           case_other_port, case_deny_over_wildcard, case_ip_literals,
           case_loopback_name_unpinned, case_sni_mismatch,
           case_host_header_mismatch, case_raw_sockets, case_network_false,
-          case_malformed, case_concurrent_64, case_tools_list]
+          case_malformed, case_refusal_linger_bounded, case_concurrent_64,
+          case_tools_list]
 OWN = [case_caps, case_v4_mapped_literal, case_no_network_policy,
        case_audit, case_print_config]
 
