@@ -864,9 +864,11 @@ forward_plain(struct egress_call *c, int ufd, const char *buf, size_t len,
 
 /*
  * After "200 Connection established": the program's first bytes. A TLS
- * ClientHello must name the CONNECT host (or none, for an address); other
- * protocols, and servers that speak first, pass as they are. Returns 0
- * with what was read forwarded, or -1 with the reason set.
+ * ClientHello must name the CONNECT host (or none, for an address); an
+ * HTTP request line is refused (its Host header, which a shared front end
+ * routes by, would go unchecked: plain HTTP goes as a plain request);
+ * other protocols, and servers that speak first, pass as they are.
+ * Returns 0 with what was read forwarded, or -1 with the reason set.
  */
 static int
 check_tunnel(struct egress_call *c, int cfd, int ufd, const char *host,
@@ -877,7 +879,8 @@ check_tunnel(struct egress_call *c, int cfd, int ufd, const char *host,
 	uint8_t *buf;
 	size_t len = 0;
 	ssize_t n;
-	int rc = -2, k;
+	int rc = -2, k, http = 0;
+	bool tls = false;
 
 	if ((buf = malloc(EGRESS_MAX_HELLO)) == NULL) {
 		set_reason(r, "out of memory");
@@ -908,9 +911,26 @@ check_tunnel(struct egress_call *c, int cfd, int ufd, const char *host,
 		if (n <= 0)
 			break;
 		len += (size_t)n;
-		rc = egress_tls_sni(buf, len, sni);
+		/*
+		 * Any TLS record type (RFC 8446 5.1: change_cipher_spec 20 to
+		 * heartbeat 24) is TLS, and its first record must be the
+		 * hello: one before it (a warning alert, which some servers
+		 * skip) would carry the hello past this check.
+		 */
+		tls = buf[0] >= 0x14 && buf[0] <= 0x18;
+		if (tls)
+			rc = egress_tls_sni(buf, len, sni);
+		else if ((http = egress_http_sniff(buf, len)) != -2)
+			rc = -1;	/* not TLS: decided */
 	}
-	if (len > 0 && buf[0] == 0x16) {
+	if (http == 1) {
+		set_reason(r, "an HTTP request inside a CONNECT tunnel is "
+		    "refused (its Host header would go unchecked): send "
+		    "http:// URLs to the proxy as plain requests");
+		free(buf);
+		return -1;
+	}
+	if (tls) {
 		if (rc == 1) {
 			int fam;
 			uint8_t a[16];

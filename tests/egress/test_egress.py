@@ -409,6 +409,67 @@ def case_sni_mismatch(m):
             "the CONNECT host 'a.test'", "CONNECT")
 
 
+def case_tls_record_before_hello(m):
+    # a warning alert first (servers that skip one then read the hello):
+    # the tunnel's first record must be the ClientHello the proxy checks
+    code = ("import socket, ssl\n"
+            "s = socket.create_connection(('127.0.0.1', 3128))\n"
+            "s.sendall(b'CONNECT a.test:%d HTTP/1.1\\r\\n\\r\\n')\n"
+            "print(s.recv(200))\n"
+            "s.sendall(b'\\x15\\x03\\x01\\x00\\x02\\x01\\x00')\n"
+            "ctx = ssl.create_default_context(cafile='/workspace/ca.pem')\n"
+            "try:\n"
+            "    t = ctx.wrap_socket(s, server_hostname='b.test')\n"
+            "    print('handshake completed')\n"
+            "except (ssl.SSLError, OSError) as e:\n"
+            "    print('no handshake')\n" % HTTPS)
+    r = m.call("run_code", py(code))
+    eq(stdout(r), "b'HTTP/1.1 200 Connection established\\r\\n\\r\\n'\n"
+       "no handshake\n", "the client's view")
+    refused(r, "a.test", HTTPS, 200, "a TLS ClientHello the proxy cannot "
+            "read", "CONNECT")
+
+
+def case_http_in_tunnel(m):
+    # CONNECT to an HTTP port, then a request with another Host: a shared
+    # front end would route it there, so the proxy refuses it; another
+    # protocol in the same tunnel still passes
+    code = ("import socket\n"
+            "def tunnel(first):\n"
+            "    s = socket.create_connection(('127.0.0.1', 3128))\n"
+            "    s.sendall(b'CONNECT a.test:%d HTTP/1.1\\r\\n\\r\\n')\n"
+            "    print(s.recv(200))\n"
+            "    s.sendall(first)\n"
+            "    got = b''\n"
+            "    while True:\n"
+            "        try:\n"
+            "            b = s.recv(65536)\n"
+            "        except ConnectionResetError:\n"
+            "            break\n"
+            "        if not b:\n"
+            "            break\n"
+            "        got += b\n"
+            "    print(got[:15])\n"
+            "tunnel(b'GET /hello.txt HTTP/1.1\\r\\nHost: c.test\\r\\n"
+            "Connection: close\\r\\n\\r\\n')\n"
+            "tunnel(b'\\r\\nGET /hello.txt HTTP/1.1\\r\\nHost: c.test\\r\\n"
+            "Connection: close\\r\\n\\r\\n')\n"
+            "tunnel(b'NOT-HTTP\\r\\n')\n" % HTTP)
+    r = m.call("run_code", py(code))
+    est = "b'HTTP/1.1 200 Connection established\\r\\n\\r\\n'\n"
+    # http.server answers a line that is not HTTP/1 with a bare error page
+    eq(stdout(r), est + "b''\n" + est + "b''\n" + est +
+       "b'<!DOCTYPE HTML>'\n", "the client's view")
+    why = ("an HTTP request inside a CONNECT tunnel is refused (its Host "
+           "header would go unchecked): send http:// URLs to the proxy as "
+           "plain requests")
+    conns = net(r)["connections"]
+    eq([(c["method"], c["host"], c["allowed"], c["status"], c["reason"])
+        for c in conns],
+       [("CONNECT", "a.test", False, 200, why)] * 2 +
+       [("CONNECT", "a.test", True, 200, "")], "the records")
+
+
 def case_host_header_mismatch(m):
     r = m.call("run_command", curl("-H", "Host: c.test",
                                    "http://a.test:%d/hello.txt" % HTTP))
@@ -672,6 +733,7 @@ SHARED = [case_curl_http, case_curl_https, case_python_urllib, case_pip_download
           case_npm_registry, case_denial_header_and_body, case_unlisted_https,
           case_other_port, case_deny_over_wildcard, case_ip_literals,
           case_loopback_name_unpinned, case_sni_mismatch,
+          case_tls_record_before_hello, case_http_in_tunnel,
           case_host_header_mismatch, case_raw_sockets, case_network_false,
           case_malformed, case_refusal_linger_bounded, case_concurrent_64,
           case_tools_list]

@@ -373,6 +373,43 @@ START_TEST(tls_server_name)
 }
 END_TEST
 
+START_TEST(http_in_tunnel)
+{
+#define T(lit, want)	{ lit, sizeof(lit) - 1, want }
+	static const struct { const char *s; size_t n; int want; } t[] = {
+		T("GET / HTTP/1.1\r\nHost: x\r\n\r\n", 1),
+		T("\r\n\r\nget  /a b   http/1.0\r\n", 1),
+		T("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 1),
+		T("GET\t/\tHTTP/1.1", 1),
+		T("GET / HT", -2), T("GET / ", -2), T("GET", -2), T("", -2),
+		T("\r\n", -2),
+		T("SSH-2.0-OpenSSH_9.2p1 Debian-2\r\n", 0),
+		T("0032git-upload-pack /x.git\0host=a\0", 0),
+		T("HELO x\r\n", 0), T("*1\r\n$4\r\nPING\r\n", 0),
+		T("GET /\r\n", 0), T("GET /\xc3\xa9 HTTP/1.1", 1),
+		T(" \t\r\n GET / HTTP/1.1", 1), T("\x16\x03\x01", 0),
+		T("\0\0\0\x08\x04\xd2\x16\x2f", 0), T("G\x01T / HTTP/1.1", 0),
+	};
+#undef T
+	char *big = malloc(EGRESS_MAX_HEAD);
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		ck_assert_msg(egress_http_sniff((const uint8_t *)t[i].s,
+		    t[i].n) == t[i].want, "case %zu: %d", i,
+		    egress_http_sniff((const uint8_t *)t[i].s, t[i].n));
+	/* undecided at the head bound: refused, not waited on */
+	ck_assert_ptr_nonnull(big);
+	memset(big, 'a', EGRESS_MAX_HEAD);
+	memcpy(big, "GET /", 5);
+	ck_assert_int_eq(egress_http_sniff((const uint8_t *)big,
+	    EGRESS_MAX_HEAD - 1), -2);
+	ck_assert_int_eq(egress_http_sniff((const uint8_t *)big,
+	    EGRESS_MAX_HEAD), 1);
+	free(big);
+}
+END_TEST
+
 /* Connections the thread-failure case makes: 2 slots, 3 past the cap. */
 #define FAIL_CONNS	5
 
@@ -490,6 +527,7 @@ main(void)
 	tcase_add_test(tc, http_requests);
 	tcase_add_test(tc, http_head_bound);
 	tcase_add_test(tc, tls_server_name);
+	tcase_add_test(tc, http_in_tunnel);
 	tcase_add_test(tc, threads_fail_records_bounded);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
