@@ -180,6 +180,15 @@ int egress_http_parse(const char *buf, size_t len, struct egress_request *req,
  */
 int egress_tls_sni(const uint8_t *buf, size_t len, char name[EGRESS_MAX_HOST + 1]);
 
+/*
+ * Whether the first bytes of a CONNECT tunnel, buf[0..len), are an HTTP
+ * request line (HTTP/1.x, or HTTP/2's "PRI * HTTP/2.0"): 1 when they are
+ * (or are still undecided at EGRESS_MAX_HEAD bytes), 0 when they cannot
+ * be, -2 when more bytes are needed. A request in a tunnel names its
+ * Host where the proxy does not look: it goes as a plain request instead.
+ */
+int egress_http_sniff(const uint8_t *buf, size_t len);
+
 /* ---- one call's proxy (proxy.c) ---- */
 
 /* One connection the program made to its proxy. */

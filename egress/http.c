@@ -1,9 +1,10 @@
 /*
- * http: the two things the proxy reads from a sandboxed program before it
- * decides, parsed without allocating and within fixed bounds: a proxy
- * request head (RFC 9112: request line and header fields, CRLF only, no
- * obs-fold) and the server name of a TLS ClientHello (RFC 8446 4.1.2,
- * RFC 6066 3). Anything it cannot read exactly is refused, never guessed.
+ * http: what the proxy reads from a sandboxed program before it decides,
+ * parsed without allocating and within fixed bounds: a proxy request head
+ * (RFC 9112: request line and header fields, CRLF only, no obs-fold), the
+ * server name of a TLS ClientHello (RFC 8446 4.1.2, RFC 6066 3), and
+ * whether a tunnel's first bytes are an HTTP request line. Anything it
+ * cannot read exactly is refused, never guessed.
  * tests/fuzz/proxy_fuzz.c drives both with arbitrary bytes.
  */
 #include <stdio.h>
@@ -389,4 +390,56 @@ egress_tls_sni(const uint8_t *buf, size_t len, char name[EGRESS_MAX_HOST + 1])
 		return 0;
 	}
 	return 0;
+}
+
+/* A sniff still undecided after len bytes: at the head bound it is
+ * refused rather than waited on. */
+static int
+undecided(size_t len)
+{
+	return len >= EGRESS_MAX_HEAD ? 1 : -2;
+}
+
+int
+egress_http_sniff(const uint8_t *buf, size_t len)
+{
+	static const char version[] = "http/";
+	size_t i = 0, m, v;
+
+	/* what servers skip before a request line: empty lines (RFC 9112
+	 * 2.2), and for some (Varnish) any white space */
+	while (i < len && (buf[i] == '\r' || buf[i] == '\n' || buf[i] == ' ' ||
+	    buf[i] == '\t'))
+		i++;
+	/* a method: visible characters, then white space */
+	for (m = i; i < len && buf[i] > ' ' && buf[i] < 0x7f; i++)
+		;
+	if (i == len)
+		return undecided(len);
+	if (i == m || (buf[i] != ' ' && buf[i] != '\t'))
+		return 0;
+	/*
+	 * The rest of the line (bytes past 0x7f too: servers take UTF-8
+	 * paths), up to a control character, which ends it or that servers
+	 * refuse in a request line: white space, then "HTTP/".
+	 */
+	for (; i < len; i++) {
+		if ((buf[i] < ' ' && buf[i] != '\t') || buf[i] == 0x7f)
+			return 0;
+		if (buf[i] != ' ' && buf[i] != '\t')
+			continue;
+		for (v = 0; v < 5 && i + 1 + v < len; v++) {
+			uint8_t ch = buf[i + 1 + v];
+
+			if (ch >= 'A' && ch <= 'Z')
+				ch = (uint8_t)(ch - 'A' + 'a');
+			if (ch != (uint8_t)version[v])
+				break;
+		}
+		if (v == 5)
+			return 1;
+		if (i + 1 + v == len)
+			return undecided(len);
+	}
+	return undecided(len);
 }

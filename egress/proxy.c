@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "egress.h"
@@ -60,6 +61,7 @@
 struct conn {
 	struct egress_call *call;
 	pthread_t thread;
+	bool started;			/* thread runs (or ran): join it */
 	int cfd;			/* the program's side; the thread's */
 	struct egress_record *rec;	/* its own, written by it only */
 };
@@ -217,10 +219,13 @@ linger_drain(const struct egress_call *c, int cfd)
 		{ .fd = cfd, .events = POLLIN },
 		{ .fd = c->stop_efd, .events = POLLIN },
 	};
+	struct timespec t0, now;
 	char buf[4096];
 	size_t total = 0;
 	ssize_t n;
+	long left;
 
+	(void)clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (total < EGRESS_LINGER_BYTES) {
 		n = recv(cfd, buf, sizeof(buf), 0);
 		if (n > 0) {
@@ -229,7 +234,12 @@ linger_drain(const struct egress_call *c, int cfd)
 		}
 		if (n == 0 || (errno != EAGAIN && errno != EINTR))
 			return;
-		if (poll(p, 2, EGRESS_LINGER_MS) <= 0 || p[1].revents != 0)
+		/* EGRESS_LINGER_MS in all: a trickle must not extend it */
+		(void)clock_gettime(CLOCK_MONOTONIC, &now);
+		left = EGRESS_LINGER_MS - ((long)(now.tv_sec - t0.tv_sec) *
+		    1000 + (now.tv_nsec - t0.tv_nsec) / 1000000);
+		if (left <= 0 || poll(p, 2, (int)left) <= 0 ||
+		    p[1].revents != 0)
 			return;
 	}
 }
@@ -240,7 +250,8 @@ linger_drain(const struct egress_call *c, int cfd)
  * curl -v, pip's and npm's error messages all show it to the model.
  */
 static void
-refuse(struct egress_call *c, int cfd, struct egress_record *r, int status)
+refuse_how(struct egress_call *c, int cfd, struct egress_record *r,
+    int status, bool wait)
 {
 	char body[EGRESS_MAX_REASON + 2 * EGRESS_MAX_HOST + 64];
 	char head[sizeof(body) + 256];
@@ -260,10 +271,22 @@ refuse(struct egress_call *c, int cfd, struct egress_record *r, int status)
 	    "X-Egress-Denied: %s\r\n"
 	    "Content-Length: %d\r\nConnection: close\r\n\r\n%s", status,
 	    status_text(status), r->reason, blen, body);
-	if (hlen > 0 && (size_t)hlen < sizeof(head))
-		(void)send_all(c, cfd, head, (size_t)hlen);
+	if (hlen > 0 && (size_t)hlen < sizeof(head)) {
+		if (wait)
+			(void)send_all(c, cfd, head, (size_t)hlen);
+		else
+			(void)send(cfd, head, (size_t)hlen, MSG_NOSIGNAL |
+			    MSG_DONTWAIT);
+	}
 	(void)shutdown(cfd, SHUT_WR);
-	linger_drain(c, cfd);
+	if (wait)
+		linger_drain(c, cfd);
+}
+
+static void
+refuse(struct egress_call *c, int cfd, struct egress_record *r, int status)
+{
+	refuse_how(c, cfd, r, status, true);
 }
 
 /*
@@ -841,9 +864,11 @@ forward_plain(struct egress_call *c, int ufd, const char *buf, size_t len,
 
 /*
  * After "200 Connection established": the program's first bytes. A TLS
- * ClientHello must name the CONNECT host (or none, for an address); other
- * protocols, and servers that speak first, pass as they are. Returns 0
- * with what was read forwarded, or -1 with the reason set.
+ * ClientHello must name the CONNECT host (or none, for an address); an
+ * HTTP request line is refused (its Host header, which a shared front end
+ * routes by, would go unchecked: plain HTTP goes as a plain request);
+ * other protocols, and servers that speak first, pass as they are.
+ * Returns 0 with what was read forwarded, or -1 with the reason set.
  */
 static int
 check_tunnel(struct egress_call *c, int cfd, int ufd, const char *host,
@@ -854,7 +879,8 @@ check_tunnel(struct egress_call *c, int cfd, int ufd, const char *host,
 	uint8_t *buf;
 	size_t len = 0;
 	ssize_t n;
-	int rc = -2, k;
+	int rc = -2, k, http = 0;
+	bool tls = false;
 
 	if ((buf = malloc(EGRESS_MAX_HELLO)) == NULL) {
 		set_reason(r, "out of memory");
@@ -885,9 +911,26 @@ check_tunnel(struct egress_call *c, int cfd, int ufd, const char *host,
 		if (n <= 0)
 			break;
 		len += (size_t)n;
-		rc = egress_tls_sni(buf, len, sni);
+		/*
+		 * Any TLS record type (RFC 8446 5.1: change_cipher_spec 20 to
+		 * heartbeat 24) is TLS, and its first record must be the
+		 * hello: one before it (a warning alert, which some servers
+		 * skip) would carry the hello past this check.
+		 */
+		tls = buf[0] >= 0x14 && buf[0] <= 0x18;
+		if (tls)
+			rc = egress_tls_sni(buf, len, sni);
+		else if ((http = egress_http_sniff(buf, len)) != -2)
+			rc = -1;	/* not TLS: decided */
 	}
-	if (len > 0 && buf[0] == 0x16) {
+	if (http == 1) {
+		set_reason(r, "an HTTP request inside a CONNECT tunnel is "
+		    "refused (its Host header would go unchecked): send "
+		    "http:// URLs to the proxy as plain requests");
+		free(buf);
+		return -1;
+	}
+	if (tls) {
 		if (rc == 1) {
 			int fam;
 			uint8_t a[16];
@@ -1072,6 +1115,8 @@ over_cap(struct egress_call *c, int cfd)
 	k->cfd = cfd;
 	atomic_store(&k->done, false);
 	if (pthread_create(&k->thread, &c->attr, refuser_main, k) != 0) {
+		set_reason(k->rec, "connection cap reached (max_connections "
+		    "%u per call)", c->rules->max_connections);
 		(void)close(cfd);
 		return;
 	}
@@ -1098,19 +1143,24 @@ egress_call_accept(struct egress_call *c)
 			over_cap(c, cfd);
 			continue;
 		}
-		k = &c->conns[c->nconns];
+		/*
+		 * The slot and its record are taken, thread or not: records
+		 * hold max_connections + 1 (the cap's), no more.
+		 */
+		k = &c->conns[c->nconns++];
 		k->call = c;
 		k->cfd = cfd;
 		k->rec = &c->recs[c->nrecs++];
 		memset(k->rec, 0, sizeof(*k->rec));
-		if (pthread_create(&k->thread, &c->attr, conn_main, k) != 0) {
+		k->started = pthread_create(&k->thread, &c->attr, conn_main,
+		    k) == 0;
+		if (!k->started) {
+			/* this thread also runs the sandbox: no waiting here */
 			set_reason(k->rec, "the proxy could not start a thread "
 			    "for this connection");
-			refuse(c, cfd, k->rec, 503);
+			refuse_how(c, cfd, k->rec, 503, false);
 			close_fd(&k->cfd);
-			continue;
 		}
-		c->nconns++;
 	}
 	return n;
 }
@@ -1168,7 +1218,8 @@ egress_call_end(struct egress_call *c)
 	c->ended = true;
 	(void)!write(c->stop_efd, &one, sizeof(one));
 	for (i = 0; i < c->nconns; i++)
-		(void)pthread_join(c->conns[i].thread, NULL);
+		if (c->conns[i].started)
+			(void)pthread_join(c->conns[i].thread, NULL);
 	for (i = 0; i < EGRESS_MAX_REFUSERS; i++)
 		if (c->refusers[i].used)
 			(void)pthread_join(c->refusers[i].thread, NULL);

@@ -16,6 +16,11 @@
 /* A DNS label is at most 63 bytes (RFC 1035 2.3.4). */
 #define EGRESS_MAX_LABEL	63
 
+/* The first 12 bytes of an IPv4-mapped IPv6 address (RFC 4291 2.5.5.2). */
+static const uint8_t v4_mapped[12] = { [10] = 0xff, [11] = 0xff };
+/* ... and of the NAT64 well-known prefix 64:ff9b::/96 (RFC 6052 2.1). */
+static const uint8_t v4_nat64[12] = { 0, 0x64, 0xff, 0x9b };
+
 void
 egress_rules_init(struct egress_rules *r)
 {
@@ -146,6 +151,14 @@ parse_addr(char *s, struct egress_pattern *p)
 	if (inet_pton(p->family, s, p->addr) != 1)
 		return -1;
 	p->is_addr = true;
+	/* [::ffff:a.b.c.d/n], n >= 96, is the IPv4 block (see addr_match) */
+	if (p->family == AF_INET6 && p->prefix >= 96 &&
+	    memcmp(p->addr, v4_mapped, sizeof(v4_mapped)) == 0) {
+		memmove(p->addr, p->addr + 12, 4);
+		memset(p->addr + 4, 0, 12);
+		p->family = AF_INET;
+		p->prefix -= 96;
+	}
 	return 0;
 }
 
@@ -160,6 +173,23 @@ prefix_eq(const uint8_t *a, const uint8_t *b, unsigned bits)
 	if (rest == 0)
 		return true;
 	return ((a[full] ^ b[full]) & (uint8_t)(0xff << (8 - rest))) == 0;
+}
+
+/*
+ * Does address rule p cover addr? An IPv4-mapped IPv6 address
+ * (::ffff:a.b.c.d) is also that IPv4 address: connect(2) on an AF_INET6
+ * socket reaches a.b.c.d through it, so an IPv4 rule must cover it too;
+ * so must it 64:ff9b::a.b.c.d, which a NAT64 gateway takes to a.b.c.d.
+ */
+static bool
+addr_match(const struct egress_pattern *p, int family, const uint8_t *addr)
+{
+	if (family == p->family)
+		return prefix_eq(addr, p->addr, p->prefix);
+	return family == AF_INET6 && p->family == AF_INET &&
+	    (memcmp(addr, v4_mapped, sizeof(v4_mapped)) == 0 ||
+	    memcmp(addr, v4_nat64, sizeof(v4_nat64)) == 0) &&
+	    prefix_eq(addr + 12, p->addr, p->prefix);
 }
 
 int
@@ -367,8 +397,7 @@ host_match(const struct egress_pattern *p, const char *host, int lit,
 	size_t hl, pl;
 
 	if (p->is_addr)
-		return lit == 2 && family == p->family &&
-		    prefix_eq(addr, p->addr, p->prefix);
+		return lit == 2 && addr_match(p, family, addr);
 	if (lit != 1)
 		return false;
 	if (!p->wildcard)
@@ -530,8 +559,7 @@ egress_addr_denied(const struct egress_rules *r, int family,
 	size_t i;
 
 	for (i = 0; i < r->ndeny; i++)
-		if (r->deny[i].is_addr && r->deny[i].family == family &&
-		    prefix_eq(addr, r->deny[i].addr, r->deny[i].prefix))
+		if (r->deny[i].is_addr && addr_match(&r->deny[i], family, addr))
 			return &r->deny[i];
 	return NULL;
 }
@@ -543,8 +571,8 @@ egress_addr_allowed(const struct egress_rules *r, int family,
 	size_t i;
 
 	for (i = 0; i < r->nallow; i++)
-		if (r->allow[i].is_addr && r->allow[i].family == family &&
-		    prefix_eq(addr, r->allow[i].addr, r->allow[i].prefix))
+		if (r->allow[i].is_addr && addr_match(&r->allow[i], family,
+		    addr))
 			return true;
 	return false;
 }

@@ -1,10 +1,11 @@
 /*
  * The connections the HTTP transport has open, tracked from accept to
- * close for two limits libmicrohttpd does not have in this form: a
- * deadline for a request's headers that no amount of trickled bytes
- * extends (MCP_HTTP_HEADER_DEADLINE_S), and a cap on the connections one
- * client address may hold (MCP_HTTP_MAX_CONN_PER_ADDR). A connection past
- * its deadline is shut down (shutdown(2)): libmicrohttpd then reads end of
+ * close for limits libmicrohttpd does not have in this form: a deadline
+ * for a request's headers that no amount of trickled bytes extends
+ * (MCP_HTTP_HEADER_DEADLINE_S), the same for its body (--body-deadline
+ * and MCP_HTTP_BODY_GRACE_S), and a cap on the connections one client
+ * address may hold (MCP_HTTP_MAX_CONN_PER_ADDR). A connection past a
+ * deadline is shut down (shutdown(2)): libmicrohttpd then reads end of
  * file and closes it as its own. The entry leaves the table in the
  * connection-closed notification, which libmicrohttpd gives before it
  * closes the socket, so a shut down fd is always still ours.
@@ -25,6 +26,8 @@ struct http_conn {
 	int fd;				/* MHD's socket, borrowed */
 	struct timespec deadline;	/* monotonic: headers done by then */
 	bool in_headers;		/* waiting for a request's headers */
+	struct timespec body_deadline;	/* monotonic: body done by then */
+	bool in_body;			/* waiting for the rest of a body */
 	struct http_conn *next;
 };
 
@@ -142,7 +145,8 @@ http_conn_closed(struct http_conns *cs, void **socket_ctx)
 }
 
 void
-http_conn_headers_done(struct http_conns *cs, void *socket_ctx)
+http_conn_headers_done(struct http_conns *cs, void *socket_ctx,
+    unsigned int body_s)
 {
 	struct http_conn *c = socket_ctx;
 
@@ -150,6 +154,20 @@ http_conn_headers_done(struct http_conns *cs, void *socket_ctx)
 		return;
 	(void)pthread_mutex_lock(&cs->lock);
 	c->in_headers = false;
+	c->in_body = true;
+	deadline_in(&c->body_deadline, (int)body_s);
+	(void)pthread_mutex_unlock(&cs->lock);
+}
+
+void
+http_conn_body_done(struct http_conns *cs, void *socket_ctx)
+{
+	struct http_conn *c = socket_ctx;
+
+	if (c == NULL)
+		return;
+	(void)pthread_mutex_lock(&cs->lock);
+	c->in_body = false;
 	(void)pthread_mutex_unlock(&cs->lock);
 }
 
@@ -164,26 +182,34 @@ http_conn_request_done(struct http_conns *cs, void *socket_ctx)
 	 * counted from now and not reset by its bytes either */
 	(void)pthread_mutex_lock(&cs->lock);
 	c->in_headers = true;
+	c->in_body = false;
 	deadline_in(&c->deadline, MCP_HTTP_IDLE_TIMEOUT_S);
 	(void)pthread_mutex_unlock(&cs->lock);
 }
 
 size_t
-http_conns_sweep(struct http_conns *cs)
+http_conns_sweep(struct http_conns *cs, size_t *ret_bodies)
 {
 	struct http_conn *c;
 	struct timespec now;
 	size_t n = 0;
+	bool late_head, late_body;
 
+	*ret_bodies = 0;
 	(void)clock_gettime(CLOCK_MONOTONIC, &now);
 	(void)pthread_mutex_lock(&cs->lock);
 	for (c = cs->head; c != NULL; c = c->next) {
-		if (!c->in_headers || !past(&c->deadline, &now) || c->fd < 0)
+		late_head = c->in_headers && past(&c->deadline, &now);
+		late_body = c->in_body && past(&c->body_deadline, &now);
+		if ((!late_head && !late_body) || c->fd < 0)
 			continue;
 		/* MHD reads end of file and closes it; once is enough */
 		(void)shutdown(c->fd, SHUT_RDWR);
 		c->fd = -1;
-		n++;
+		if (late_head)
+			n++;
+		else
+			(*ret_bodies)++;
 	}
 	(void)pthread_mutex_unlock(&cs->lock);
 	return n;

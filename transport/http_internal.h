@@ -159,12 +159,17 @@ void http_conn_started(struct http_conns *cs, const struct sockaddr *addr,
     int fd, void **socket_ctx);
 /* At close (MHD's connection-closed notification, before the socket is). */
 void http_conn_closed(struct http_conns *cs, void **socket_ctx);
-/* A request's headers are complete (its first access-handler call). */
-void http_conn_headers_done(struct http_conns *cs, void *socket_ctx);
+/* A request's headers are complete (its first access-handler call): its
+ * body, if any, must be in within body_s. */
+void http_conn_headers_done(struct http_conns *cs, void *socket_ctx,
+    unsigned int body_s);
+/* A request's body is complete (its last access-handler call). */
+void http_conn_body_done(struct http_conns *cs, void *socket_ctx);
 /* A request ended: the next one on the connection has a deadline too. */
 void http_conn_request_done(struct http_conns *cs, void *socket_ctx);
-/* Shuts down connections past their header deadline; how many. */
-size_t http_conns_sweep(struct http_conns *cs);
+/* Shuts down connections past their header deadline (how many; returned)
+ * or their body's (how many: *ret_bodies). */
+size_t http_conns_sweep(struct http_conns *cs, size_t *ret_bodies);
 
 /* ---- what belongs to a principal (http_tenant.c) ---- */
 

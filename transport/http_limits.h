@@ -88,6 +88,16 @@
 #define MCP_HTTP_BODY_DEADLINE_S	30
 
 /*
+ * Seconds past the body deadline after which a body still arriving has
+ * its connection shut down. The deadline is checked as bytes arrive, and
+ * its 408 can only go out once the body has ended: a client trickling a
+ * large body just under the idle timeout would otherwise hold its
+ * connection (and a thread) for as long as it likes. A body that ends
+ * within the grace still gets its 408.
+ */
+#define MCP_HTTP_BODY_GRACE_S		5
+
+/*
  * Handshake-era sessions alive at once. Each owns a workspace directory
  * on disk. Each principal (bearer token; every client, without tokens)
  * has an equal share of them: a principal at its share loses its own

@@ -572,7 +572,8 @@ conn_entry(struct http_ctx *ctx, struct MHD_Connection *conn)
 static void
 request_begins(struct http_ctx *ctx, struct MHD_Connection *conn)
 {
-	http_conn_headers_done(&ctx->conns, conn_entry(ctx, conn));
+	http_conn_headers_done(&ctx->conns, conn_entry(ctx, conn),
+	    ctx->cfg->body_deadline_s + MCP_HTTP_BODY_GRACE_S);
 	(void)pthread_mutex_lock(&ctx->req_lock);
 	ctx->requests++;
 	(void)pthread_mutex_unlock(&ctx->req_lock);
@@ -624,6 +625,7 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url,
 		*upload_size = 0;
 		return MHD_YES;
 	}
+	http_conn_body_done(&ctx->conns, conn_entry(ctx, conn));
 	if (rq->answered)
 		return MHD_YES;
 	if (strcmp(url, "/healthz") == 0) {
@@ -731,13 +733,19 @@ on_mhd_log(void *cls, const char *fmt, va_list ap)
 static void
 http_deadlines(struct http_ctx *ctx)
 {
-	size_t i, n = http_conns_sweep(&ctx->conns);
+	size_t i, bodies, n = http_conns_sweep(&ctx->conns, &bodies);
 
 	for (i = 0; i < n; i++)
 		http_metrics_reject(&ctx->metrics, HTTP_REJ_HEADER_DEADLINE);
+	for (i = 0; i < bodies; i++)
+		http_metrics_reject(&ctx->metrics, HTTP_REJ_DEADLINE);
 	if (n > 0)
 		log_debug("http: %zu connection(s) closed: no request headers "
 		    "within the deadline", n);
+	if (bodies > 0)
+		log_debug("http: %zu connection(s) closed: a body still "
+		    "arriving %d s past its deadline", bodies,
+		    MCP_HTTP_BODY_GRACE_S);
 }
 
 /* Until SIGTERM, SIGINT or SIGHUP: enforces header deadlines and sweeps

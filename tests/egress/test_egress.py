@@ -409,6 +409,67 @@ def case_sni_mismatch(m):
             "the CONNECT host 'a.test'", "CONNECT")
 
 
+def case_tls_record_before_hello(m):
+    # a warning alert first (servers that skip one then read the hello):
+    # the tunnel's first record must be the ClientHello the proxy checks
+    code = ("import socket, ssl\n"
+            "s = socket.create_connection(('127.0.0.1', 3128))\n"
+            "s.sendall(b'CONNECT a.test:%d HTTP/1.1\\r\\n\\r\\n')\n"
+            "print(s.recv(200))\n"
+            "s.sendall(b'\\x15\\x03\\x01\\x00\\x02\\x01\\x00')\n"
+            "ctx = ssl.create_default_context(cafile='/workspace/ca.pem')\n"
+            "try:\n"
+            "    t = ctx.wrap_socket(s, server_hostname='b.test')\n"
+            "    print('handshake completed')\n"
+            "except (ssl.SSLError, OSError) as e:\n"
+            "    print('no handshake')\n" % HTTPS)
+    r = m.call("run_code", py(code))
+    eq(stdout(r), "b'HTTP/1.1 200 Connection established\\r\\n\\r\\n'\n"
+       "no handshake\n", "the client's view")
+    refused(r, "a.test", HTTPS, 200, "a TLS ClientHello the proxy cannot "
+            "read", "CONNECT")
+
+
+def case_http_in_tunnel(m):
+    # CONNECT to an HTTP port, then a request with another Host: a shared
+    # front end would route it there, so the proxy refuses it; another
+    # protocol in the same tunnel still passes
+    code = ("import socket\n"
+            "def tunnel(first):\n"
+            "    s = socket.create_connection(('127.0.0.1', 3128))\n"
+            "    s.sendall(b'CONNECT a.test:%d HTTP/1.1\\r\\n\\r\\n')\n"
+            "    print(s.recv(200))\n"
+            "    s.sendall(first)\n"
+            "    got = b''\n"
+            "    while True:\n"
+            "        try:\n"
+            "            b = s.recv(65536)\n"
+            "        except ConnectionResetError:\n"
+            "            break\n"
+            "        if not b:\n"
+            "            break\n"
+            "        got += b\n"
+            "    print(got[:15])\n"
+            "tunnel(b'GET /hello.txt HTTP/1.1\\r\\nHost: c.test\\r\\n"
+            "Connection: close\\r\\n\\r\\n')\n"
+            "tunnel(b'\\r\\nGET /hello.txt HTTP/1.1\\r\\nHost: c.test\\r\\n"
+            "Connection: close\\r\\n\\r\\n')\n"
+            "tunnel(b'NOT-HTTP\\r\\n')\n" % HTTP)
+    r = m.call("run_code", py(code))
+    est = "b'HTTP/1.1 200 Connection established\\r\\n\\r\\n'\n"
+    # http.server answers a line that is not HTTP/1 with a bare error page
+    eq(stdout(r), est + "b''\n" + est + "b''\n" + est +
+       "b'<!DOCTYPE HTML>'\n", "the client's view")
+    why = ("an HTTP request inside a CONNECT tunnel is refused (its Host "
+           "header would go unchecked): send http:// URLs to the proxy as "
+           "plain requests")
+    conns = net(r)["connections"]
+    eq([(c["method"], c["host"], c["allowed"], c["status"], c["reason"])
+        for c in conns],
+       [("CONNECT", "a.test", False, 200, why)] * 2 +
+       [("CONNECT", "a.test", True, 200, "")], "the records")
+
+
 def case_host_header_mismatch(m):
     r = m.call("run_command", curl("-H", "Host: c.test",
                                    "http://a.test:%d/hello.txt" % HTTP))
@@ -520,6 +581,27 @@ def case_malformed(m):
     eq(stdout(r), "hello from loopback\n", "the next call")
 
 
+def case_refusal_linger_bounded(m):
+    # after a refusal the proxy drains what still comes for 1 s in all
+    # (EGRESS_LINGER_MS), however the bytes trickle in: a byte every
+    # 0.2 s for 8 s must find it closed
+    code = ("import socket, time\n"
+            "s = socket.create_connection(('127.0.0.1', 3128))\n"
+            "s.sendall(b'hello\\r\\n\\r\\n')\n"
+            "print(s.recv(200).split(b'\\r\\n')[0].decode())\n"
+            "try:\n"
+            "    for i in range(40):\n"
+            "        s.send(b'x')\n"
+            "        time.sleep(0.2)\n"
+            "    print('still open after 8 s')\n"
+            "except OSError:\n"
+            "    print('closed')\n")
+    r = m.call("run_code", py(code))
+    eq(stdout(r), "HTTP/1.1 400 Bad Request\nclosed\n", "the client's view")
+    eq(one(r)["reason"], "malformed request: malformed request line",
+       "the record")
+
+
 def case_concurrent_64(m):
     ids = [m.start("tools/call", {"name": "run_command", "arguments":
                                   curl("http://a.test:%d/hello.txt" % HTTP)})
@@ -562,6 +644,24 @@ def case_caps(binary, unpriv):
               c["bytes_down"] > 32768, "bytes: %r" % c)
         eq(net(r)["byte_cap_hit"], True, "byte_cap_hit")
         check(r["structuredContent"]["exit_code"] != 0, "curl saw the cut")
+    finally:
+        m.close()
+
+
+def case_v4_mapped_literal(binary, unpriv):
+    # ::ffff:127.0.0.1 is 127.0.0.1 to connect(2): an IPv4 deny rule
+    # covers it even where all of IPv6 is allowed by address
+    m = Mcp(binary, COMMON + ["--allow-domain", "[::/0]:*",
+                              "--deny-domain", "127.0.0.0/8"], unpriv)
+    try:
+        r = m.call("run_command", curl(
+            "-g", "http://[::ffff:127.0.0.1]:%d/hello.txt" % HTTP))
+        refused(r, "::ffff:127.0.0.1", HTTP, 403,
+                "denied by denied_domains rule '127.0.0.0/8'")
+        r = m.call("run_command", curl(
+            "-g", "http://[::ffff:7f00:1]:%d/hello.txt" % HTTP))
+        refused(r, "::ffff:7f00:1", HTTP, 403,
+                "denied by denied_domains rule '127.0.0.0/8'")
     finally:
         m.close()
 
@@ -633,9 +733,12 @@ SHARED = [case_curl_http, case_curl_https, case_python_urllib, case_pip_download
           case_npm_registry, case_denial_header_and_body, case_unlisted_https,
           case_other_port, case_deny_over_wildcard, case_ip_literals,
           case_loopback_name_unpinned, case_sni_mismatch,
+          case_tls_record_before_hello, case_http_in_tunnel,
           case_host_header_mismatch, case_raw_sockets, case_network_false,
-          case_malformed, case_concurrent_64, case_tools_list]
-OWN = [case_caps, case_no_network_policy, case_audit, case_print_config]
+          case_malformed, case_refusal_linger_bounded, case_concurrent_64,
+          case_tools_list]
+OWN = [case_caps, case_v4_mapped_literal, case_no_network_policy,
+       case_audit, case_print_config]
 
 
 def main():

@@ -5,10 +5,14 @@
  * server-name reader.
  */
 #include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <check.h>
 
@@ -182,6 +186,8 @@ START_TEST(addresses_by_rule_and_class)
 	expect(r, "192.168.1.8", 8080, "IP address 192.168.1.8 is not "
 	    "allowed (allowed_domains names no address or block covering "
 	    "it)");
+	/* an IPv4-mapped IPv6 literal is its IPv4 address */
+	expect(r, "[::ffff:10.9.9.9]", 5432, NULL);
 	ck_assert_int_eq(inet_pton(AF_INET, "10.200.0.1", a), 1);
 	ck_assert(egress_addr_allowed(r, AF_INET, a));
 	ck_assert_int_eq(inet_pton(AF_INET, "11.0.0.1", a), 1);
@@ -196,6 +202,36 @@ START_TEST(addresses_by_rule_and_class)
 		    "10.9.0.0/16:443");
 		ck_assert_int_eq(inet_pton(AF_INET, "10.8.1.1", a), 1);
 		ck_assert_ptr_null(egress_addr_denied(d, AF_INET, a));
+	}
+	{
+		/*
+		 * connect(2) to ::ffff:a.b.c.d reaches a.b.c.d: an IPv4 deny
+		 * rule covers that form too, also where an IPv6 block is
+		 * allowed, and a rule written in that form covers IPv4
+		 */
+		static const char *const all6[] = { "[::/0]:*", NULL };
+		static const char *const deny4[] = { "169.254.169.254",
+		    "10.0.0.0/8:*", "[::ffff:192.168.0.0/112]", NULL };
+		const struct egress_rules *d = rules(all6, deny4);
+
+		expect(d, "[::ffff:169.254.169.254]", 80, "denied by "
+		    "denied_domains rule '169.254.169.254'");
+		expect(d, "[::FFFF:a01:203]", 443, "denied by denied_domains "
+		    "rule '10.0.0.0/8:*'");
+		expect(d, "[2606:4700::1111]", 443, NULL);
+		expect(d, "[64:ff9b::a9fe:a9fe]", 80, "denied by "
+		    "denied_domains rule '169.254.169.254'");
+		ck_assert_int_eq(inet_pton(AF_INET6, "::ffff:10.1.2.3", a), 1);
+		ck_assert_ptr_nonnull(egress_addr_denied(d, AF_INET6, a));
+		ck_assert_str_eq(egress_addr_denied(d, AF_INET6, a)->text,
+		    "10.0.0.0/8:*");
+		ck_assert_int_eq(inet_pton(AF_INET, "192.168.3.4", a), 1);
+		ck_assert_ptr_nonnull(egress_addr_denied(d, AF_INET, a));
+		ck_assert_str_eq(egress_addr_denied(d, AF_INET, a)->text,
+		    "[::ffff:192.168.0.0/112]");
+		ck_assert_int_eq(inet_pton(AF_INET6, "::ffff:192.169.0.1", a),
+		    1);
+		ck_assert_ptr_null(egress_addr_denied(d, AF_INET6, a));
 	}
 }
 END_TEST
@@ -337,6 +373,145 @@ START_TEST(tls_server_name)
 }
 END_TEST
 
+START_TEST(http_in_tunnel)
+{
+#define T(lit, want)	{ lit, sizeof(lit) - 1, want }
+	static const struct { const char *s; size_t n; int want; } t[] = {
+		T("GET / HTTP/1.1\r\nHost: x\r\n\r\n", 1),
+		T("\r\n\r\nget  /a b   http/1.0\r\n", 1),
+		T("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 1),
+		T("GET\t/\tHTTP/1.1", 1),
+		T("GET / HT", -2), T("GET / ", -2), T("GET", -2), T("", -2),
+		T("\r\n", -2),
+		T("SSH-2.0-OpenSSH_9.2p1 Debian-2\r\n", 0),
+		T("0032git-upload-pack /x.git\0host=a\0", 0),
+		T("HELO x\r\n", 0), T("*1\r\n$4\r\nPING\r\n", 0),
+		T("GET /\r\n", 0), T("GET /\xc3\xa9 HTTP/1.1", 1),
+		T(" \t\r\n GET / HTTP/1.1", 1), T("\x16\x03\x01", 0),
+		T("\0\0\0\x08\x04\xd2\x16\x2f", 0), T("G\x01T / HTTP/1.1", 0),
+	};
+#undef T
+	char *big = malloc(EGRESS_MAX_HEAD);
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		ck_assert_msg(egress_http_sniff((const uint8_t *)t[i].s,
+		    t[i].n) == t[i].want, "case %zu: %d", i,
+		    egress_http_sniff((const uint8_t *)t[i].s, t[i].n));
+	/* undecided at the head bound: refused, not waited on */
+	ck_assert_ptr_nonnull(big);
+	memset(big, 'a', EGRESS_MAX_HEAD);
+	memcpy(big, "GET /", 5);
+	ck_assert_int_eq(egress_http_sniff((const uint8_t *)big,
+	    EGRESS_MAX_HEAD - 1), -2);
+	ck_assert_int_eq(egress_http_sniff((const uint8_t *)big,
+	    EGRESS_MAX_HEAD), 1);
+	free(big);
+}
+END_TEST
+
+/* Connections the thread-failure case makes: 2 slots, 3 past the cap. */
+#define FAIL_CONNS	5
+
+/* Fails with what went wrong (stderr) or 0; runs in a child of its own. */
+static int
+threads_fail_child(void)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+	    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	static const char want503[] = "HTTP/1.1 503 Service Unavailable\r\n";
+	static const char nothread[] = "the proxy could not start a thread "
+	    "for this connection";
+	static const char cap[] = "connection cap reached (max_connections 2 "
+	    "per call)";
+	const struct egress_record *recs;
+	struct egress_totals t;
+	struct egress_rules r;
+	struct egress_call *c = NULL;
+	struct rlimit rl, none;
+	socklen_t sl = sizeof(sa);
+	int lfd, cl[FAIL_CONNS], i, got;
+	char buf[64];
+	size_t n;
+
+	egress_rules_init(&r);
+	r.max_connections = 2;
+	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sl) != 0 ||
+	    listen(lfd, 16) != 0 ||
+	    getsockname(lfd, (struct sockaddr *)&sa, &sl) != 0 ||
+	    (c = egress_call_new(&r)) == NULL || egress_call_start(c, lfd) != 0)
+		return 2;
+	for (i = 0; i < FAIL_CONNS; i++)
+		if ((cl[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC,
+		    0)) < 0 || connect(cl[i], (struct sockaddr *)&sa,
+		    sizeof(sa)) != 0)
+			return 3;
+	/* no thread can start: an unprivileged uid at RLIMIT_NPROC 0 */
+	if (getrlimit(RLIMIT_NPROC, &rl) != 0 ||
+	    (geteuid() == 0 && setresuid(65534, 65534, 65534) != 0))
+		return 4;
+	none = rl;
+	none.rlim_cur = 0;
+	if (setrlimit(RLIMIT_NPROC, &none) != 0)
+		return 5;
+	got = egress_call_accept(c);
+	if (setrlimit(RLIMIT_NPROC, &rl) != 0)
+		return 6;
+	egress_call_end(c);
+	recs = egress_call_records(c, &n);
+	egress_call_totals(c, &t);
+	if (got != FAIL_CONNS) {
+		fprintf(stderr, "accepted %d\n", got);
+		return 7;
+	}
+	/* two slots and the cap's record: max_connections + 1, no more */
+	if (n != 3 || strcmp(recs[0].reason, nothread) != 0 ||
+	    strcmp(recs[1].reason, nothread) != 0 || recs[0].status != 503 ||
+	    strcmp(recs[2].reason, cap) != 0) {
+		fprintf(stderr, "%zu records: '%s' '%s'\n", n,
+		    n > 0 ? recs[0].reason : "", n > 2 ? recs[2].reason : "");
+		return 8;
+	}
+	if (t.connections != FAIL_CONNS || t.not_recorded != 2 ||
+	    t.refused != FAIL_CONNS || !t.connection_cap_hit)
+		return 9;
+	/* answered at once, and the ones past the cap closed */
+	for (i = 0; i < FAIL_CONNS; i++) {
+		ssize_t k = recv(cl[i], buf, sizeof(want503) - 1, MSG_WAITALL);
+
+		if (i < 2 && (k != (ssize_t)sizeof(want503) - 1 ||
+		    memcmp(buf, want503, sizeof(want503) - 1) != 0))
+			return 10;
+		if (i >= 2 && k > 0)
+			return 11;
+		(void)close(cl[i]);
+	}
+	egress_call_free(c);
+	(void)close(lfd);
+	return 0;
+}
+
+/*
+ * When no connection thread can start (the server at its thread or
+ * process limit), each connection still takes its slot: the records never
+ * outgrow max_connections + 1, and the accepting thread (the sandbox's
+ * run loop) answers without waiting on the program.
+ */
+START_TEST(threads_fail_records_bounded)
+{
+	pid_t pid;
+	int st;
+
+	ck_assert_int_ge(pid = fork(), 0);
+	if (pid == 0)
+		_exit(threads_fail_child());
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "the child failed: status %#x", st);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -352,6 +527,8 @@ main(void)
 	tcase_add_test(tc, http_requests);
 	tcase_add_test(tc, http_head_bound);
 	tcase_add_test(tc, tls_server_name);
+	tcase_add_test(tc, http_in_tunnel);
+	tcase_add_test(tc, threads_fail_records_bounded);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -1,10 +1,11 @@
 /*
  * fuzz_proxy: libFuzzer harness for what the egress proxy parses from a
  * sandboxed program before it decides (egress/http.c): the request head,
- * the Host header's authority as the proxy re-reads it, and a TLS
- * ClientHello's server name, then the rules' host normalisation and
- * decision on whatever came out. Any input must leave every output
- * bounded and NUL-terminated, and the parser's offsets inside the input.
+ * the Host header's authority as the proxy re-reads it, a TLS
+ * ClientHello's server name and whether a tunnel's first bytes are HTTP,
+ * then the rules' host normalisation and decision on whatever came out.
+ * Any input must leave every output bounded and NUL-terminated, and the
+ * parser's offsets inside the input.
  *
  * Built as the other harnesses (tests/fuzz/README.md, target fuzz_proxy,
  * seeds in corpus/proxy), or alone:
@@ -92,6 +93,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	must(rc >= -2 && rc <= 1, "sni result");
 	if (rc == 1)
 		must(strlen(sni) <= EGRESS_MAX_HOST, "sni bound");
+	rc = egress_http_sniff(data, size);
+	must(rc == -2 || rc == 0 || rc == 1, "sniff result");
+	must(rc != -2 || size < EGRESS_MAX_HEAD, "sniff decides at the bound");
 	/* the same bytes as a rule and a pin, as an operator might type */
 	if ((s = malloc(size + 1)) == NULL)
 		return 0;

@@ -25,6 +25,7 @@ BIN = None
 MAX_SESSIONS = 64
 HEADER_DEADLINE_S = 10
 IDLE_TIMEOUT_S = 60
+BODY_GRACE_S = 5
 MAX_CONN_PER_ADDR = 128
 SHUTDOWN_GRACE_S = 10
 SHUTDOWN_ABORT_S = 5
@@ -193,6 +194,42 @@ class SlowClients(unittest.TestCase):
             'mcp_http_rejected_total{reason="header_deadline"}'), before + 1)
         # and an honest request is served as ever
         self.assertEqual(self.srv.get("/healthz").status, 200)
+
+    def test_a_trickled_body_is_cut_off_past_its_deadline(self):
+        # the body deadline (1 s here) is checked as bytes arrive and its
+        # 408 can only go out when the body ends: a body still trickling
+        # MCP_HTTP_BODY_GRACE_S past it loses its connection instead
+        srv = Server(BIN, "--body-deadline", "1")
+        try:
+            before = srv.metric(
+                'mcp_http_rejected_total{reason="body_deadline"}')
+            s = conn_from(srv.port, "127.0.0.1")
+            start = time.monotonic()
+            s.sendall(("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
+                       "Content-Type: application/json\r\nAccept: %s\r\n"
+                       "Content-Length: 100000\r\n\r\n{" %
+                       (srv.port, ACCEPT_BOTH)).encode())
+            closed = False
+            # a byte every 0.5 s: the body would take 14 hours
+            while time.monotonic() - start < 6 * (1 + BODY_GRACE_S):
+                try:
+                    s.sendall(b" ")
+                except (BrokenPipeError, ConnectionResetError):
+                    closed = True
+                    break
+                if closed_by_peer(s, 0.5):
+                    closed = True
+                    break
+            elapsed = time.monotonic() - start
+            s.close()
+            self.assertTrue(closed, "the trickling body kept its connection")
+            self.assertGreaterEqual(elapsed, 1 + BODY_GRACE_S - 1)
+            self.assertEqual(srv.metric(
+                'mcp_http_rejected_total{reason="body_deadline"}'),
+                before + 1)
+            self.assertEqual(srv.get("/healthz").status, 200)
+        finally:
+            self.assertEqual(srv.stop(), 0)
 
     def test_one_address_cannot_take_every_connection(self):
         held = []
