@@ -868,6 +868,13 @@ tree_make(struct sb_started *s, const struct sb_mop *m, bool idmap, int *tree,
 	}
 	attr.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
 	    (m->writable ? 0 : MOUNT_ATTR_RDONLY);
+	/*
+	 * A clone of a shared mount (systemd makes / shared) is a peer of
+	 * it: the mounts the child makes on the tree (its protected names)
+	 * would propagate into our mount namespace and every peer's, and
+	 * stay there after the run. Private, as a bind inside the child is.
+	 */
+	attr.propagation = MS_PRIVATE;
 	if (idmap) {
 		attr.attr_set |= MOUNT_ATTR_IDMAP;
 		attr.userns_fd = (uint64_t)s->ctx->uids.userns_fd[s->uid_slot];
