@@ -669,6 +669,14 @@ launch(struct sb_ctx *ctx, struct sb_plan *p, const struct sb_request *req,
 		}
 		flags &= ~(unsigned long)CLONE_NEWIPC;
 	}
+	/*
+	 * The init makes its cgroup namespace once it is in the run's
+	 * cgroup (child.c, after our 'c'): made at the clone, in ours, its
+	 * root would be our cgroup, and /proc/self/cgroup inside would name
+	 * our dir and the run's (our pid, start time, how many runs).
+	 */
+	if (p->cg_sync)
+		flags &= ~(unsigned long)CLONE_NEWCGROUP;
 	r->pid = clone_init(flags, ctx->cg.version == 2 && cg->made ?
 	    cg->dir[SB_CG_MEMORY] : -1, &r->pidfd, &joined);
 	if (r->pid == 0)

@@ -243,7 +243,8 @@ struct sb_plan {
 	/* cmdline of the init instead of the server's (child.c) */
 	const char *init_name;
 	/* the run has a cgroup: the init waits for a second byte ('c',
-	 * attached) before it starts the program (exec.c, launch) */
+	 * attached) before it starts the program (exec.c, launch), then
+	 * makes its cgroup namespace (the clone does not) */
 	bool cg_sync;
 	/* protected names absent at the start of a writable workspace's
 	 * run (plan copies), moved aside if they exist at its end */

@@ -870,13 +870,16 @@ def case_rlimits_explicit(s):
 def case_host_info(s):
     """pid 1 shows nothing of the launcher: its command line (which names
     host paths) and name are the sandbox's; the mount table names no host
-    path but the workspace's and the binds' own (see sandbox/README.md)."""
+    path but the workspace's and the binds' own (see sandbox/README.md);
+    /proc/self/cgroup names no cgroup of the launcher's (where the run has
+    a cgroup of its own, its namespace's root is that cgroup: "/")."""
     ws = s.workspace()
     secret = "/nonexistent/secret-token-" + s.marker(5)
     r = s.run(["--workspace", ws, "--env", f"TOKEN_FILE={secret}",
                "--env", "PATH=/usr/bin:/bin", "--", "/bin/sh", "-c",
                "od -An -v -c /proc/1/cmdline | tr -d ' \\n'; echo; "
                "cat /proc/1/comm; cat /proc/1/environ 2>&1 | wc -c; "
+               "cat /proc/self/cgroup; echo --; "
                "cat /proc/self/mountinfo"])
     eq(r.returncode, 0, "exit")
     lines = out(r).splitlines()
@@ -885,8 +888,12 @@ def case_host_info(s):
        "cmdline: zeros after the name")
     eq(lines[1], "sandbox-init", "comm")
     expect(s.cli not in out(r) and "exec" not in lines[0], "launcher argv")
+    sep = lines.index("--")
+    cgroups = lines[3:sep]
+    expect(len(cgroups) > 0, "no /proc/self/cgroup lines")
+    eq({ln.split(":", 2)[2] for ln in cgroups}, {"/"}, "cgroup paths")
     roots = set()
-    for line in lines[3:]:
+    for line in lines[sep + 1:]:
         f = line.split()
         roots.add(f[3])
     allowed = {"/", "/usr", "/etc/ld.so.cache", "/etc/alternatives",
