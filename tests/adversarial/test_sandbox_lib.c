@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sched.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -834,6 +835,58 @@ assert_file_is(const char *path, const char *want)
 	ck_assert_str_eq(buf, want);
 }
 
+/*
+ * A server out of fds (a flood of proxy connections, say) fails each run
+ * cleanly, whichever of its steps runs out: every fd limit from what the
+ * context holds up to what a run needs gives a failed stage and a message,
+ * never a crash, and the context runs again once the fds are back. On
+ * cgroup v1 one of these limits fails the run's OOM eventfd (cgroup.c,
+ * oom_event), whose message names the memory controller.
+ */
+START_TEST(fd_exhaustion_fails_each_step_cleanly)
+{
+	static const char *const argv[] = { "/bin/true", NULL };
+	struct sb_ctx *ctx = new_ctx(0);
+	struct sb_request req;
+	struct sb_result res;
+	struct rlimit old, rl;
+	int lim, base, rc, ok = 0, events = 0;
+
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &old), 0);
+	/* the lowest free fd */
+	ck_assert_int_ge(base = open("/dev/null", O_RDONLY | O_CLOEXEC), 0);
+	close(base);
+	request(&req, argv);
+	for (lim = base; lim < base + 40; lim++) {
+		rl.rlim_cur = (rlim_t)lim;
+		rl.rlim_max = old.rlim_max;
+		ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+		rc = sb_run(ctx, &req, NULL, &res);
+		ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &old), 0);
+		if (rc == 0) {
+			ok++;
+		} else {
+			ck_assert_int_ne(res.failed_stage, SB_STAGE_NONE);
+			ck_assert_msg(strncmp(res.message, "sandbox ", 8) == 0,
+			    "%s", res.message);
+			if (strstr(res.message, "cgroup.event_control") != NULL) {
+				events++;
+				ck_assert_msg(strstr(res.message,
+				    "cgroup.event_control memory/run.") != NULL,
+				    "%s", res.message);
+			}
+		}
+		sb_result_fini(&res);
+	}
+	ck_assert_int_gt(ok, 0);
+	if (ctx->cg.version == 1)
+		ck_assert_int_gt(events, 0);
+	ck_assert_int_eq(sb_run(ctx, &req, NULL, &res), 0);
+	sb_result_fini(&res);
+	sb_ctx_free(ctx);
+}
+END_TEST
+
 /* A context with per-slot uids (ignored unless we are root). */
 static struct sb_ctx *
 uid_ctx(unsigned slots, uid_t base, struct sb_result *res, int *rc)
@@ -1261,6 +1314,7 @@ lib_suite(void)
 	tcase_add_test(t, missing_bind_source_fails_closed);
 	tcase_add_test(t, exec_failure_inside_is_a_sandbox_error);
 	tcase_add_test(t, runs_leak_no_fd_into_the_server);
+	tcase_add_test(t, fd_exhaustion_fails_each_step_cleanly);
 	tcase_add_test(t, check_reports_the_perimeter_layers);
 	tcase_add_test(t, runs_at_once_get_their_own_kernel_uid);
 	tcase_add_test(t, a_uid_range_in_use_is_refused);
