@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -930,6 +931,15 @@ run_trees(struct sb_started *s, struct sb_result *res)
 	return 0;
 }
 
+/* name to to (n: its snprintf length) in dfd, replacing nothing: 0 or errno */
+static int
+rename_aside(int dfd, const char *name, const char *to, int n, size_t len)
+{
+	if (n < 0 || (size_t)n >= len)
+		return ENAMETOOLONG;
+	return renameat2(dfd, name, dfd, to, RENAME_NOREPLACE) == 0 ? 0 : errno;
+}
+
 /*
  * Protected names absent when the run started that exist now (this run,
  * or another in the same workspace, made them): moved aside in the host
@@ -970,13 +980,21 @@ move_created_protected(const struct sb_ctx *ctx, const struct sb_plan *p,
 		    k <= SB_MOVE_ASIDE_TRIES; k++) {
 			n = snprintf(to, sizeof(to), "%s.from-sandbox-%d",
 			    p->absent[i], k);
-			if (n < 0 || (size_t)n >= sizeof(to))
-				e = ENAMETOOLONG;
-			else if (renameat2(dfd, p->absent[i], dfd, to,
-			    RENAME_NOREPLACE) == 0)
-				e = 0;
-			else
-				e = errno;
+			e = rename_aside(dfd, p->absent[i], to, n, sizeof(to));
+		}
+		/* all taken (the run may have made them): a random name */
+		for (k = 0; dfd >= 0 && e == EEXIST && k < SB_MOVE_ASIDE_RANDOM;
+		    k++) {
+			uint64_t rnd;
+			ssize_t got = getrandom(&rnd, sizeof(rnd), 0);
+
+			if (got != (ssize_t)sizeof(rnd)) {
+				e = got < 0 ? errno : EIO;
+				break;
+			}
+			n = snprintf(to, sizeof(to), "%s.from-sandbox-%016llx",
+			    p->absent[i], (unsigned long long)rnd);
+			e = rename_aside(dfd, p->absent[i], to, n, sizeof(to));
 		}
 		if (e == 0)
 			n = snprintf(buf + w, len - w, "%s%s moved to %s",

@@ -12,6 +12,7 @@ import ctypes
 import hashlib
 import os
 import pty
+import re
 import shutil
 import signal
 import socket
@@ -759,6 +760,20 @@ def case_protected_created(s):
     eq((r.returncode, err(r)), (1, "mkdir: cannot create directory "
        "\u2018.git\u2019: Read-only file system\n"), "a read-only workspace")
     eq(os.listdir(ws), [], "workspace after")
+    # a run that takes every numbered name first: its .git still goes,
+    # to a random name (SB_MOVE_ASIDE_TRIES, then 64 random bits)
+    taken = [f".git.from-sandbox-{k}" for k in range(1, 101)]
+    r = s.run(["--workspace", ws, "--", "/bin/sh", "-c",
+               "for n in " + " ".join(taken) + "; do : > $n; done; "
+               "mkdir .git && echo made"])
+    eq((r.returncode, out(r)), (0, "made\n"), "the run taking the names")
+    left = sorted(set(os.listdir(ws)) - set(taken))
+    eq(len(left), 1, f"names left: {left}")
+    expect(re.fullmatch(r"\.git\.from-sandbox-[0-9a-f]{16}", left[0]),
+           f"moved to {left[0]}")
+    eq(err(r), "mcp-sandbox exec: protected names appeared in the "
+       f"workspace: .git moved to {left[0]} (--protect, --no-protect)\n",
+       "the note")
 
 
 def case_memory_ipc(s):
