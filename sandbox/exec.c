@@ -931,6 +931,39 @@ run_trees(struct sb_started *s, struct sb_result *res)
 	return 0;
 }
 
+/*
+ * The rights of the dir's owner on it (dfd: O_PATH), given back for as long
+ * as we move names in it, when we are that owner without capabilities: an
+ * unprivileged server's runs are its uid, and one may have taken them from
+ * the workspace's top (chmod 0 hid its .git from fstatat, 555 refused the
+ * rename). *mode gets what to put back (restore_rights), or -1.
+ */
+static void
+owner_rights(int dfd, int *mode)
+{
+	char self[32];
+	struct stat st;
+
+	*mode = -1;
+	if (geteuid() == 0 || fstat(dfd, &st) < 0 || st.st_uid != geteuid() ||
+	    (st.st_mode & S_IRWXU) == S_IRWXU)
+		return;
+	(void)snprintf(self, sizeof(self), "/proc/self/fd/%d", dfd);
+	if (chmod(self, (st.st_mode & 07777) | S_IRWXU) == 0)
+		*mode = (int)(st.st_mode & 07777);
+}
+
+static void
+restore_rights(int dfd, int mode)
+{
+	char self[32];
+
+	if (mode < 0)
+		return;
+	(void)snprintf(self, sizeof(self), "/proc/self/fd/%d", dfd);
+	(void)chmod(self, (mode_t)mode);
+}
+
 /* name to to (n: its snprintf length) in dfd, replacing nothing: 0 or errno */
 static int
 rename_aside(int dfd, const char *name, const char *to, int n, size_t len)
@@ -961,12 +994,14 @@ move_created_protected(const struct sb_ctx *ctx, const struct sb_plan *p,
 	const size_t len = sizeof(res->protect_moved);
 	struct stat st;
 	size_t i, w = 0;
-	int dfd, k, n, e;
+	int dfd, k, n, e, mode = -1;
 
 	if (p->nabsent == 0)
 		return;
 	dfd = (int)syscall(SYS_openat2, AT_FDCWD, p->ws_host, &how,
 	    sizeof(how));
+	if (dfd >= 0)
+		owner_rights(dfd, &mode);
 	for (i = 0; i < p->nabsent; i++) {
 		if (dfd >= 0 && fstatat(dfd, p->absent[i], &st,
 		    AT_SYMLINK_NOFOLLOW) < 0)
@@ -1008,8 +1043,10 @@ move_created_protected(const struct sb_ctx *ctx, const struct sb_plan *p,
 		if (dfd < 0)
 			break;
 	}
-	if (dfd >= 0)
+	if (dfd >= 0) {
+		restore_rights(dfd, mode);
 		(void)close(dfd);
+	}
 }
 
 /*

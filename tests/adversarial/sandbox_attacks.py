@@ -774,6 +774,26 @@ def case_protected_created(s):
     eq(err(r), "mcp-sandbox exec: protected names appeared in the "
        f"workspace: .git moved to {left[0]} (--protect, --no-protect)\n",
        "the note")
+    # a run that takes its owner's rights on the workspace's top (its uid
+    # owns it: 65534, the server's own when unprivileged) still loses its
+    # .git, and the mode it left is kept
+    for n in os.listdir(ws):
+        q = os.path.join(ws, n)
+        if os.path.isdir(q):
+            shutil.rmtree(q)
+        else:
+            os.unlink(q)
+    for mode in (0o555, 0):
+        r = s.run(["--workspace", ws, "--", "/bin/sh", "-c",
+                   f"mkdir .git && chmod {mode:o} . && echo made"])
+        eq((r.returncode, out(r)), (0, "made\n"), f"chmod {mode:o}")
+        eq(err(r), "mcp-sandbox exec: protected names appeared in the "
+           "workspace: .git moved to .git.from-sandbox-1 (--protect, "
+           "--no-protect)\n", f"the note after chmod {mode:o}")
+        eq(os.stat(ws).st_mode & 0o7777, mode, "the mode it left")
+        os.chmod(ws, 0o755)
+        eq(os.listdir(ws), [".git.from-sandbox-1"], f"chmod {mode:o}")
+        os.rmdir(os.path.join(ws, ".git.from-sandbox-1"))
 
 
 def case_memory_ipc(s):
