@@ -794,6 +794,34 @@ def case_protected_created(s):
         os.chmod(ws, 0o755)
         eq(os.listdir(ws), [".git.from-sandbox-1"], f"chmod {mode:o}")
         os.rmdir(os.path.join(ws, ".git.from-sandbox-1"))
+    # a run started after another made .git protects it read-only in its
+    # own mount namespace only: the maker's end moves it aside all the same
+    a = subprocess.Popen(
+        s.prefix() + [s.cli, "exec", "--timeout", "30000", "--workspace", ws,
+                      "--", "/bin/sh", "-c", "mkdir .git && touch made && "
+                      "while [ ! -e started ]; do sleep 0.01; done"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    for _ in range(3000):
+        if os.path.exists(os.path.join(ws, "made")) or a.poll() is not None:
+            break
+        time.sleep(0.01)
+    b = subprocess.Popen(
+        s.prefix() + [s.cli, "exec", "--timeout", "30000", "--workspace", ws,
+                      "--", "/bin/sh", "-c", "touch started; "
+                      "while [ ! -e done ]; do sleep 0.01; done; "
+                      "echo x 2>/dev/null > .git.from-sandbox-1/y; echo $?"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    o, e = a.communicate(timeout=60)
+    eq((a.returncode, e), (0, b"mcp-sandbox exec: protected names appeared "
+       b"in the workspace: .git moved to .git.from-sandbox-1 (--protect, "
+       b"--no-protect)\n"), "the maker's end, .git protected by another")
+    with open(os.path.join(ws, "done"), "w"):
+        pass
+    o, e = b.communicate(timeout=60)
+    eq((b.returncode, o, e), (0, b"2\n", b""),
+       "the other run: still read-only where it went, nothing to move")
+    eq(sorted(os.listdir(ws)), [".git.from-sandbox-1", "done", "made",
+                                "started"], "workspace at the end")
 
 
 def case_memory_ipc(s):
