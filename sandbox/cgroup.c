@@ -955,6 +955,7 @@ sb_cg_run_make(struct sb_cgroups *cg, const struct sb_limits *l,
 			goto fail;
 	}
 	what = "cgroup.event_control";
+	c = SB_CG_MEMORY;	/* the message's controller; the loop left c past all */
 	if (cg->version == 1 && (rc = oom_event(r)) < 0)
 		goto fail;
 	return 0;

@@ -795,6 +795,14 @@ sb_child_init(const struct sb_plan *p)
 	 */
 	if (p->cg_sync && (read(SB_FD_SYNC, &go, 1) != 1 || go != 'c'))
 		_exit(127);
+	/*
+	 * In the run's cgroup now: the root of our cgroup namespace (made
+	 * at the clone, its root was the server's cgroup, exec.c says why).
+	 * Still with our capabilities in our user namespace: the uid we
+	 * took was never its root.
+	 */
+	if (p->cg_sync && unshare(CLONE_NEWCGROUP) < 0)
+		child_fail(SB_FD_STATUS, SB_STAGE_CGROUP, errno);
 	(void)close(SB_FD_SYNC);
 	/* the trees and the bind sources: mounted by now */
 	(void)syscall(SYS_close_range, (unsigned)SB_FD_TREE, ~0U, 0U);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -669,6 +670,14 @@ launch(struct sb_ctx *ctx, struct sb_plan *p, const struct sb_request *req,
 		}
 		flags &= ~(unsigned long)CLONE_NEWIPC;
 	}
+	/*
+	 * The init makes its cgroup namespace once it is in the run's
+	 * cgroup (child.c, after our 'c'): made at the clone, in ours, its
+	 * root would be our cgroup, and /proc/self/cgroup inside would name
+	 * our dir and the run's (our pid, start time, how many runs).
+	 */
+	if (p->cg_sync)
+		flags &= ~(unsigned long)CLONE_NEWCGROUP;
 	r->pid = clone_init(flags, ctx->cg.version == 2 && cg->made ?
 	    cg->dir[SB_CG_MEMORY] : -1, &r->pidfd, &joined);
 	if (r->pid == 0)
@@ -868,6 +877,13 @@ tree_make(struct sb_started *s, const struct sb_mop *m, bool idmap, int *tree,
 	}
 	attr.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
 	    (m->writable ? 0 : MOUNT_ATTR_RDONLY);
+	/*
+	 * A clone of a shared mount (systemd makes / shared) is a peer of
+	 * it: the mounts the child makes on the tree (its protected names)
+	 * would propagate into our mount namespace and every peer's, and
+	 * stay there after the run. Private, as a bind inside the child is.
+	 */
+	attr.propagation = MS_PRIVATE;
 	if (idmap) {
 		attr.attr_set |= MOUNT_ATTR_IDMAP;
 		attr.userns_fd = (uint64_t)s->ctx->uids.userns_fd[s->uid_slot];
@@ -916,6 +932,48 @@ run_trees(struct sb_started *s, struct sb_result *res)
 }
 
 /*
+ * The rights of the dir's owner on it (dfd: O_PATH), given back for as long
+ * as we move names in it, when we are that owner without capabilities: an
+ * unprivileged server's runs are its uid, and one may have taken them from
+ * the workspace's top (chmod 0 hid its .git from fstatat, 555 refused the
+ * rename). *mode gets what to put back (restore_rights), or -1.
+ */
+static void
+owner_rights(int dfd, int *mode)
+{
+	char self[32];
+	struct stat st;
+
+	*mode = -1;
+	if (geteuid() == 0 || fstat(dfd, &st) < 0 || st.st_uid != geteuid() ||
+	    (st.st_mode & S_IRWXU) == S_IRWXU)
+		return;
+	(void)snprintf(self, sizeof(self), "/proc/self/fd/%d", dfd);
+	if (chmod(self, (st.st_mode & 07777) | S_IRWXU) == 0)
+		*mode = (int)(st.st_mode & 07777);
+}
+
+static void
+restore_rights(int dfd, int mode)
+{
+	char self[32];
+
+	if (mode < 0)
+		return;
+	(void)snprintf(self, sizeof(self), "/proc/self/fd/%d", dfd);
+	(void)chmod(self, (mode_t)mode);
+}
+
+/* name to to (n: its snprintf length) in dfd, replacing nothing: 0 or errno */
+static int
+rename_aside(int dfd, const char *name, const char *to, int n, size_t len)
+{
+	if (n < 0 || (size_t)n >= len)
+		return ENAMETOOLONG;
+	return renameat2(dfd, name, dfd, to, RENAME_NOREPLACE) == 0 ? 0 : errno;
+}
+
+/*
  * Protected names absent when the run started that exist now (this run,
  * or another in the same workspace, made them): moved aside in the host
  * dir, so that git or hg on the host never reads what a sandbox wrote
@@ -936,12 +994,14 @@ move_created_protected(const struct sb_ctx *ctx, const struct sb_plan *p,
 	const size_t len = sizeof(res->protect_moved);
 	struct stat st;
 	size_t i, w = 0;
-	int dfd, k, n, e;
+	int dfd, k, n, e, mode = -1;
 
 	if (p->nabsent == 0)
 		return;
 	dfd = (int)syscall(SYS_openat2, AT_FDCWD, p->ws_host, &how,
 	    sizeof(how));
+	if (dfd >= 0)
+		owner_rights(dfd, &mode);
 	for (i = 0; i < p->nabsent; i++) {
 		if (dfd >= 0 && fstatat(dfd, p->absent[i], &st,
 		    AT_SYMLINK_NOFOLLOW) < 0)
@@ -955,13 +1015,21 @@ move_created_protected(const struct sb_ctx *ctx, const struct sb_plan *p,
 		    k <= SB_MOVE_ASIDE_TRIES; k++) {
 			n = snprintf(to, sizeof(to), "%s.from-sandbox-%d",
 			    p->absent[i], k);
-			if (n < 0 || (size_t)n >= sizeof(to))
-				e = ENAMETOOLONG;
-			else if (renameat2(dfd, p->absent[i], dfd, to,
-			    RENAME_NOREPLACE) == 0)
-				e = 0;
-			else
-				e = errno;
+			e = rename_aside(dfd, p->absent[i], to, n, sizeof(to));
+		}
+		/* all taken (the run may have made them): a random name */
+		for (k = 0; dfd >= 0 && e == EEXIST && k < SB_MOVE_ASIDE_RANDOM;
+		    k++) {
+			uint64_t rnd;
+			ssize_t got = getrandom(&rnd, sizeof(rnd), 0);
+
+			if (got != (ssize_t)sizeof(rnd)) {
+				e = got < 0 ? errno : EIO;
+				break;
+			}
+			n = snprintf(to, sizeof(to), "%s.from-sandbox-%016llx",
+			    p->absent[i], (unsigned long long)rnd);
+			e = rename_aside(dfd, p->absent[i], to, n, sizeof(to));
 		}
 		if (e == 0)
 			n = snprintf(buf + w, len - w, "%s%s moved to %s",
@@ -975,8 +1043,10 @@ move_created_protected(const struct sb_ctx *ctx, const struct sb_plan *p,
 		if (dfd < 0)
 			break;
 	}
-	if (dfd >= 0)
+	if (dfd >= 0) {
+		restore_rights(dfd, mode);
 		(void)close(dfd);
+	}
 }
 
 /*

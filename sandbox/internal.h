@@ -35,6 +35,9 @@
 /* Names tried when a protected name a run created is moved aside:
  * NAME.from-sandbox-1 .. -N, the first that does not exist. */
 #define SB_MOVE_ASIDE_TRIES	100
+/* ...then NAME.from-sandbox-<64 random bits>, this many times: a run can
+ * make every numbered name beforehand, never a random one. */
+#define SB_MOVE_ASIDE_RANDOM	4
 /* Depth of symlinks followed when checking the program path. */
 #define SB_MAX_LINK_DEPTH	8
 /* Pre-created network namespaces a context may keep (one per worker). */
@@ -243,7 +246,8 @@ struct sb_plan {
 	/* cmdline of the init instead of the server's (child.c) */
 	const char *init_name;
 	/* the run has a cgroup: the init waits for a second byte ('c',
-	 * attached) before it starts the program (exec.c, launch) */
+	 * attached) before it starts the program (exec.c, launch), then
+	 * makes its cgroup namespace (the clone does not) */
 	bool cg_sync;
 	/* protected names absent at the start of a writable workspace's
 	 * run (plan copies), moved aside if they exist at its end */

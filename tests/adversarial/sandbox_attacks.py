@@ -12,6 +12,7 @@ import ctypes
 import hashlib
 import os
 import pty
+import re
 import shutil
 import signal
 import socket
@@ -759,6 +760,68 @@ def case_protected_created(s):
     eq((r.returncode, err(r)), (1, "mkdir: cannot create directory "
        "\u2018.git\u2019: Read-only file system\n"), "a read-only workspace")
     eq(os.listdir(ws), [], "workspace after")
+    # a run that takes every numbered name first: its .git still goes,
+    # to a random name (SB_MOVE_ASIDE_TRIES, then 64 random bits)
+    taken = [f".git.from-sandbox-{k}" for k in range(1, 101)]
+    r = s.run(["--workspace", ws, "--", "/bin/sh", "-c",
+               "for n in " + " ".join(taken) + "; do : > $n; done; "
+               "mkdir .git && echo made"])
+    eq((r.returncode, out(r)), (0, "made\n"), "the run taking the names")
+    left = sorted(set(os.listdir(ws)) - set(taken))
+    eq(len(left), 1, f"names left: {left}")
+    expect(re.fullmatch(r"\.git\.from-sandbox-[0-9a-f]{16}", left[0]),
+           f"moved to {left[0]}")
+    eq(err(r), "mcp-sandbox exec: protected names appeared in the "
+       f"workspace: .git moved to {left[0]} (--protect, --no-protect)\n",
+       "the note")
+    # a run that takes its owner's rights on the workspace's top (its uid
+    # owns it: 65534, the server's own when unprivileged) still loses its
+    # .git, and the mode it left is kept
+    for n in os.listdir(ws):
+        q = os.path.join(ws, n)
+        if os.path.isdir(q):
+            shutil.rmtree(q)
+        else:
+            os.unlink(q)
+    for mode in (0o555, 0):
+        r = s.run(["--workspace", ws, "--", "/bin/sh", "-c",
+                   f"mkdir .git && chmod {mode:o} . && echo made"])
+        eq((r.returncode, out(r)), (0, "made\n"), f"chmod {mode:o}")
+        eq(err(r), "mcp-sandbox exec: protected names appeared in the "
+           "workspace: .git moved to .git.from-sandbox-1 (--protect, "
+           "--no-protect)\n", f"the note after chmod {mode:o}")
+        eq(os.stat(ws).st_mode & 0o7777, mode, "the mode it left")
+        os.chmod(ws, 0o755)
+        eq(os.listdir(ws), [".git.from-sandbox-1"], f"chmod {mode:o}")
+        os.rmdir(os.path.join(ws, ".git.from-sandbox-1"))
+    # a run started after another made .git protects it read-only in its
+    # own mount namespace only: the maker's end moves it aside all the same
+    a = subprocess.Popen(
+        s.prefix() + [s.cli, "exec", "--timeout", "30000", "--workspace", ws,
+                      "--", "/bin/sh", "-c", "mkdir .git && touch made && "
+                      "while [ ! -e started ]; do sleep 0.01; done"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    for _ in range(3000):
+        if os.path.exists(os.path.join(ws, "made")) or a.poll() is not None:
+            break
+        time.sleep(0.01)
+    b = subprocess.Popen(
+        s.prefix() + [s.cli, "exec", "--timeout", "30000", "--workspace", ws,
+                      "--", "/bin/sh", "-c", "touch started; "
+                      "while [ ! -e done ]; do sleep 0.01; done; "
+                      "echo x 2>/dev/null > .git.from-sandbox-1/y; echo $?"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    o, e = a.communicate(timeout=60)
+    eq((a.returncode, e), (0, b"mcp-sandbox exec: protected names appeared "
+       b"in the workspace: .git moved to .git.from-sandbox-1 (--protect, "
+       b"--no-protect)\n"), "the maker's end, .git protected by another")
+    with open(os.path.join(ws, "done"), "w"):
+        pass
+    o, e = b.communicate(timeout=60)
+    eq((b.returncode, o, e), (0, b"2\n", b""),
+       "the other run: still read-only where it went, nothing to move")
+    eq(sorted(os.listdir(ws)), [".git.from-sandbox-1", "done", "made",
+                                "started"], "workspace at the end")
 
 
 def case_memory_ipc(s):
@@ -870,13 +933,16 @@ def case_rlimits_explicit(s):
 def case_host_info(s):
     """pid 1 shows nothing of the launcher: its command line (which names
     host paths) and name are the sandbox's; the mount table names no host
-    path but the workspace's and the binds' own (see sandbox/README.md)."""
+    path but the workspace's and the binds' own (see sandbox/README.md);
+    /proc/self/cgroup names no cgroup of the launcher's (where the run has
+    a cgroup of its own, its namespace's root is that cgroup: "/")."""
     ws = s.workspace()
     secret = "/nonexistent/secret-token-" + s.marker(5)
     r = s.run(["--workspace", ws, "--env", f"TOKEN_FILE={secret}",
                "--env", "PATH=/usr/bin:/bin", "--", "/bin/sh", "-c",
                "od -An -v -c /proc/1/cmdline | tr -d ' \\n'; echo; "
                "cat /proc/1/comm; cat /proc/1/environ 2>&1 | wc -c; "
+               "cat /proc/self/cgroup; echo --; "
                "cat /proc/self/mountinfo"])
     eq(r.returncode, 0, "exit")
     lines = out(r).splitlines()
@@ -885,8 +951,12 @@ def case_host_info(s):
        "cmdline: zeros after the name")
     eq(lines[1], "sandbox-init", "comm")
     expect(s.cli not in out(r) and "exec" not in lines[0], "launcher argv")
+    sep = lines.index("--")
+    cgroups = lines[3:sep]
+    expect(len(cgroups) > 0, "no /proc/self/cgroup lines")
+    eq({ln.split(":", 2)[2] for ln in cgroups}, {"/"}, "cgroup paths")
     roots = set()
-    for line in lines[3:]:
+    for line in lines[sep + 1:]:
         f = line.split()
         roots.add(f[3])
     allowed = {"/", "/usr", "/etc/ld.so.cache", "/etc/alternatives",

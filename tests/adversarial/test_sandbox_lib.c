@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -833,6 +835,58 @@ assert_file_is(const char *path, const char *want)
 	ck_assert_str_eq(buf, want);
 }
 
+/*
+ * A server out of fds (a flood of proxy connections, say) fails each run
+ * cleanly, whichever of its steps runs out: every fd limit from what the
+ * context holds up to what a run needs gives a failed stage and a message,
+ * never a crash, and the context runs again once the fds are back. On
+ * cgroup v1 one of these limits fails the run's OOM eventfd (cgroup.c,
+ * oom_event), whose message names the memory controller.
+ */
+START_TEST(fd_exhaustion_fails_each_step_cleanly)
+{
+	static const char *const argv[] = { "/bin/true", NULL };
+	struct sb_ctx *ctx = new_ctx(0);
+	struct sb_request req;
+	struct sb_result res;
+	struct rlimit old, rl;
+	int lim, base, rc, ok = 0, events = 0;
+
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &old), 0);
+	/* the lowest free fd */
+	ck_assert_int_ge(base = open("/dev/null", O_RDONLY | O_CLOEXEC), 0);
+	close(base);
+	request(&req, argv);
+	for (lim = base; lim < base + 40; lim++) {
+		rl.rlim_cur = (rlim_t)lim;
+		rl.rlim_max = old.rlim_max;
+		ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+		rc = sb_run(ctx, &req, NULL, &res);
+		ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &old), 0);
+		if (rc == 0) {
+			ok++;
+		} else {
+			ck_assert_int_ne(res.failed_stage, SB_STAGE_NONE);
+			ck_assert_msg(strncmp(res.message, "sandbox ", 8) == 0,
+			    "%s", res.message);
+			if (strstr(res.message, "cgroup.event_control") != NULL) {
+				events++;
+				ck_assert_msg(strstr(res.message,
+				    "cgroup.event_control memory/run.") != NULL,
+				    "%s", res.message);
+			}
+		}
+		sb_result_fini(&res);
+	}
+	ck_assert_int_gt(ok, 0);
+	if (ctx->cg.version == 1)
+		ck_assert_int_gt(events, 0);
+	ck_assert_int_eq(sb_run(ctx, &req, NULL, &res), 0);
+	sb_result_fini(&res);
+	sb_ctx_free(ctx);
+}
+END_TEST
+
 /* A context with per-slot uids (ignored unless we are root). */
 static struct sb_ctx *
 uid_ctx(unsigned slots, uid_t base, struct sb_result *res, int *rc)
@@ -1107,6 +1161,87 @@ START_TEST(a_uid_range_in_use_is_refused)
 }
 END_TEST
 
+/* Mounts whose mount point is path in our mount table. */
+static int
+mounts_at(const char *path)
+{
+	char line[1024], *f;
+	FILE *mi = fopen("/proc/self/mountinfo", "r");
+	int i, n = 0;
+
+	ck_assert_ptr_nonnull(mi);
+	while (fgets(line, sizeof(line), mi) != NULL) {
+		/* "ID PARENT MAJ:MIN ROOT MOUNTPOINT ..." */
+		for (f = line, i = 0; i < 4 && f != NULL; i++)
+			if ((f = strchr(f, ' ')) != NULL)
+				f++;
+		if (f != NULL && strncmp(f, path, strlen(path)) == 0 &&
+		    f[strlen(path)] == ' ')
+			n++;
+	}
+	fclose(mi);
+	return n;
+}
+
+/*
+ * A root server with per-slot uids clones the workspace's mount itself
+ * (exec.c, ws_tree) and the child binds the protected names read-only
+ * over themselves on that clone. Where the workspace lies on a shared
+ * mount (systemd makes / shared), a clone left in its peer group would
+ * send those binds back into the server's mount namespace (and every
+ * peer's), one more per run, never removed: the owner's .git read-only
+ * on the host. Here, in a mount namespace of the test's own, a shared
+ * tmpfs is the workspace: after a run its .git is no mount point and
+ * still writable from outside, while it was read-only inside.
+ */
+START_TEST(protected_names_stay_in_the_sandbox)
+{
+	static const char *const argv[] = { "/bin/sh", "-c",
+	    "if echo x 2>/dev/null > .git/hook; then echo written; "
+	    "else echo refused; fi", NULL };
+	static const char *const protect[] = { ".git", NULL };
+	struct sb_request req;
+	struct sb_result res;
+	struct sb_ctx *ctx;
+	char *ws, git[256], after[300];
+	int i, fd, rc;
+
+	if (geteuid() != 0)
+		return;	/* per-slot uids and ws_tree are a root server's */
+	ck_assert_int_eq(unshare(CLONE_NEWNS), 0);
+	ck_assert_int_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+	ws = make_workspace();
+	ck_assert_int_eq(mount("tmpfs", ws, "tmpfs", 0,
+	    "size=1m,mode=0755,uid=65534,gid=65534"), 0);
+	ck_assert_int_eq(mount(NULL, ws, NULL, MS_SHARED, NULL), 0);
+	(void)snprintf(git, sizeof(git), "%s/.git", ws);
+	ck_assert_int_eq(mkdir(git, 0755), 0);
+	ck_assert_int_eq(chown(git, 65534, 65534), 0);
+	ctx = uid_ctx(1, 0, &res, &rc);
+	ck_assert_msg(rc == 0, "%s", res.message);
+	request(&req, argv);
+	req.workspace_host = ws;
+	req.workspace_writable = true;
+	req.workspace_protect = protect;
+	for (i = 0; i < 3; i++) {
+		ck_assert_int_eq(sb_run(ctx, &req, NULL, &res), 0);
+		ck_assert_msg(res.exited && res.exit_code == 0, "%s",
+		    res.err_out.data);
+		ck_assert_str_eq(res.out.data, "refused\n");
+		sb_result_fini(&res);
+	}
+	sb_ctx_free(ctx);
+	ck_assert_int_eq(mounts_at(git), 0);
+	(void)snprintf(after, sizeof(after), "%s/after", git);
+	fd = open(after, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	ck_assert_msg(fd >= 0, "%s: %s", after, strerror(errno));
+	close(fd);
+	ck_assert_int_eq(umount2(ws, MNT_DETACH), 0);
+	(void)rmdir(ws);
+	free(ws);
+}
+END_TEST
+
 /* --check's layers of issue 10, as sb_check() reports them. */
 struct seen_layers {
 	int ipc, memory, uid;
@@ -1179,11 +1314,13 @@ lib_suite(void)
 	tcase_add_test(t, missing_bind_source_fails_closed);
 	tcase_add_test(t, exec_failure_inside_is_a_sandbox_error);
 	tcase_add_test(t, runs_leak_no_fd_into_the_server);
+	tcase_add_test(t, fd_exhaustion_fails_each_step_cleanly);
 	tcase_add_test(t, check_reports_the_perimeter_layers);
 	tcase_add_test(t, runs_at_once_get_their_own_kernel_uid);
 	tcase_add_test(t, a_uid_range_in_use_is_refused);
 	tcase_add_test(t, a_writable_bind_keeps_the_runs_own_uid);
 	tcase_add_test(t, a_uid_range_owning_a_checked_file_is_refused);
+	tcase_add_test(t, protected_names_stay_in_the_sandbox);
 	suite_add_tcase(s, t);
 	return s;
 }
