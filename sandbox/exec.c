@@ -931,6 +931,27 @@ run_trees(struct sb_started *s, struct sb_result *res)
 	return 0;
 }
 
+/* What a protected name of the plan names now, against its start. */
+enum prot_now {
+	PROT_SAME,	/* nothing then and now, or the inode held since */
+	PROT_NEW,	/* something it did not name then (st says what) */
+	PROT_GONE,	/* nothing (or no answer), though something then */
+};
+
+static enum prot_now
+prot_now(int dfd, const struct sb_plan *p, size_t i, struct stat *st)
+{
+	struct stat was;
+
+	if (fstatat(dfd, p->prot_name[i], st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT && p->prot_fd[i] < 0 ? PROT_SAME :
+		    PROT_GONE;
+	if (p->prot_fd[i] >= 0 && fstat(p->prot_fd[i], &was) == 0 &&
+	    was.st_dev == st->st_dev && was.st_ino == st->st_ino)
+		return PROT_SAME;
+	return PROT_NEW;
+}
+
 /*
  * The rights of the dir's owner on it (dfd: O_PATH), given back for as long
  * as we move names in it, when we are that owner without capabilities: an
@@ -974,13 +995,15 @@ rename_aside(int dfd, const char *name, const char *to, int n, size_t len)
 }
 
 /*
- * Protected names absent when the run started that exist now (this run,
- * or another in the same workspace, made them): moved aside in the host
- * dir, so that git or hg on the host never reads what a sandbox wrote
- * there (a .git made in a workspace inside its owner's repository is the
- * one git finds first). The dir is opened without following symlinks and
- * each entry is renamed itself, never followed, RENAME_NOREPLACE. Called
- * once every process of the run is gone; what was done goes in res.
+ * Protected names that name something at the run's end that they did not
+ * at its start (this run, or another in the same workspace, made it: one
+ * there at the start may have been moved aside by another run's end, and
+ * a new one made in its place): moved aside in the host dir, so that git
+ * or hg on the host never reads what a sandbox wrote there (a .git made
+ * in a workspace inside its owner's repository is the one git finds
+ * first). The dir is opened without following symlinks and each entry is
+ * renamed itself, never followed, RENAME_NOREPLACE. Called once every
+ * process of the run is gone; what was done goes in res.
  */
 static void
 move_created_protected(const struct sb_ctx *ctx, const struct sb_plan *p,
@@ -996,16 +1019,15 @@ move_created_protected(const struct sb_ctx *ctx, const struct sb_plan *p,
 	size_t i, w = 0;
 	int dfd, k, n, e, mode = -1;
 
-	if (p->nabsent == 0)
+	if (p->nprot == 0)
 		return;
 	dfd = (int)syscall(SYS_openat2, AT_FDCWD, p->ws_host, &how,
 	    sizeof(how));
 	if (dfd >= 0)
 		owner_rights(dfd, &mode);
-	for (i = 0; i < p->nabsent; i++) {
-		if (dfd >= 0 && fstatat(dfd, p->absent[i], &st,
-		    AT_SYMLINK_NOFOLLOW) < 0)
-			continue;	/* still absent */
+	for (i = 0; i < p->nprot; i++) {
+		if (dfd >= 0 && prot_now(dfd, p, i, &st) != PROT_NEW)
+			continue;	/* as at the start, or gone */
 		/* what sandboxes make is ctx->uid's on disk; another owner
 		 * made it on the host meanwhile (a root server can tell) */
 		if (dfd >= 0 && st.st_uid != ctx->uid)
@@ -1014,8 +1036,8 @@ move_created_protected(const struct sb_ctx *ctx, const struct sb_plan *p,
 		for (k = 1; dfd >= 0 && e == EEXIST &&
 		    k <= SB_MOVE_ASIDE_TRIES; k++) {
 			n = snprintf(to, sizeof(to), "%s.from-sandbox-%d",
-			    p->absent[i], k);
-			e = rename_aside(dfd, p->absent[i], to, n, sizeof(to));
+			    p->prot_name[i], k);
+			e = rename_aside(dfd, p->prot_name[i], to, n, sizeof(to));
 		}
 		/* all taken (the run may have made them): a random name */
 		for (k = 0; dfd >= 0 && e == EEXIST && k < SB_MOVE_ASIDE_RANDOM;
@@ -1028,15 +1050,15 @@ move_created_protected(const struct sb_ctx *ctx, const struct sb_plan *p,
 				break;
 			}
 			n = snprintf(to, sizeof(to), "%s.from-sandbox-%016llx",
-			    p->absent[i], (unsigned long long)rnd);
-			e = rename_aside(dfd, p->absent[i], to, n, sizeof(to));
+			    p->prot_name[i], (unsigned long long)rnd);
+			e = rename_aside(dfd, p->prot_name[i], to, n, sizeof(to));
 		}
 		if (e == 0)
 			n = snprintf(buf + w, len - w, "%s%s moved to %s",
-			    w > 0 ? "; " : "", p->absent[i], to);
+			    w > 0 ? "; " : "", p->prot_name[i], to);
 		else
 			n = snprintf(buf + w, len - w, "%s%s could not be moved "
-			    "aside (%s)", w > 0 ? "; " : "", p->absent[i],
+			    "aside (%s)", w > 0 ? "; " : "", p->prot_name[i],
 			    strerror(e));
 		if (n > 0)
 			w = (size_t)n >= len - w ? len - 1 : w + (size_t)n;
@@ -1193,14 +1215,13 @@ sb_started_current(struct sb_started *s)
 	size_t i;
 	int dfd;
 
-	if (s->p == NULL || s->p->nabsent == 0)
+	if (s->p == NULL || s->p->nprot == 0)
 		return true;
 	if ((dfd = (int)syscall(SYS_openat2, AT_FDCWD, s->p->ws_host, &how,
 	    sizeof(how))) < 0)
 		return false;
-	for (i = 0; current && i < s->p->nabsent; i++)
-		current = fstatat(dfd, s->p->absent[i], &st,
-		    AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT;
+	for (i = 0; current && i < s->p->nprot; i++)
+		current = prot_now(dfd, s->p, i, &st) == PROT_SAME;
 	(void)close(dfd);
 	return current;
 }

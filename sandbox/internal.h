@@ -249,10 +249,13 @@ struct sb_plan {
 	 * attached) before it starts the program (exec.c, launch), then
 	 * makes its cgroup namespace (the clone does not) */
 	bool cg_sync;
-	/* protected names absent at the start of a writable workspace's
-	 * run (plan copies), moved aside if they exist at its end */
-	const char *absent[SB_MAX_PROTECT];
-	size_t nabsent;
+	/* the protected names of a writable workspace's run (plan copies)
+	 * and what each named at its start: an O_PATH fd, held (its inode
+	 * number cannot be reused meanwhile), or -1 for nothing. One that
+	 * names something else at the end is moved aside (exec.c) */
+	const char *prot_name[SB_MAX_PROTECT];
+	int prot_fd[SB_MAX_PROTECT];
+	size_t nprot;
 	const char *ws_host;		/* the workspace's host dir (a copy) */
 	/* mounts made by the parent (uid pool): their mops' indices, the
 	 * i-th at fd SB_FD_TREE + i */

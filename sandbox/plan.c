@@ -421,6 +421,23 @@ protect_name_ok(const char *name)
 }
 
 /*
+ * A protected name of a writable workspace as it is at the run's start:
+ * fd (O_PATH, kept by the plan, closed on error too) what it names, or -1
+ * for nothing (exec.c, move_created_protected).
+ */
+static int
+add_prot_state(struct sb_plan *p, const char *name, int fd)
+{
+	if ((p->prot_name[p->nprot] = plan_strdup(p, name)) == NULL) {
+		if (fd >= 0)
+			(void)close(fd);
+		return -ENOMEM;
+	}
+	p->prot_fd[p->nprot++] = fd;
+	return 0;
+}
+
+/*
  * The protected names that exist in the workspace, each bound read-only
  * over itself after the workspace's own bind (child.c, by fd: the sandbox
  * uid reaches the workspace, the creator's ids in a fresh user namespace
@@ -462,10 +479,8 @@ add_protected(struct sb_plan *p, const struct sb_request *req,
 		if (fd < 0 && errno == ENOENT) {
 			/* the run may make it: moved aside at its end */
 			if (req->workspace_writable &&
-			    (p->absent[p->nabsent] = plan_strdup(p, name)) ==
-			    NULL)
-				return -ENOMEM;
-			p->nabsent += req->workspace_writable;
+			    (rc = add_prot_state(p, name, -1)) < 0)
+				return rc;
 			continue;
 		}
 		if (fd < 0 || fstat(fd, &st) < 0 || S_ISLNK(st.st_mode) ||
@@ -479,7 +494,14 @@ add_protected(struct sb_plan *p, const struct sb_request *req,
 			    "a file nor a dir: it cannot be kept read-only");
 			return -rc;
 		}
-		(void)close(fd);
+		/* held for the run: another run may move it aside meanwhile,
+		 * and this one make a new one under the same name */
+		if (req->workspace_writable) {
+			if ((rc = add_prot_state(p, name, fd)) < 0)
+				return rc;
+		} else {
+			(void)close(fd);
+		}
 		if ((in = plan_strdup(p, inside)) == NULL)
 			return -ENOMEM;
 		if (add_mop(p, SB_MOP_PROTECT, SB_STAGE_MOUNTS, in) == NULL)
@@ -766,6 +788,10 @@ sb_plan_fini(struct sb_plan *p)
 	for (i = 0; i < p->nowned; i++)
 		free(p->owned[i]);
 	p->nowned = 0;
+	for (i = 0; i < p->nprot; i++)
+		if (p->prot_fd[i] >= 0)
+			(void)close(p->prot_fd[i]);
+	p->nprot = 0;
 }
 
 /* Resolve path inside a host tree (dirfd) without leaving it. */

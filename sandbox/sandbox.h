@@ -338,8 +338,9 @@ int sb_start(struct sb_ctx *ctx, const struct sb_request *req,
 bool sb_started_alive(struct sb_started *s);
 /*
  * Whether the workspace's protected names are as they were at sb_start():
- * one absent then and present now (its owner ran git init meanwhile) is
- * not read-only inside the started run, which must then not serve.
+ * one absent then and present now (its owner ran git init meanwhile), or
+ * another than then (that one moved aside, a new one made), is not
+ * read-only inside the started run, which must then not serve.
  */
 bool sb_started_current(struct sb_started *s);
 int sb_finish(struct sb_started *s, const struct sb_request *req,

@@ -824,6 +824,54 @@ def case_protected_created(s):
                                 "started"], "workspace at the end")
 
 
+def wait_for(path, proc, what):
+    """Polls until path exists on the host (proc still alive)."""
+    for _ in range(3000):
+        if os.path.lexists(path) or proc.poll() is not None:
+            break
+        time.sleep(0.01)
+    expect(os.path.lexists(path), f"{what}: {proc.poll()}")
+
+
+def case_protected_created_racing(s):
+    """Two runs of one workspace: A makes .git and waits; B starts then
+    (.git exists: bound read-only in B) and waits for A's end to move it
+    aside, then makes its own .git where the name is free again. B's
+    .git is a sandbox's too, made during B: moved aside at B's end, never
+    left for git on the host."""
+    ws = s.workspace()
+    git = os.path.join(ws, ".git")
+    a = subprocess.Popen(
+        s.prefix() + [s.cli, "exec", "--timeout", "30000", "--workspace", ws,
+                      "--", "/bin/sh", "-c", "mkdir .git && touch a; "
+                      "while [ ! -e go ]; do sleep 0.01; done"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    wait_for(os.path.join(ws, "a"), a, "run A")
+    b = subprocess.Popen(
+        s.prefix() + [s.cli, "exec", "--timeout", "30000", "--workspace", ws,
+                      "--", "/bin/sh", "-c", "touch b; "
+                      "while [ ! -e .git.from-sandbox-1 ]; do sleep 0.01; "
+                      "done; mkdir .git && printf '[core]\\n\\tfsmonitor"
+                      " = touch /tmp/x\\n' > .git/config"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    wait_for(os.path.join(ws, "b"), b, "run B")
+    with open(os.path.join(ws, "go"), "w"):
+        pass
+    o, e = a.communicate(timeout=60)
+    eq((a.returncode, o, e), (0, b"", b"mcp-sandbox exec: protected names "
+       b"appeared in the workspace: .git moved to .git.from-sandbox-1 "
+       b"(--protect, --no-protect)\n"), "run A")
+    o, e = b.communicate(timeout=60)
+    eq((b.returncode, o, e), (0, b"", b"mcp-sandbox exec: protected names "
+       b"appeared in the workspace: .git moved to .git.from-sandbox-2 "
+       b"(--protect, --no-protect)\n"), "run B")
+    expect(not os.path.lexists(git), "B's .git left on the host")
+    with open(os.path.join(ws, ".git.from-sandbox-2", "config")) as f:
+        eq(f.read(), "[core]\n\tfsmonitor = touch /tmp/x\n", "B's, whole")
+    eq(sorted(os.listdir(ws)), [".git.from-sandbox-1", ".git.from-sandbox-2",
+                                "a", "b", "go"], "workspace")
+
+
 def case_memory_ipc(s):
     """--memory 256 MiB: SysV shm holds at most that much in all (root: the
     ipc namespace's shmall/shmmax; unprivileged: SysV IPC is refused), a

@@ -1110,6 +1110,63 @@ START_TEST(a_uid_range_owning_a_checked_file_is_refused)
 }
 END_TEST
 
+/*
+ * A started (warm) run binds the .git that was there at its start
+ * read-only; another run's end moves that one aside and a new .git takes
+ * its name, which is not read-only inside: the started run is not current
+ * (it must not serve), and were it to finish, the new one, the sandbox
+ * uid's, is moved aside at its end as one made meanwhile.
+ */
+START_TEST(a_protected_name_replaced_after_start_is_not_current)
+{
+	static const char *const argv[] = { "/bin/sh", "-c", "touch started",
+	    NULL };
+	static const char *const prot[] = { ".git", NULL };
+	char *ws = make_workspace(), git[256], aside[256], aside2[256];
+	char started[256];
+	int i;
+	uid_t owner = geteuid() == 0 ? 65534 : geteuid();
+	struct sb_ctx *ctx = new_ctx(0);
+	struct sb_started *s = NULL;
+	struct sb_request req;
+	struct sb_result res;
+
+	(void)snprintf(git, sizeof(git), "%s/.git", ws);
+	(void)snprintf(aside, sizeof(aside), "%s/.git.old", ws);
+	(void)snprintf(aside2, sizeof(aside2), "%s/.git.from-sandbox-1", ws);
+	ck_assert_int_eq(mkdir(git, 0755), 0);
+	ck_assert_int_eq(chown(git, owner, owner), 0);
+	request(&req, argv);
+	req.workspace_host = ws;
+	req.workspace_writable = true;
+	req.workspace_protect = prot;
+	(void)snprintf(started, sizeof(started), "%s/started", ws);
+	ck_assert_int_eq(sb_start(ctx, &req, &s, &res), 0);
+	sb_result_fini(&res);
+	/* its root (and the .git over itself) made, before we move it */
+	for (i = 0; i < 3000 && access(started, F_OK) != 0; i++)
+		(void)nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+	ck_assert_int_eq(access(started, F_OK), 0);
+	ck_assert(sb_started_current(s));
+	ck_assert_int_eq(rename(git, aside), 0);
+	ck_assert(!sb_started_current(s));
+	ck_assert_int_eq(mkdir(git, 0755), 0);
+	ck_assert_int_eq(chown(git, owner, owner), 0);
+	ck_assert(!sb_started_current(s));
+	ck_assert_int_eq(sb_finish(s, &req, NULL, &res), 0);
+	ck_assert(res.exited && res.exit_code == 0);
+	ck_assert_str_eq(res.protect_moved, ".git moved to "
+	    ".git.from-sandbox-1");
+	sb_result_fini(&res);
+	sb_ctx_free(ctx);
+	ck_assert_int_eq(rmdir(aside2), 0);
+	ck_assert_int_eq(rmdir(aside), 0);
+	ck_assert_int_eq(unlink(started), 0);
+	ck_assert_int_eq(rmdir(ws), 0);
+	free(ws);
+}
+END_TEST
+
 /* A range a process runs in, or too low, is refused at start. */
 START_TEST(a_uid_range_in_use_is_refused)
 {
@@ -1321,6 +1378,7 @@ lib_suite(void)
 	tcase_add_test(t, a_writable_bind_keeps_the_runs_own_uid);
 	tcase_add_test(t, a_uid_range_owning_a_checked_file_is_refused);
 	tcase_add_test(t, protected_names_stay_in_the_sandbox);
+	tcase_add_test(t, a_protected_name_replaced_after_start_is_not_current);
 	suite_add_tcase(s, t);
 	return s;
 }
