@@ -791,9 +791,13 @@ sb_child_init(const struct sb_plan *p)
 	/*
 	 * With a cgroup (v1: the parent moves us in while we built the root,
 	 * which is our own code, not the program's), nothing of the program
-	 * runs before the parent says we are in it; EOF: it died.
+	 * runs before the parent says we are in it; EOF: it died. The 'c'
+	 * may have come just before it died, and before PR_SET_PDEATHSIG
+	 * was armed: the hang-up after it says so, as the poll above does
+	 * without a cgroup (the parent sends nothing after 'c').
 	 */
-	if (p->cg_sync && (read(SB_FD_SYNC, &go, 1) != 1 || go != 'c'))
+	if (p->cg_sync && (read(SB_FD_SYNC, &go, 1) != 1 || go != 'c' ||
+	    poll(&pfd, 1, 0) != 0))
 		_exit(127);
 	/*
 	 * In the run's cgroup now: the root of our cgroup namespace (made

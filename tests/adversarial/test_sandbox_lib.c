@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sched.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -1167,6 +1168,89 @@ START_TEST(a_protected_name_replaced_after_start_is_not_current)
 }
 END_TEST
 
+/*
+ * SB_NET_LISTENING comes from the launching thread before it writes the
+ * init's maps: the init (this thread's only child) is stopped there, before
+ * it armed PR_SET_PDEATHSIG, and its pid goes to the pipe *arg.
+ */
+static int
+stop_the_init(void *arg, int lfd, enum sb_net_event ev)
+{
+	char buf[32];
+	siginfo_t si;
+	pid_t pid;
+	ssize_t n;
+	int fd;
+
+	(void)lfd;
+	if (ev != SB_NET_LISTENING)
+		return 0;
+	if ((fd = open("/proc/thread-self/children", O_RDONLY)) < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	(void)close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	pid = (pid_t)atoi(buf);
+	if (pid <= 0 || kill(pid, SIGSTOP) < 0 ||
+	    waitid(P_PID, (id_t)pid, &si, WSTOPPED | WNOWAIT) < 0)
+		return -EIO;
+	return write(*(int *)arg, &pid, sizeof(pid)) == sizeof(pid) ? 0 : -EIO;
+}
+
+/*
+ * The server dies after it released the init ("g", and with a cgroup
+ * "c": the init waits for it before the program) and before the init
+ * armed PR_SET_PDEATHSIG (the test stops it there), so no SIGKILL will
+ * come: the init must see its parent gone and start nothing, cgroup or
+ * not. Else the program would run unsupervised, past any deadline.
+ */
+START_TEST(an_init_whose_server_died_before_its_deathsig_starts_nothing)
+{
+	static const char *const argv[] = { "/bin/sh", "-c",
+	    "echo ran > marker", NULL };
+	char *ws = make_workspace(), marker[256];
+	struct sb_started *s = NULL;
+	struct sb_request req;
+	struct sb_result res;
+	struct sb_ctx *ctx;
+	int pfd[2], ws_status;
+	pid_t server, init;
+
+	(void)snprintf(marker, sizeof(marker), "%s/marker", ws);
+	ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
+	ck_assert_int_eq(pipe(pfd), 0);
+	server = fork();
+	ck_assert_int_ge(server, 0);
+	if (server == 0) {
+		ctx = new_ctx(0);
+		request(&req, argv);
+		req.workspace_host = ws;
+		req.workspace_writable = true;
+		req.network = SB_NET_PROXY;
+		req.net_listener = stop_the_init;
+		req.net_arg = &pfd[1];
+		/* dies with the init stopped, its bytes sent */
+		_exit(sb_start(ctx, &req, &s, &res) == 0 ? 0 : 1);
+	}
+	(void)close(pfd[1]);
+	ck_assert_int_eq(read(pfd[0], &init, sizeof(init)),
+	    (ssize_t)sizeof(init));
+	(void)close(pfd[0]);
+	ck_assert_int_eq(waitpid(server, &ws_status, 0), server);
+	ck_assert(WIFEXITED(ws_status) && WEXITSTATUS(ws_status) == 0);
+	/* ours now (the subreaper), still stopped */
+	ck_assert_int_eq(kill(init, SIGCONT), 0);
+	ck_assert_int_eq(waitpid(init, &ws_status, 0), init);
+	ck_assert_msg(WIFEXITED(ws_status) && WEXITSTATUS(ws_status) == 127,
+	    "the init went on: status %#x", ws_status);
+	ck_assert_int_eq(access(marker, F_OK), -1);
+	ck_assert_int_eq(rmdir(ws), 0);
+	free(ws);
+}
+END_TEST
+
 /* A range a process runs in, or too low, is refused at start. */
 START_TEST(a_uid_range_in_use_is_refused)
 {
@@ -1379,6 +1463,7 @@ lib_suite(void)
 	tcase_add_test(t, a_uid_range_owning_a_checked_file_is_refused);
 	tcase_add_test(t, protected_names_stay_in_the_sandbox);
 	tcase_add_test(t, a_protected_name_replaced_after_start_is_not_current);
+	tcase_add_test(t, an_init_whose_server_died_before_its_deathsig_starts_nothing);
 	suite_add_tcase(s, t);
 	return s;
 }
