@@ -1029,8 +1029,12 @@ move_created_protected(const struct sb_ctx *ctx, const struct sb_plan *p,
 		if (dfd >= 0 && prot_now(dfd, p, i, &st) != PROT_NEW)
 			continue;	/* as at the start, or gone */
 		/* what sandboxes make is ctx->uid's on disk; another owner
-		 * made it on the host meanwhile (a root server can tell) */
-		if (dfd >= 0 && st.st_uid != ctx->uid)
+		 * made it on the host meanwhile (a root server can tell),
+		 * unless it is another name of a file: a sandbox may link
+		 * one of another owner's it can write (protected_hardlinks
+		 * lets it), and its name moved aside loses nothing */
+		if (dfd >= 0 && st.st_uid != ctx->uid &&
+		    !(S_ISREG(st.st_mode) && st.st_nlink > 1))
 			continue;
 		e = dfd < 0 ? errno : EEXIST;
 		for (k = 1; dfd >= 0 && e == EEXIST &&

@@ -872,6 +872,28 @@ def case_protected_created_racing(s):
                                 "a", "b", "go"], "workspace")
 
 
+def case_protected_created_hard_link(s):
+    """A run links a file of another owner it may write (mode 0666, root's
+    as the test runs) as .git and writes a gitdir line to it: a .git that
+    is not the sandboxes' uid's, yet one a sandbox made. Moved aside (the
+    name only: the file keeps its other name)."""
+    ws = s.workspace()
+    f = os.path.join(ws, "notes")
+    with open(f, "w") as fp:
+        fp.write("mine\n")
+    os.chmod(f, 0o666)
+    r = s.run(["--workspace", ws, "--", "/bin/sh", "-c",
+               "mkdir evil && ln notes .git && echo gitdir: evil > .git"])
+    eq((r.returncode, err(r)), (0, "mcp-sandbox exec: protected names "
+       "appeared in the workspace: .git moved to .git.from-sandbox-1 "
+       "(--protect, --no-protect)\n"), "the run")
+    expect(not os.path.lexists(os.path.join(ws, ".git")), ".git left")
+    eq(os.stat(f).st_nlink, 2, "links")
+    eq(os.stat(f).st_uid, os.geteuid(), "owner")
+    eq(sorted(os.listdir(ws)), [".git.from-sandbox-1", "evil", "notes"],
+       "workspace")
+
+
 def case_memory_ipc(s):
     """--memory 256 MiB: SysV shm holds at most that much in all (root: the
     ipc namespace's shmall/shmmax; unprivileged: SysV IPC is refused), a
