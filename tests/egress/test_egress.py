@@ -391,20 +391,27 @@ def case_loopback_name_unpinned(m):
           "record: %r" % c)
 
 
-def case_sni_mismatch(m):
+def tls_through_tunnel(m, before=""):
+    """A CONNECT to a.test, then (after the bytes of before, Python source)
+    a TLS handshake that names b.test: the handshake must not complete."""
     code = ("import socket, ssl\n"
             "s = socket.create_connection(('127.0.0.1', 3128))\n"
-            "s.sendall(b'CONNECT a.test:%d HTTP/1.1\\r\\nHost: a.test\\r\\n\\r\\n')\n"
-            "print(s.recv(200))\n"
+            "s.sendall(b'CONNECT a.test:%d HTTP/1.1\\r\\n\\r\\n')\n"
+            "print(s.recv(200))\n" % HTTPS + before +
             "ctx = ssl.create_default_context(cafile='/workspace/ca.pem')\n"
             "try:\n"
             "    t = ctx.wrap_socket(s, server_hostname='b.test')\n"
             "    print('handshake completed')\n"
             "except (ssl.SSLError, OSError) as e:\n"
-            "    print('no handshake')\n" % HTTPS)
+            "    print('no handshake')\n")
     r = m.call("run_code", py(code))
     eq(stdout(r), "b'HTTP/1.1 200 Connection established\\r\\n\\r\\n'\n"
        "no handshake\n", "the client's view")
+    return r
+
+
+def case_sni_mismatch(m):
+    r = tls_through_tunnel(m)
     refused(r, "a.test", HTTPS, 200, "TLS server name 'b.test' differs from "
             "the CONNECT host 'a.test'", "CONNECT")
 
@@ -412,20 +419,8 @@ def case_sni_mismatch(m):
 def case_tls_record_before_hello(m):
     # a warning alert first (servers that skip one then read the hello):
     # the tunnel's first record must be the ClientHello the proxy checks
-    code = ("import socket, ssl\n"
-            "s = socket.create_connection(('127.0.0.1', 3128))\n"
-            "s.sendall(b'CONNECT a.test:%d HTTP/1.1\\r\\n\\r\\n')\n"
-            "print(s.recv(200))\n"
-            "s.sendall(b'\\x15\\x03\\x01\\x00\\x02\\x01\\x00')\n"
-            "ctx = ssl.create_default_context(cafile='/workspace/ca.pem')\n"
-            "try:\n"
-            "    t = ctx.wrap_socket(s, server_hostname='b.test')\n"
-            "    print('handshake completed')\n"
-            "except (ssl.SSLError, OSError) as e:\n"
-            "    print('no handshake')\n" % HTTPS)
-    r = m.call("run_code", py(code))
-    eq(stdout(r), "b'HTTP/1.1 200 Connection established\\r\\n\\r\\n'\n"
-       "no handshake\n", "the client's view")
+    r = tls_through_tunnel(m, "s.sendall(b'\\x15\\x03\\x01\\x00\\x02"
+                           "\\x01\\x00')\n")
     refused(r, "a.test", HTTPS, 200, "a TLS ClientHello the proxy cannot "
             "read", "CONNECT")
 
