@@ -5,7 +5,10 @@
  *
  * Where: under a directory of the server's own, "mcp-sandbox.<pid>.<start>"
  * (its pid and start time, which prove whose it is and whether that server
- * still lives), holding "run.<seq>" per run.
+ * still lives, in its own pid namespace), holding "run.<seq>" per run. The
+ * server holds a shared flock on that directory for its life: the proof
+ * that it lives which holds across pid namespaces, where the name's pid is
+ * another process or none.
  *  - cgroup v1: in the memory, pids and (if there) cpu hierarchies, nested
  *    under the cgroup the server runs in, in each; never elsewhere.
  *  - cgroup v2: in a delegated subtree: the server's own cgroup (systemd
@@ -18,8 +21,9 @@
  * pid into each cgroup.procs before releasing it (exec.c). After the init
  * is reaped, its cgroup is empty and removed. At start, the cgroups of
  * servers that died (SIGKILL) are removed, and only those: a name of ours
- * whose pid is gone or has another start time, with only run.<n> (and on
- * v2 an empty server leaf) in it.
+ * whose pid is gone or has another start time, whose lock we can take
+ * exclusively (its server's went with it), with only run.<n> (and on v2
+ * an empty server leaf) in it.
  *
  * Host paths, written for a sandbox: every directory is reached from an fd
  * of the server's own dir (openat, O_NOFOLLOW); a sandbox has no cgroupfs
@@ -35,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -72,6 +77,13 @@
  */
 #define SB_CG_EMPTY_WAIT_MS	2000
 #define SB_CG_EMPTY_STEP_US	1000
+/*
+ * Times the server makes its dir again when another server's start took
+ * it for a dead one's and removed it before our lock was on it (our
+ * name's pid means nothing in its pid namespace): once is the race, a
+ * few more and something else removes it.
+ */
+#define SB_CG_MAKE_TRIES	3
 /* Bytes read of /proc/self/cgroup and of a cgroup's small files. */
 #define SB_CG_READ_MAX		4096
 
@@ -336,9 +348,10 @@ kill_all(int version, int dirfd)
 
 /*
  * The directory name of a server that is gone: its run cgroups, then (v2)
- * its leaf, then itself. Anything in it that our naming does not explain,
- * or a leaf with a process in it (a live server in another pid namespace),
- * and it is left alone. Returns 1 if removed.
+ * its leaf, then itself. Its lock held by anyone (a live server in another
+ * pid namespace, where the name's pid proves nothing; or flock refused),
+ * anything in it that our naming does not explain, or a leaf with a
+ * process in it, and it is left alone. Returns 1 if removed.
  */
 static int
 remove_stale(int version, int base, const char *name)
@@ -349,6 +362,10 @@ remove_stale(int version, int base, const char *name)
 
 	if ((fd = open_dir_at(base, name)) < 0)
 		return 0;
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		(void)close(fd);
+		return 0;
+	}
 	if (version == 2 && (sub = open_dir_at(fd, SB_CG_SERVER_LEAF)) >= 0) {
 		ok = !populated(sub);
 		(void)close(sub);
@@ -506,6 +523,45 @@ static const char fix_v2[] = "systemd: Delegate=yes in the server's unit; "
     "writableCgroups); or a directory delegated to the server's uid, "
     "named by --cgroup-parent";
 
+/*
+ * Makes the server's dir, name under base, and holds a shared flock on
+ * it for the server's life (the lock goes with the fd, in cg_release).
+ * Another server's clean_stale may take its lock between our mkdir and
+ * ours, and remove it: the lock waits for that one to finish, and if
+ * name is no longer the dir we locked, it is made again. The fd, or
+ * -errno.
+ */
+static int
+make_own_dir(int base, const char *name)
+{
+	struct stat a, b;
+	int fd, tries, e;
+
+	for (tries = 0; tries < SB_CG_MAKE_TRIES; tries++) {
+		if (mkdirat(base, name, 0755) < 0)
+			return -errno;
+		if ((fd = open_dir_at(base, name)) < 0) {
+			if (errno == ENOENT)
+				continue;
+			return -errno;
+		}
+		while ((e = flock(fd, LOCK_SH)) < 0 && errno == EINTR)
+			;
+		if (e < 0) {
+			e = errno;
+			(void)close(fd);
+			(void)unlinkat(base, name, AT_REMOVEDIR);
+			return -e;
+		}
+		if (fstat(fd, &a) == 0 && fstatat(base, name, &b,
+		    AT_SYMLINK_NOFOLLOW) == 0 && a.st_dev == b.st_dev &&
+		    a.st_ino == b.st_ino)
+			return fd;
+		(void)close(fd);
+	}
+	return -EAGAIN;
+}
+
 /* v1: the server's dir under its own cgroup in each hierarchy. */
 static int
 init_v1(struct sb_cgroups *cg)
@@ -537,9 +593,10 @@ init_v1(struct sb_cgroups *cg)
 		}
 		cg->base[c] = fd;
 		cg->info.stale_removed += clean_stale(1, fd, cg->name);
-		if (mkdirat(fd, cg->name, 0755) < 0 ||
-		    (cg->dir[c] = open_dir_at(fd, cg->name)) < 0) {
-			int e = errno;
+		if ((cg->dir[c] = make_own_dir(fd, cg->name)) < 0) {
+			int e = -cg->dir[c];
+
+			cg->dir[c] = -1;
 
 			if (c == SB_CG_CPU)
 				continue;
@@ -667,11 +724,12 @@ init_v2(struct sb_cgroups *cg, const struct sb_config *cfg)
 		return -ENOENT;
 	}
 	cg->info.stale_removed = clean_stale(2, base, cg->name);
-	if (mkdirat(base, cg->name, 0755) < 0 ||
-	    (dir = open_dir_at(base, cg->name)) < 0 ||
+	if ((dir = make_own_dir(base, cg->name)) < 0 ||
 	    mkdirat(dir, SB_CG_SERVER_LEAF, 0755) < 0 ||
 	    (leaf = open_dir_at(dir, SB_CG_SERVER_LEAF)) < 0) {
-		rc = -errno;
+		rc = dir < 0 ? dir : -errno;
+		if (dir < 0)
+			dir = -1;
 		set_why(cg, fix_v2, "cgroup v2: cannot make a cgroup in %s as "
 		    "uid %u: %s", path, (unsigned)geteuid(), strerror(-rc));
 		goto fail;

@@ -359,6 +359,61 @@ def case_server_killed(s):
             os.rmdir(decoy)
 
 
+HOLDER = """
+import fcntl, os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY)
+fcntl.flock(fd, fcntl.LOCK_SH)
+print(os.getpid(), flush=True)
+sys.stdin.read()
+"""
+
+
+def case_live_elsewhere(s):
+    """A live server in another pid namespace, sharing our cgroup: its
+    name's pid is pid 1 there (here: init, with another start time), so
+    only its lock on its dir says it lives. A new server leaves its dir
+    and empty run dirs alone; once the lock is gone, removes them."""
+    if CGROUP_PARENT:
+        base = CGROUP_PARENT[1]
+    else:
+        base = own_dirs(os.getpid())[0]
+    with open("/proc/1/stat") as f:
+        start = int(f.read().rsplit(")", 1)[1].split()[19])
+    decoy = os.path.join(base, f"{PREFIX}1.{start + 1}.0")
+    os.mkdir(decoy)
+    os.mkdir(os.path.join(decoy, "run.0"))
+    if s.unpriv:
+        os.chown(decoy, NOBODY, NOBODY)     # a dir it could remove
+    holder = None
+    try:
+        holder = subprocess.Popen(["unshare", "--pid", "--fork", sys.executable,
+                                   "-c", HOLDER, decoy],
+                                  stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, text=True)
+        eq(holder.stdout.readline(), "1\n", "the holder: pid 1 of its own "
+           "pid namespace, holding the lock")
+        srv = Server(s.binary, flags(), s.unpriv)
+        r = srv.tool("run_command", {"command": "echo", "args": ["ok"]})
+        eq(r["structuredContent"]["stdout"], "ok\n", "the server serves")
+        eq(srv.close()[0], 0, "exit")
+        expect(os.path.isdir(os.path.join(decoy, "run.0")),
+               "a live server's run dir was removed")
+        holder.stdin.close()
+        eq(holder.wait(timeout=DEADLINE_S), 0, "the holder's exit")
+        holder = None
+        srv = Server(s.binary, flags(), s.unpriv)
+        expect(not os.path.exists(decoy), "the dir of a server now gone "
+               "was left")
+        eq(srv.close()[0], 0, "exit")
+    finally:
+        if holder is not None:
+            holder.kill()
+            holder.wait()
+        for d in (os.path.join(decoy, "run.0"), decoy):
+            if os.path.isdir(d):
+                os.rmdir(d)
+
+
 def check_output(s, extra):
     pre = []
     if s.unpriv:

@@ -6,7 +6,7 @@
 # 65534 in a directory delegated to it the way systemd delegates one
 # (chown of the dir, cgroup.procs, cgroup.subtree_control, cgroup.threads).
 # Prints one line per case; exit 0 only if every case passed.
-cases="memfd sysv_shm tmpfs fork_bomb server_killed check"
+cases="memfd sysv_shm tmpfs fork_bomb server_killed live_elsewhere check"
 status=0
 run()
 {
