@@ -308,6 +308,16 @@ struct sb_netns_pool {
  */
 #define SB_UID_BLOCKS		256
 #define SB_UID_LOCK_FMT		"/run/mcp-sandbox-uids-%u.lock"
+/*
+ * An explicit range (sb_config.uid_base) is held by an OFD write lock on
+ * its uids' bytes of this file, so that two servers never share a uid of
+ * it, even where their ranges only overlap; and by the flocks of the
+ * default blocks it overlaps (at most two: a range holds at most
+ * SB_MAX_UID_SLOTS uids), which default-range servers then pass over, and
+ * other explicit ranges in those blocks are refused.
+ */
+#define SB_UID_RANGE_LOCK	"/run/mcp-sandbox-uids-explicit.lock"
+#define SB_UID_SPAN_BLOCKS	2
 /* The highest uid a map can name ((uid_t)-1 is none). */
 #define SB_ID_LAST_UID		4294967294U
 
@@ -325,6 +335,8 @@ struct sb_uid_pool {
 	 */
 	int userns_fd[SB_MAX_UID_SLOTS];
 	int lock_fd;		/* the block's flock (default range), or -1 */
+	int range_fd;		/* explicit range: its OFD lock, or -1 */
+	int span_fd[SB_UID_SPAN_BLOCKS];	/* and the blocks it overlaps */
 	char why[200];		/* why there is no pool, for --check */
 };
 

@@ -10,7 +10,8 @@
  * passwd entry, no /etc/subuid range over it, no process of it, nothing
  * in uid_check_dir owned by it; a server without a range of its own takes
  * the first block of SB_MAX_UID_SLOTS uids that no other server holds (a
- * lock file in /run) and nothing uses. A slot is given back only when its run's
+ * lock file in /run) and nothing uses; an explicit range is locked too
+ * (SB_UID_RANGE_LOCK), and refused when another server holds a uid of it. A slot is given back only when its run's
  * init was reaped (the pid namespace, and every process of the run, gone).
  */
 #include <dirent.h>
@@ -252,6 +253,62 @@ lock_block(unsigned k)
 	return fd;
 }
 
+/*
+ * An explicit range base..base+n-1, locked for this process's life (see
+ * SB_UID_RANGE_LOCK): 0, or -errno with why set (EADDRINUSE: another
+ * server holds a uid of it).
+ */
+static int
+lock_range(struct sb_uid_pool *u, char *why, size_t len)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+	    .l_start = (off_t)u->base, .l_len = (off_t)u->n };
+	uint64_t first = SB_SLOT_UID_BASE, end = first +
+	    (uint64_t)SB_UID_BLOCKS * SB_MAX_UID_SLOTS, lo, hi;
+	unsigned k, i = 0;
+	int e;
+
+	if ((u->range_fd = open(SB_UID_RANGE_LOCK, O_RDWR | O_CREAT |
+	    O_NOFOLLOW | O_CLOEXEC, 0600)) < 0) {
+		e = errno;
+		(void)snprintf(why, len, "cannot open " SB_UID_RANGE_LOCK
+		    ": %s", strerror(e));
+		return -e;
+	}
+	if (fcntl(u->range_fd, F_OFD_SETLK, &fl) < 0) {
+		if (errno == EAGAIN || errno == EACCES) {
+			(void)snprintf(why, len, "another server holds uids "
+			    "of it (" SB_UID_RANGE_LOCK ")");
+			return -EADDRINUSE;
+		}
+		e = errno;
+		(void)snprintf(why, len, "cannot lock " SB_UID_RANGE_LOCK
+		    ": %s", strerror(e));
+		return -e;
+	}
+	lo = u->base;
+	hi = (uint64_t)u->base + u->n;
+	if (hi <= first || lo >= end)
+		return 0;
+	lo = lo < first ? first : lo;
+	hi = hi > end ? end : hi;
+	for (k = (unsigned)((lo - first) / SB_MAX_UID_SLOTS);
+	    k <= (unsigned)((hi - 1 - first) / SB_MAX_UID_SLOTS); k++) {
+		if ((u->span_fd[i++] = lock_block(k)) >= 0)
+			continue;
+		if (errno == EWOULDBLOCK) {
+			(void)snprintf(why, len, "another server holds uids "
+			    "of it (" SB_UID_LOCK_FMT ")", k);
+			return -EADDRINUSE;
+		}
+		e = errno;
+		(void)snprintf(why, len, "cannot lock " SB_UID_LOCK_FMT ": %s",
+		    k, strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
 /* 1 with why set if anything on the host uses base..base+n-1. */
 static int
 range_used(uid_t base, unsigned n, const char *dir, char *why, size_t len)
@@ -271,10 +328,12 @@ sb_uid_pool_init(struct sb_uid_pool *u, const struct sb_ctx *ctx,
 {
 	char why[256] = "", msg[400];
 	unsigned i, k;
-	int fd;
+	int fd, rc;
 
 	memset(u, 0, sizeof(*u));
-	u->lock_fd = -1;
+	u->lock_fd = u->range_fd = -1;
+	for (i = 0; i < SB_UID_SPAN_BLOCKS; i++)
+		u->span_fd[i] = -1;
 	for (i = 0; i < SB_MAX_UID_SLOTS; i++)
 		u->userns_fd[i] = -1;
 	u->n = cfg->uid_slots;
@@ -294,6 +353,16 @@ sb_uid_pool_init(struct sb_uid_pool *u, const struct sb_ctx *ctx,
 			    "hold at most 64");
 			return -EINVAL;
 		}
+		if ((rc = lock_range(u, why, sizeof(why))) < 0) {
+			(void)snprintf(msg, sizeof(msg), "the per-slot uid "
+			    "range %u..%u cannot be had: %.200s%s",
+			    (unsigned)u->base, (unsigned)(u->base + u->n - 1),
+			    why, rc == -EADDRINUSE ? ": give the sandboxes "
+			    "another range (sb_config.uid_base)" : "");
+			sb_fail(res, SB_STAGE_CREDENTIALS, -rc, msg);
+			sb_uid_pool_fini(u);
+			return rc;
+		}
 		if (range_used(u->base, u->n, cfg->uid_check_dir, why,
 		    sizeof(why))) {
 			(void)snprintf(msg, sizeof(msg), "the per-slot uid "
@@ -302,6 +371,7 @@ sb_uid_pool_init(struct sb_uid_pool *u, const struct sb_ctx *ctx,
 			    (unsigned)u->base, (unsigned)(u->base + u->n - 1),
 			    why);
 			sb_fail(res, SB_STAGE_CREDENTIALS, EADDRINUSE, msg);
+			sb_uid_pool_fini(u);
 			return -EADDRINUSE;
 		}
 	} else {
@@ -384,7 +454,7 @@ sb_uid_pool_give(struct sb_uid_pool *u, int slot)
 	(void)pthread_mutex_unlock(&u->lock);
 }
 
-/* Closes the namespaces (the lock needs no release). */
+/* Closes the namespaces and the locks' fds (that releases them). */
 void
 sb_uid_pool_fini(struct sb_uid_pool *u)
 {
@@ -398,4 +468,12 @@ sb_uid_pool_fini(struct sb_uid_pool *u)
 	if (u->lock_fd >= 0)
 		(void)close(u->lock_fd);
 	u->lock_fd = -1;
+	if (u->range_fd >= 0)
+		(void)close(u->range_fd);
+	u->range_fd = -1;
+	for (i = 0; i < SB_UID_SPAN_BLOCKS; i++)
+		if (u->span_fd[i] >= 0) {
+			(void)close(u->span_fd[i]);
+			u->span_fd[i] = -1;
+		}
 }

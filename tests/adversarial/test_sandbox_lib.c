@@ -1071,6 +1071,66 @@ START_TEST(a_writable_bind_keeps_the_runs_own_uid)
 END_TEST
 
 /*
+ * Two servers with one explicit range (or ranges that overlap, or one
+ * over a default block another server holds): the second is refused,
+ * EADDRINUSE, and says why; once the first is gone, the range is free.
+ */
+START_TEST(an_explicit_uid_range_is_held)
+{
+	/* outside the default blocks; per process, as suites run at once */
+	const uid_t base = 0x60000000u + (uid_t)(getpid() % 4096) * 128;
+	struct sb_ctx *c1, *c2;
+	struct sb_result res;
+	char want[320];
+	int rc;
+
+	if (geteuid() != 0)
+		return;	/* unprivileged servers have no range */
+	c1 = uid_ctx(4, base, &res, &rc);
+	ck_assert_msg(rc == 0, "%s", res.message);
+	c2 = uid_ctx(4, base, &res, &rc);
+	ck_assert_int_eq(rc, -EADDRINUSE);
+	ck_assert_ptr_null(c2);
+	ck_assert_int_eq(res.failed_stage, SB_STAGE_CREDENTIALS);
+	ck_assert_int_eq(res.err, EADDRINUSE);
+	(void)snprintf(want, sizeof(want), "sandbox credentials failed: the "
+	    "per-slot uid range %u..%u cannot be had: another server holds "
+	    "uids of it (" SB_UID_RANGE_LOCK "): give the sandboxes another "
+	    "range (sb_config.uid_base): Address already in use (likely "
+	    "cause: setresuid/setresgid to the sandbox ids refused)",
+	    (unsigned)base, (unsigned)base + 3);
+	ck_assert_str_eq(res.message, want);
+	sb_result_fini(&res);
+	/* one uid in common is one too many */
+	c2 = uid_ctx(4, base + 3, &res, &rc);
+	ck_assert_int_eq(rc, -EADDRINUSE);
+	sb_result_fini(&res);
+	/* next to it, nothing shared: fine */
+	c2 = uid_ctx(4, base + 4, &res, &rc);
+	ck_assert_msg(rc == 0, "%s", res.message);
+	sb_ctx_free(c2);
+	sb_ctx_free(c1);
+	c2 = uid_ctx(4, base, &res, &rc);
+	ck_assert_msg(rc == 0, "%s", res.message);
+	sb_ctx_free(c2);
+	/*
+	 * a default block another server holds: no explicit range's (one in
+	 * the default blocks holds those it overlaps whole)
+	 */
+	c1 = uid_ctx(2, 0, &res, &rc);
+	ck_assert_msg(rc == 0, "%s", res.message);
+	c2 = uid_ctx(2, c1->uids.base, &res, &rc);
+	ck_assert_int_eq(rc, -EADDRINUSE);
+	(void)snprintf(want, sizeof(want), "another server holds uids of it "
+	    "(/run/mcp-sandbox-uids-%u.lock)", (unsigned)((c1->uids.base -
+	    SB_SLOT_UID_BASE) / SB_MAX_UID_SLOTS));
+	ck_assert_msg(strstr(res.message, want) != NULL, "%s", res.message);
+	sb_result_fini(&res);
+	sb_ctx_free(c1);
+}
+END_TEST
+
+/*
  * A file in uid_check_dir (the server passes the user's workspace) owned
  * by a uid of the range: an explicit range is refused, the default takes
  * another block.
@@ -1461,6 +1521,7 @@ lib_suite(void)
 	tcase_add_test(t, a_uid_range_in_use_is_refused);
 	tcase_add_test(t, a_writable_bind_keeps_the_runs_own_uid);
 	tcase_add_test(t, a_uid_range_owning_a_checked_file_is_refused);
+	tcase_add_test(t, an_explicit_uid_range_is_held);
 	tcase_add_test(t, protected_names_stay_in_the_sandbox);
 	tcase_add_test(t, a_protected_name_replaced_after_start_is_not_current);
 	tcase_add_test(t, an_init_whose_server_died_before_its_deathsig_starts_nothing);
