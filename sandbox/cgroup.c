@@ -370,7 +370,13 @@ remove_stale(int version, int base, const char *name)
 		ok = !populated(sub);
 		(void)close(sub);
 	}
-	if (!ok || (dfd = dup(fd)) < 0 || (d = fdopendir(dfd)) == NULL) {
+	/* CLOEXEC: another thread may fork and exec while we read it */
+	if (!ok || (dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+		(void)close(fd);
+		return 0;
+	}
+	if ((d = fdopendir(dfd)) == NULL) {
+		(void)close(dfd);
 		(void)close(fd);
 		return 0;
 	}
@@ -407,7 +413,7 @@ clean_stale(int version, int base, const char *own)
 	DIR *d;
 	int dfd;
 
-	if ((dfd = dup(base)) < 0)
+	if ((dfd = fcntl(base, F_DUPFD_CLOEXEC, 0)) < 0)
 		return 0;
 	if ((d = fdopendir(dfd)) == NULL) {
 		(void)close(dfd);
