@@ -236,6 +236,10 @@ check_request(const struct sb_request *req, const char *ws,
 		    "network proxy without a listener callback");
 	if (req->stdin_len > 0 && req->stdin_data == NULL)
 		return request_fail(res, EINVAL, "stdin_len without stdin_data");
+	if (req->limits.nproc > SB_MAX_NPROC)
+		return request_fail(res, EINVAL, "limits.nproc is above "
+		    "SB_MAX_NPROC (4194303: the kernel's most pids, less the "
+		    "init)");
 	if (req->workspace_host != NULL) {
 		if (req->workspace_host[0] != '/')
 			return request_fail(res, EINVAL,

@@ -34,6 +34,13 @@
 #define SB_DEFAULT_NOFILE	256		/* ample for one program */
 #define SB_DEFAULT_NPROC	64		/* a build, not a fork bomb */
 #define SB_DEFAULT_TMP_BYTES	(64ULL << 20)	/* tmpfs: it is memory */
+/*
+ * The most sb_limits.nproc may be: the run's pids.max is it plus the init,
+ * and the kernel takes no pids.max above PID_MAX_LIMIT (4194304 on 64-bit,
+ * the most pids there can be); more is refused at the request (EINVAL),
+ * not wrapped or failed at the cgroup stage.
+ */
+#define SB_MAX_NPROC		4194303U
 
 /* Every step of building a sandbox; a failed run names exactly one. */
 enum sb_stage {
@@ -144,7 +151,8 @@ struct sb_limits {
 	uint64_t fsize_bytes;	/* RLIMIT_FSIZE (SB_DEFAULT_FSIZE_BYTES) */
 	uint32_t nofile;	/* RLIMIT_NOFILE (SB_DEFAULT_NOFILE) */
 	/* processes and threads of the program: cgroup pids.max (the init
-	 * added); also RLIMIT_NPROC, per sandbox userns (SB_DEFAULT_NPROC) */
+	 * added); also RLIMIT_NPROC, per sandbox userns (SB_DEFAULT_NPROC;
+	 * at most SB_MAX_NPROC) */
 	uint32_t nproc;
 	uint64_t tmp_bytes;	/* size of the /tmp tmpfs (SB_DEFAULT_TMP_BYTES) */
 	size_t stdout_cap;	/* bytes kept of stdout (SB_DEFAULT_OUTPUT_CAP) */

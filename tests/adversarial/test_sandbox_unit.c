@@ -278,6 +278,40 @@ START_TEST(plan_refuses_unsafe_requests)
 }
 END_TEST
 
+/*
+ * nproc above SB_MAX_NPROC: pids.max (nproc and the init) would wrap to
+ * 0 at UINT32_MAX, or the kernel refuse it; the request is refused, with
+ * the limit named. SB_MAX_NPROC itself is a plan.
+ */
+START_TEST(plan_refuses_an_nproc_above_the_kernels_pids)
+{
+	struct sb_ctx *ctx = new_ctx();
+	static const uint32_t bad[] = { SB_MAX_NPROC + 1, UINT32_MAX };
+	struct sb_request req;
+	struct sb_result res;
+	struct sb_plan p;
+	size_t i;
+
+	ck_assert_uint_eq(SB_MAX_NPROC, 4194303);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		base_request(&req);
+		req.limits.nproc = bad[i];
+		ck_assert_int_eq(build(ctx, &req, &p, &res), -EINVAL);
+		ck_assert_int_eq(res.failed_stage, SB_STAGE_REQUEST);
+		ck_assert_int_eq(res.err, EINVAL);
+		ck_assert_str_eq(res.message, "sandbox request failed: "
+		    "limits.nproc is above SB_MAX_NPROC (4194303: the kernel's "
+		    "most pids, less the init): Invalid argument (likely "
+		    "cause: the request itself)");
+	}
+	base_request(&req);
+	req.limits.nproc = SB_MAX_NPROC;
+	ck_assert_int_eq(build(ctx, &req, &p, &res), 0);
+	sb_plan_fini(&p);
+	sb_ctx_free(ctx);
+}
+END_TEST
+
 START_TEST(program_check_follows_the_sandbox_view)
 {
 	struct sb_ctx *ctx = new_ctx();
@@ -647,6 +681,7 @@ sandbox_suite(void)
 	tcase_add_test(t, plan_parents_come_before_children);
 	tcase_add_test(t, plan_sets_every_rlimit);
 	tcase_add_test(t, plan_refuses_unsafe_requests);
+	tcase_add_test(t, plan_refuses_an_nproc_above_the_kernels_pids);
 	tcase_add_test(t, program_check_follows_the_sandbox_view);
 	tcase_add_test(t, limits_have_documented_defaults);
 	suite_add_tcase(s, t);
