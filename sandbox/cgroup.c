@@ -678,6 +678,7 @@ init_v2(struct sb_cgroups *cg, const struct sb_config *cfg)
 	char ctls[512], xv[8], on[512];
 	struct stat st;
 	bool delegated;
+	ssize_t n;
 	int base, dir = -1, leaf = -1, rc;
 
 	if (own_cgroup(NULL, mnt, sizeof(mnt), own, sizeof(own)) < 0) {
@@ -722,8 +723,10 @@ init_v2(struct sb_cgroups *cg, const struct sb_config *cfg)
 		    "of its own)", path);
 		return -EPERM;
 	}
-	if (read_at(base, "cgroup.controllers", ctls, sizeof(ctls)) < 0 ||
-	    !in_list(ctls, "memory") || !in_list(ctls, "pids")) {
+	if ((n = read_at(base, "cgroup.controllers", ctls, sizeof(ctls))) < 0)
+		(void)snprintf(ctls, sizeof(ctls), "unreadable, %s",
+		    strerror((int)-n));
+	if (n < 0 || !in_list(ctls, "memory") || !in_list(ctls, "pids")) {
 		set_why(cg, fix_v2, "cgroup v2: %s does not offer the memory "
 		    "and pids controllers (cgroup.controllers: %s)", path,
 		    ctls);
