@@ -81,6 +81,7 @@ struct egress_call {
 	const struct egress_rules *rules;	/* borrowed */
 	int lfd;			/* listening, in the sandbox's netns; borrowed */
 	int stop_efd;			/* readable once the call ends */
+	int spare_fd;			/* given up to refuse when out of fds */
 	pthread_attr_t attr;		/* connection threads' */
 	bool ended;
 	struct conn *conns;		/* max_connections */
@@ -1126,6 +1127,58 @@ over_cap(struct egress_call *c, int cfd)
 	k->used = true;
 }
 
+static int
+open_spare(void)
+{
+	return open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+/*
+ * Out of fds (EMFILE, ENFILE): the connection that waits keeps the
+ * listener readable, and the run's poll would spin on it. The spare fd is
+ * given up to take it: answered 503 and closed, in a slot of its own like
+ * any connection (or counted past the cap), and the spare taken again.
+ * Returns 0, or EGRESS_NOFD_PAUSE_MS when even that fails (no spare, or
+ * another thread took the fd it freed).
+ */
+static int
+refuse_no_fd(struct egress_call *c)
+{
+	struct conn *k;
+	int cfd, err;
+
+	close_fd(&c->spare_fd);
+	cfd = accept4(c->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (cfd < 0) {
+		err = errno;
+		c->spare_fd = open_spare();
+		return err == EMFILE || err == ENFILE ?
+		    EGRESS_NOFD_PAUSE_MS : 0;
+	}
+	if (c->nconns >= c->rules->max_connections) {
+		if (c->conn_cap_hit)
+			c->not_recorded++;
+		else {
+			c->conn_cap_hit = true;
+			set_reason(&c->recs[c->nrecs++], "connection cap "
+			    "reached (max_connections %u per call)",
+			    c->rules->max_connections);
+		}
+	} else {
+		k = &c->conns[c->nconns++];
+		k->call = c;
+		k->cfd = -1;
+		k->started = false;
+		k->rec = &c->recs[c->nrecs++];
+		memset(k->rec, 0, sizeof(*k->rec));
+		set_reason(k->rec, "the server is out of file descriptors");
+		refuse_how(c, cfd, k->rec, 503, false);
+	}
+	(void)close(cfd);
+	c->spare_fd = open_spare();
+	return c->spare_fd < 0 ? EGRESS_NOFD_PAUSE_MS : 0;
+}
+
 int
 egress_call_accept(struct egress_call *c)
 {
@@ -1134,12 +1187,19 @@ egress_call_accept(struct egress_call *c)
 
 	if (c->lfd < 0 || c->ended)
 		return 0;
+	if (c->spare_fd < 0)
+		c->spare_fd = open_spare();
 	while (n < EGRESS_ACCEPT_BATCH) {
 		cfd = accept4(c->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (cfd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
-			return n;	/* EAGAIN, or out of fds: they wait */
+			if (errno != EMFILE && errno != ENFILE)
+				return 0;	/* EAGAIN: all taken */
+			n++;
+			if (refuse_no_fd(c) != 0)
+				return EGRESS_NOFD_PAUSE_MS;
+			continue;
 		}
 		n++;
 		if (c->nconns >= c->rules->max_connections) {
@@ -1165,7 +1225,7 @@ egress_call_accept(struct egress_call *c)
 			close_fd(&k->cfd);
 		}
 	}
-	return n;
+	return 0;
 }
 
 struct egress_call *
@@ -1178,6 +1238,7 @@ egress_call_new(const struct egress_rules *rules)
 		return NULL;
 	c->rules = rules;
 	c->lfd = -1;
+	c->spare_fd = open_spare();
 	c->conns = calloc(n, sizeof(*c->conns));
 	c->recs = calloc(n + 1, sizeof(*c->recs));
 	c->stop_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -1189,6 +1250,7 @@ egress_call_new(const struct egress_rules *rules)
 		free(c->recs);
 		if (c->stop_efd >= 0)
 			(void)close(c->stop_efd);
+		close_fd(&c->spare_fd);
 		free(c);
 		return NULL;
 	}
@@ -1265,6 +1327,7 @@ egress_call_free(struct egress_call *c)
 	egress_call_end(c);
 	if (c->stop_efd >= 0)
 		(void)close(c->stop_efd);
+	close_fd(&c->spare_fd);
 	(void)pthread_attr_destroy(&c->attr);
 	free(c->conns);
 	free(c->recs);

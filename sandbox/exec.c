@@ -268,9 +268,10 @@ supervise(struct run *r, const struct sb_request *req,
 	uint64_t interval = (uint64_t)(req->progress_ms != 0 ?
 	    req->progress_ms : SB_PROGRESS_MS) * 1000;
 	uint64_t next_progress = t0 + interval, drain_until = 0, now, until;
+	uint64_t net_resume = 0;	/* the listener's READY pause ends */
 	struct pollfd pfd[PFD_COUNT];
 	char *buf;
-	int n;
+	int n, pause;
 
 	if ((buf = malloc(SB_READ_CHUNK)) == NULL)
 		return -ENOMEM;
@@ -289,6 +290,8 @@ supervise(struct run *r, const struct sb_request *req,
 			until = next_progress;
 		if (r->reaped && drain_until < until)
 			until = drain_until;
+		if (!r->reaped && now < net_resume && net_resume < until)
+			until = net_resume;
 		pfd[PFD_OUT] = (struct pollfd){ .fd = r->out, .events = POLLIN };
 		pfd[PFD_ERR] = (struct pollfd){ .fd = r->err, .events = POLLIN };
 		pfd[PFD_STATUS] = (struct pollfd){ .fd = r->status,
@@ -301,8 +304,8 @@ supervise(struct run *r, const struct sb_request *req,
 		    .events = POLLOUT };
 		pfd[PFD_OOM] = (struct pollfd){ .fd = r->killed || r->reaped ?
 		    -1 : r->oom_efd, .events = POLLIN };
-		pfd[PFD_NET] = (struct pollfd){ .fd = r->reaped ? -1 :
-		    r->net_lfd, .events = POLLIN };
+		pfd[PFD_NET] = (struct pollfd){ .fd = r->reaped ||
+		    now < net_resume ? -1 : r->net_lfd, .events = POLLIN };
 		n = poll(pfd, PFD_COUNT, until == UINT64_MAX ? -1 :
 		    poll_timeout(now, until));
 		if (n < 0 && errno != EINTR) {
@@ -317,8 +320,12 @@ supervise(struct run *r, const struct sb_request *req,
 			read_status(r);
 		if (r->in_w >= 0 && pfd[PFD_IN].revents != 0)
 			feed(r);
-		if (pfd[PFD_NET].fd >= 0 && pfd[PFD_NET].revents != 0)
-			(void)r->net_fn(r->net_arg, r->net_lfd, SB_NET_READY);
+		if (pfd[PFD_NET].fd >= 0 && pfd[PFD_NET].revents != 0 &&
+		    (pause = r->net_fn(r->net_arg, r->net_lfd,
+		    SB_NET_READY)) > 0)
+			net_resume = mono_us() + (uint64_t)(pause <
+			    SB_NET_MAX_PAUSE_MS ? pause : SB_NET_MAX_PAUSE_MS) *
+			    1000;
 		if (pfd[PFD_PID].fd >= 0 && pfd[PFD_PID].revents != 0) {
 			reap(r, WNOHANG);
 			if (r->reaped)

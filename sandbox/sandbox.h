@@ -192,6 +192,9 @@ enum sb_network {
  *              negative return fails the run (the program never starts);
  *   READY      from the supervising thread (sb_run's, sb_finish's), each
  *              time a connection waits: accept what is there, never block;
+ *              a positive return (the caller cannot take what waits, e.g.
+ *              out of fds) is how many ms the socket is left unpolled,
+ *              at most SB_NET_MAX_PAUSE_MS, so the run does not spin;
  *   CLOSING    once the sandbox is gone, before the socket is closed and
  *              its netns goes back to the pool: stop using it and every
  *              connection accepted on it, there and then (a pooled
@@ -200,6 +203,11 @@ enum sb_network {
  * does. Before sb_finish() (a started run), connections wait in the
  * socket's backlog.
  */
+/*
+ * The longest READY pause taken: a listener's caller cannot stall its
+ * connections for longer (a program's connect waits in the backlog).
+ */
+#define SB_NET_MAX_PAUSE_MS	1000
 enum sb_net_event {
 	SB_NET_LISTENING,
 	SB_NET_READY,

@@ -6,6 +6,7 @@
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -461,8 +462,8 @@ threads_fail_child(void)
 	egress_call_end(c);
 	recs = egress_call_records(c, &n);
 	egress_call_totals(c, &t);
-	if (got != FAIL_CONNS) {
-		fprintf(stderr, "accepted %d\n", got);
+	if (got != 0) {
+		fprintf(stderr, "accept returned %d\n", got);
 		return 7;
 	}
 	/* two slots and the cap's record: max_connections + 1, no more */
@@ -512,6 +513,127 @@ START_TEST(threads_fail_records_bounded)
 }
 END_TEST
 
+/* Connections the out-of-fds case makes: 2 refused, 1 left waiting. */
+#define NOFD_CONNS	3
+
+/* Fails with what went wrong (stderr) or 0; runs in a child of its own. */
+static int
+nofd_child(bool unpriv)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+	    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	static const char want503[] = "HTTP/1.1 503 Service Unavailable\r\n";
+	static const char nofd[] = "the server is out of file descriptors";
+	const struct egress_record *recs;
+	struct egress_totals t;
+	struct egress_rules r;
+	struct egress_call *c = NULL;
+	struct rlimit rl, low;
+	struct pollfd p;
+	socklen_t sl = sizeof(sa);
+	int lfd, cl[NOFD_CONNS], i, fd, got1, got2, ready1, ready2;
+	char buf[512];
+	ssize_t k;
+	size_t n;
+
+	if (unpriv && geteuid() == 0 && setresuid(65534, 65534, 65534) != 0)
+		return 2;
+	egress_rules_init(&r);
+	r.max_connections = 4;
+	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sl) != 0 ||
+	    listen(lfd, 16) != 0 ||
+	    getsockname(lfd, (struct sockaddr *)&sa, &sl) != 0 ||
+	    (c = egress_call_new(&r)) == NULL || egress_call_start(c, lfd) != 0)
+		return 2;
+	for (i = 0; i < NOFD_CONNS; i++)
+		if ((cl[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC,
+		    0)) < 0)
+			return 3;
+	for (i = 0; i < 2; i++)
+		if (connect(cl[i], (struct sockaddr *)&sa, sizeof(sa)) != 0)
+			return 3;
+	/* every fd below the limit taken: accept gets EMFILE */
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 ||
+	    (fd = dup(0)) < 0 || close(fd) != 0)
+		return 4;
+	low = rl;
+	low.rlim_cur = (rlim_t)fd + 1;
+	if (setrlimit(RLIMIT_NOFILE, &low) != 0)
+		return 5;
+	while (dup(0) >= 0)
+		;
+	got1 = egress_call_accept(c);
+	p = (struct pollfd){ .fd = lfd, .events = POLLIN };
+	ready1 = poll(&p, 1, 0);
+	/* not even the spare: the caller is told to leave lfd alone */
+	if (connect(cl[2], (struct sockaddr *)&sa, sizeof(sa)) != 0)
+		return 6;
+	low.rlim_cur = 0;
+	if (setrlimit(RLIMIT_NOFILE, &low) != 0)
+		return 6;
+	got2 = egress_call_accept(c);
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return 6;
+	ready2 = poll(&p, 1, 0);	/* nfds past RLIMIT_NOFILE: EINVAL */
+	egress_call_end(c);
+	recs = egress_call_records(c, &n);
+	egress_call_totals(c, &t);
+	if (got1 != 0 || ready1 != 0 || got2 != EGRESS_NOFD_PAUSE_MS ||
+	    ready2 != 1) {
+		fprintf(stderr, "accept %d then %d, readable %d then %d\n",
+		    got1, got2, ready1, ready2);
+		return 7;
+	}
+	if (n != 2 || strcmp(recs[0].reason, nofd) != 0 ||
+	    strcmp(recs[1].reason, nofd) != 0 || recs[0].status != 503 ||
+	    recs[1].status != 503 || recs[0].allowed || recs[1].allowed) {
+		fprintf(stderr, "%zu records: '%s'\n", n,
+		    n > 0 ? recs[0].reason : "");
+		return 8;
+	}
+	if (t.connections != 2 || t.refused != 2 || t.not_recorded != 0)
+		return 9;
+	for (i = 0; i < 2; i++) {
+		k = recv(cl[i], buf, sizeof(buf) - 1, MSG_WAITALL);
+		if (k < (ssize_t)sizeof(want503) - 1 ||
+		    memcmp(buf, want503, sizeof(want503) - 1) != 0)
+			return 10;
+		buf[k] = '\0';
+		if (strstr(buf, "\r\nX-Egress-Denied: the server is out of "
+		    "file descriptors\r\n") == NULL)
+			return 11;
+		(void)close(cl[i]);
+	}
+	(void)close(cl[2]);
+	egress_call_free(c);
+	(void)close(lfd);
+	return 0;
+}
+
+/*
+ * Out of file descriptors, a waiting connection keeps the listener
+ * readable: the proxy gives up its spare fd to answer it 503 and close it
+ * (the listener is then quiet, so the run's poll does not spin), and with
+ * no spare it tells the run to leave the listener alone for a while.
+ */
+START_TEST(out_of_fds_no_spin)
+{
+	pid_t pid;
+	int st, unpriv;
+
+	/* the server as it runs: root, and uid 65534 */
+	for (unpriv = 0; unpriv < 2; unpriv++) {
+		ck_assert_int_ge(pid = fork(), 0);
+		if (pid == 0)
+			_exit(nofd_child(unpriv));
+		ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+		ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		    "the child (unpriv %d) failed: status %#x", unpriv, st);
+	}
+}
+END_TEST
+
 int
 main(void)
 {
@@ -529,6 +651,7 @@ main(void)
 	tcase_add_test(tc, tls_server_name);
 	tcase_add_test(tc, http_in_tunnel);
 	tcase_add_test(tc, threads_fail_records_bounded);
+	tcase_add_test(tc, out_of_fds_no_spin);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
