@@ -868,7 +868,8 @@ forward_plain(struct egress_call *c, int ufd, const char *buf, size_t len,
 
 /*
  * After "200 Connection established": the program's first bytes. A TLS
- * ClientHello must name the CONNECT host (or none, for an address); an
+ * ClientHello must name the CONNECT host (or none, for an address: an
+ * SSLv2-format one never names one, so it passes for an address only); an
  * HTTP request line is refused (its Host header, which a shared front end
  * routes by, would go unchecked: plain HTTP goes as a plain request);
  * other protocols, and servers that speak first, pass as they are.
@@ -884,7 +885,7 @@ check_tunnel(struct egress_call *c, int cfd, int ufd, const char *host,
 	size_t len = 0;
 	ssize_t n;
 	int rc = -2, k, http = 0;
-	bool tls = false;
+	bool tls = false, v2 = false;
 
 	if ((buf = malloc(EGRESS_MAX_HELLO)) == NULL) {
 		set_reason(r, "out of memory");
@@ -922,7 +923,14 @@ check_tunnel(struct egress_call *c, int cfd, int ufd, const char *host,
 		 * skip) would carry the hello past this check.
 		 */
 		tls = buf[0] >= 0x14 && buf[0] <= 0x18;
-		if (tls)
+		if (buf[0] >= 0x80) {
+			/*
+			 * SSLv2's record header (high bit set, RFC 6101 E.2):
+			 * its hello has no extensions, so no server name.
+			 */
+			tls = v2 = true;
+			rc = 0;
+		} else if (tls)
 			rc = egress_tls_sni(buf, len, sni);
 		else if ((http = egress_http_sniff(buf, len)) != -2)
 			rc = -1;	/* not TLS: decided */
@@ -947,8 +955,9 @@ check_tunnel(struct egress_call *c, int cfd, int ufd, const char *host,
 				return -1;
 			}
 		} else if (rc == 0 && lit != 2) {
-			set_reason(r, "a TLS ClientHello without a server "
-			    "name for '%s'", host);
+			set_reason(r, v2 ? "an SSLv2-format ClientHello, which "
+			    "cannot carry a server name, for '%s'" : "a TLS "
+			    "ClientHello without a server name for '%s'", host);
 			free(buf);
 			return -1;
 		} else if (rc < 0) {

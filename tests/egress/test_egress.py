@@ -425,6 +425,32 @@ def case_tls_record_before_hello(m):
             "read", "CONNECT")
 
 
+def case_sslv2_hello(m):
+    # an SSLv2-format ClientHello (first byte's high bit set) cannot name
+    # a server: to a name, it is refused like a TLS hello without one
+    code = ("import socket\n"
+            "s = socket.create_connection(('127.0.0.1', 3128))\n"
+            "s.sendall(b'CONNECT a.test:%d HTTP/1.1\\r\\n\\r\\n')\n"
+            "print(s.recv(200))\n"
+            "s.sendall(b'\\x80\\x1c\\x01\\x03\\x01\\x00\\x03\\x00\\x00"
+            "\\x00\\x10\\x00\\x00\\x2f' + b'\\x11' * 16)\n"
+            "got = b''\n"
+            "while True:\n"
+            "    try:\n"
+            "        b = s.recv(65536)\n"
+            "    except ConnectionResetError:\n"
+            "        break\n"
+            "    if not b:\n"
+            "        break\n"
+            "    got += b\n"
+            "print(got)\n" % HTTPS)
+    r = m.call("run_code", py(code))
+    eq(stdout(r), "b'HTTP/1.1 200 Connection established\\r\\n\\r\\n'\n"
+       "b''\n", "the client's view")
+    refused(r, "a.test", HTTPS, 200, "an SSLv2-format ClientHello, which "
+            "cannot carry a server name, for 'a.test'", "CONNECT")
+
+
 def case_http_in_tunnel(m):
     # CONNECT to an HTTP port, then a request with another Host: a shared
     # front end would route it there, so the proxy refuses it; another
@@ -728,7 +754,7 @@ SHARED = [case_curl_http, case_curl_https, case_python_urllib, case_pip_download
           case_npm_registry, case_denial_header_and_body, case_unlisted_https,
           case_other_port, case_deny_over_wildcard, case_ip_literals,
           case_loopback_name_unpinned, case_sni_mismatch,
-          case_tls_record_before_hello, case_http_in_tunnel,
+          case_tls_record_before_hello, case_sslv2_hello, case_http_in_tunnel,
           case_host_header_mismatch, case_raw_sockets, case_network_false,
           case_malformed, case_refusal_linger_bounded, case_concurrent_64,
           case_tools_list]
