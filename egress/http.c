@@ -33,6 +33,21 @@ is_tchar(unsigned char c)
 	return c != '\0' && strchr("!#$%&'*+-.^_`|~", c) != NULL;
 }
 
+/*
+ * What a Host value may hold: a name, an IPv4 address or a bracketed IPv6
+ * one, and ":port". Anything else ('/', '?', '#', '@', white space...)
+ * would pass the comparison with the target (which parses it as a URL's
+ * authority and drops the rest) and reach the server as sent.
+ */
+static bool
+is_host_char(unsigned char c)
+{
+	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9'))
+		return true;
+	return c != '\0' && strchr("-._~:[]", c) != NULL;
+}
+
 static bool
 ieq(const char *a, size_t alen, const char *b)
 {
@@ -210,6 +225,10 @@ parse_header(const char *buf, size_t n, struct egress_request *req,
 			return fail(err, errlen, "more than one Host header");
 		if ((size_t)(e - v) >= sizeof(req->host_hdr))
 			return fail(err, errlen, "Host header too long");
+		for (i = 0; v + i < e; i++)
+			if (!is_host_char((unsigned char)v[i]))
+				return fail(err, errlen, "the Host header is "
+				    "not host[:port]");
 		memcpy(req->host_hdr, v, (size_t)(e - v));
 		req->host_hdr[e - v] = '\0';
 		req->has_host = true;

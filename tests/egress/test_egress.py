@@ -498,6 +498,21 @@ def case_host_header_mismatch(m):
             "request target 'a.test:%d'" % HTTP)
 
 
+def case_host_header_not_authority(m):
+    # Host values a URL's authority would cut short (path, query, fragment,
+    # user information) once matched the target and went to the server as
+    # sent: refused as malformed (so, like any, recorded without a target)
+    for bad in ("a.test:%d/x", "a.test:%d?x", "a.test:%d#x",
+                "user@a.test:%d"):
+        bad %= HTTP
+        r = m.call("run_command", curl("-i", "-H", "Host: " + bad,
+                                       "http://a.test:%d/hello.txt" % HTTP))
+        refused(r, "", 0, 400,
+                "malformed request: the Host header is not host[:port]", "")
+        check(stdout(r).startswith("HTTP/1.1 400 Bad Request\r\n"),
+              "the client's view with Host %r: %r" % (bad, stdout(r)))
+
+
 def landlock_abi():
     libc = ctypes.CDLL(None, use_errno=True)
     v = libc.syscall(444, None, 0, 1)   # landlock_create_ruleset(VERSION)
@@ -755,7 +770,8 @@ SHARED = [case_curl_http, case_curl_https, case_python_urllib, case_pip_download
           case_other_port, case_deny_over_wildcard, case_ip_literals,
           case_loopback_name_unpinned, case_sni_mismatch,
           case_tls_record_before_hello, case_sslv2_hello, case_http_in_tunnel,
-          case_host_header_mismatch, case_raw_sockets, case_network_false,
+          case_host_header_mismatch, case_host_header_not_authority,
+          case_raw_sockets, case_network_false,
           case_malformed, case_refusal_linger_bounded, case_concurrent_64,
           case_tools_list]
 OWN = [case_caps, case_v4_mapped_literal, case_no_network_policy,

@@ -304,6 +304,25 @@ START_TEST(http_requests)
 	ck_assert_int_eq(parse("GET http://u:p@a.test/ HTTP/1.1\r\n\r\n", &q,
 	    err), -1);
 	ck_assert_str_eq(err, "a target with user information is refused");
+	/* a Host that a URL's authority would cut short: not host[:port] */
+	{
+		static const char *const bad[] = { "a.test/x", "a.test?x",
+		    "a.test#x", "user@a.test", "a.test:80/x", "a.test\\x",
+		    "a.test x", NULL };
+		char req[128];
+		int i;
+
+		for (i = 0; bad[i] != NULL; i++) {
+			(void)snprintf(req, sizeof(req), "GET http://a.test/ "
+			    "HTTP/1.1\r\nHost: %s\r\n\r\n", bad[i]);
+			ck_assert_int_eq(parse(req, &q, err), -1);
+			ck_assert_str_eq(err, "the Host header is not "
+			    "host[:port]");
+		}
+	}
+	ck_assert_int_eq(parse("GET http://[::1]:8080/ HTTP/1.1\r\nHost: "
+	    "[::1]:8080\r\n\r\n", &q, err), 1);
+	ck_assert_str_eq(q.host_hdr, "[::1]:8080");
 	ck_assert_int_eq(parse("GET http://a.test/ HTTP/1.1\r\nContent-Length:"
 	    " 1\r\nContent-Length: 1\r\n\r\n", &q, err), -1);
 	ck_assert_str_eq(err, "more than one Content-Length header");
