@@ -196,6 +196,13 @@ int egress_tls_sni(const uint8_t *buf, size_t len, char name[EGRESS_MAX_HOST + 1
  * Host where the proxy does not look: it goes as a plain request instead.
  */
 int egress_http_sniff(const uint8_t *buf, size_t len);
+/*
+ * The Host value of an http:// target the proxy forwards (host
+ * normalised): an IPv6 address bracketed, the port unless it is 80.
+ * The length written (out is NUL-terminated), or -1 when it does not fit.
+ */
+int egress_http_host_value(const char *host, unsigned port, char *out,
+    size_t outlen);
 
 /* ---- one call's proxy (proxy.c) ---- */
 

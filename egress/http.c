@@ -462,3 +462,18 @@ egress_http_sniff(const uint8_t *buf, size_t len)
 	}
 	return undecided(len);
 }
+
+int
+egress_http_host_value(const char *host, unsigned port, char *out,
+    size_t outlen)
+{
+	bool v6 = strchr(host, ':') != NULL;	/* a name never has one */
+	char tail[8] = "";
+	int n;
+
+	if (port != 80)
+		(void)snprintf(tail, sizeof(tail), ":%u", port);
+	n = snprintf(out, outlen, "%s%s%s%s", v6 ? "[" : "", host,
+	    v6 ? "]" : "", tail);
+	return n < 0 || (size_t)n >= outlen ? -1 : n;
+}

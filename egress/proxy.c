@@ -813,7 +813,7 @@ forward_plain(struct egress_call *c, int ufd, const char *buf, size_t len,
 	static const char *const drop[] = { "proxy-connection",
 	    "proxy-authorization", "connection", "keep-alive", "te",
 	    "upgrade", NULL };
-	char *out;
+	char *out, hv[EGRESS_MAX_HOST + 9];	/* [host]:port */
 	size_t w = 0, cap = q->head_len + 128;
 	const char *p = buf + q->hdr_off, *end = buf + q->head_len - 2, *eol;
 	int n, rc, i;
@@ -828,7 +828,16 @@ forward_plain(struct egress_call *c, int ufd, const char *buf, size_t len,
 	    (int)q->path_len, buf + q->path_off, q->minor);
 	w = (size_t)n;
 	if (!q->has_host) {
-		n = snprintf(out + w, cap - w, "Host: %s\r\n", r->host);
+		/* RFC 9112 3.2.2: the target's authority, as the server
+		 * would read it from the URL */
+		if (egress_http_host_value(r->host, q->port, hv,
+		    sizeof(hv)) < 0) {
+			set_reason(r, "the target's host does not fit a Host "
+			    "header");
+			free(out);
+			return -1;
+		}
+		n = snprintf(out + w, cap - w, "Host: %s\r\n", hv);
 		w += (size_t)n;
 	}
 	for (; p < end; p = eol + 2) {

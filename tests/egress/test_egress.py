@@ -127,6 +127,16 @@ class Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *a):
         pass
 
+    def do_GET(self):
+        if self.path != "/echo-host":
+            return super().do_GET()
+        # what the proxy sent as Host, for case_host_added
+        body = ("Host: %s\n" % self.headers.get_all("Host")).encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
     def guess_type(self, path):
         if path.endswith("demo-npm"):
             return "application/json"
@@ -702,6 +712,34 @@ def case_v4_mapped_literal(binary, unpriv):
         m.close()
 
 
+def case_host_added(binary, unpriv):
+    # a plain request without a Host header gets the target's authority:
+    # the port when not 80, an IPv6 address bracketed
+    m = Mcp(binary, COMMON + ["--allow-domain", "127.0.0.1:*"], unpriv)
+    try:
+        code = ("import socket\n"
+                "def ask(target):\n"
+                "    s = socket.create_connection(('127.0.0.1', 3128))\n"
+                "    s.sendall(b'GET http://' + target + b'/echo-host "
+                "HTTP/1.1\\r\\n\\r\\n')\n"
+                "    got = b''\n"
+                "    while True:\n"
+                "        b = s.recv(65536)\n"
+                "        if not b:\n"
+                "            break\n"
+                "        got += b\n"
+                "    print(got.split(b'\\r\\n\\r\\n', 1)[1].decode(), end='')\n"
+                "ask(b'a.test:%d')\n"
+                "ask(b'[::ffff:127.0.0.1]:%d')\n" % (HTTP, HTTP))
+        r = m.call("run_code", py(code))
+        eq(stdout(r), "Host: ['a.test:%d']\nHost: ['[::ffff:127.0.0.1]:%d']\n"
+           % (HTTP, HTTP), "the Host headers the server got")
+        eq([(c["host"], c["allowed"]) for c in net(r)["connections"]],
+           [("a.test", True), ("::ffff:127.0.0.1", True)], "the records")
+    finally:
+        m.close()
+
+
 def case_no_network_policy(binary, unpriv):
     m = Mcp(binary, ["--allow-command", "curl"], unpriv)
     try:
@@ -774,8 +812,8 @@ SHARED = [case_curl_http, case_curl_https, case_python_urllib, case_pip_download
           case_raw_sockets, case_network_false,
           case_malformed, case_refusal_linger_bounded, case_concurrent_64,
           case_tools_list]
-OWN = [case_caps, case_v4_mapped_literal, case_no_network_policy,
-       case_audit, case_print_config]
+OWN = [case_caps, case_v4_mapped_literal, case_host_added,
+       case_no_network_policy, case_audit, case_print_config]
 
 
 def main():

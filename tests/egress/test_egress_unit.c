@@ -342,6 +342,31 @@ START_TEST(http_requests)
 }
 END_TEST
 
+/* the Host a request without one is forwarded with */
+START_TEST(http_host_value)
+{
+	char out[EGRESS_MAX_HOST + 9], small[8];
+
+	ck_assert_int_eq(egress_http_host_value("a.test", 80, out,
+	    sizeof(out)), 6);
+	ck_assert_str_eq(out, "a.test");
+	ck_assert_int_eq(egress_http_host_value("a.test", 8080, out,
+	    sizeof(out)), 11);
+	ck_assert_str_eq(out, "a.test:8080");
+	ck_assert_int_eq(egress_http_host_value("::1", 80, out,
+	    sizeof(out)), 5);
+	ck_assert_str_eq(out, "[::1]");
+	ck_assert_int_eq(egress_http_host_value("fd00::5", 65535, out,
+	    sizeof(out)), 15);
+	ck_assert_str_eq(out, "[fd00::5]:65535");
+	ck_assert_int_eq(egress_http_host_value("10.0.0.1", 443, out,
+	    sizeof(out)), 12);
+	ck_assert_str_eq(out, "10.0.0.1:443");
+	ck_assert_int_eq(egress_http_host_value("a.test", 8080, small,
+	    sizeof(small)), -1);
+}
+END_TEST
+
 START_TEST(http_head_bound)
 {
 	struct egress_request q;
@@ -666,6 +691,7 @@ main(void)
 	tcase_add_test(tc, addresses_by_rule_and_class);
 	tcase_add_test(tc, pins_parse);
 	tcase_add_test(tc, http_requests);
+	tcase_add_test(tc, http_host_value);
 	tcase_add_test(tc, http_head_bound);
 	tcase_add_test(tc, tls_server_name);
 	tcase_add_test(tc, http_in_tunnel);
