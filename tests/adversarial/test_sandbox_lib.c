@@ -1311,6 +1311,57 @@ START_TEST(an_init_whose_server_died_before_its_deathsig_starts_nothing)
 }
 END_TEST
 
+/* SB_NET_PROXY: how often READY came, and the pause each answers. */
+struct ready_count {
+	int calls;
+	int pause_ms;
+};
+
+static int
+count_ready(void *arg, int lfd, enum sb_net_event ev)
+{
+	struct ready_count *rc = arg;
+
+	(void)lfd;
+	if (ev != SB_NET_READY)
+		return 0;
+	rc->calls++;
+	return rc->pause_ms;
+}
+
+/*
+ * A listener's caller that cannot take the connection that waits (the
+ * egress proxy out of fds) answers READY with a pause: the run's poll
+ * leaves the socket alone that long instead of spinning on it. A second
+ * of a waiting connection at 100 ms is about 10 calls; spinning, many
+ * thousands.
+ */
+START_TEST(a_listener_that_cannot_accept_pauses_the_poll)
+{
+	char code[160];
+	const char *argv[] = { PY, "-c", code, NULL };
+	struct ready_count rc = { 0, 100 };
+	struct sb_ctx *ctx = new_ctx(0);
+	struct sb_request req;
+	struct sb_result res;
+
+	(void)snprintf(code, sizeof(code), "import socket, time\n"
+	    "s = socket.create_connection(('127.0.0.1', %d))\n"
+	    "time.sleep(1)\n", SB_PROXY_PORT);
+	request(&req, argv);
+	req.network = SB_NET_PROXY;
+	req.net_listener = count_ready;
+	req.net_arg = &rc;
+	ck_assert_int_eq(sb_run(ctx, &req, NULL, &res), 0);
+	ck_assert_msg(res.exited && res.exit_code == 0, "exit %d: %s",
+	    res.exit_code, res.err_out.data != NULL ? res.err_out.data : "");
+	ck_assert_msg(rc.calls >= 2 && rc.calls <= 20, "%d READY calls",
+	    rc.calls);
+	sb_result_fini(&res);
+	sb_ctx_free(ctx);
+}
+END_TEST
+
 /* A range a process runs in, or too low, is refused at start. */
 START_TEST(a_uid_range_in_use_is_refused)
 {
@@ -1497,6 +1548,7 @@ lib_suite(void)
 
 	tcase_set_timeout(t, 60);
 	tcase_add_test(t, run_captures_output_and_exit_code);
+	tcase_add_test(t, a_listener_that_cannot_accept_pauses_the_poll);
 	tcase_add_test(t, stdin_bytes_reach_the_program);
 	tcase_add_test(t, peak_memory_of_a_large_program_is_measured);
 	tcase_add_test(t, server_signal_mask_and_ignores_do_not_leak);
