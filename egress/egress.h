@@ -50,13 +50,14 @@
 #define EGRESS_MAX_CONNECTIONS		1024	/* records are kept for each */
 #define EGRESS_MAX_IDLE_MS		600000
 /*
- * Out of file descriptors with none spare to refuse with: how long the
- * run's poll leaves the listener alone (egress_call_accept's return). The
- * connection that waits keeps it readable, so polling it again at once
- * would spin the supervising thread; 100 ms is a short stall for a
- * program and a few wake-ups a second for the server while fds are short.
+ * When accept cannot take what waits (out of file descriptors with none
+ * spare to refuse with, or the kernel out of memory for the socket): how
+ * long the run's poll leaves the listener alone (egress_call_accept's
+ * return). The connection that waits keeps it readable, so polling it
+ * again at once would spin the supervising thread; 100 ms is a short
+ * stall for a program and a few wake-ups a second for the server.
  */
-#define EGRESS_NOFD_PAUSE_MS		100
+#define EGRESS_ACCEPT_PAUSE_MS		100
 
 /* One allow or deny rule. */
 struct egress_pattern {
@@ -232,8 +233,8 @@ struct egress_call *egress_call_new(const struct egress_rules *rules);
  * egress_call_end()) until egress_call_end(). 0, or a negative errno.
  * No thread waits on it: egress_call_accept() takes what is waiting
  * (never blocks), called when lfd is readable (SB_NET_READY); each
- * connection gets a thread of its own. Returns 0, or (out of file
- * descriptors, nothing to refuse with) how many ms the caller should
+ * connection gets a thread of its own. Returns 0, or (it cannot take
+ * what waits: see EGRESS_ACCEPT_PAUSE_MS) how many ms the caller should
  * leave lfd unpolled: SB_NET_READY's pause.
  */
 int egress_call_start(struct egress_call *c, int lfd);

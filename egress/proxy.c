@@ -1156,7 +1156,7 @@ open_spare(void)
  * listener readable, and the run's poll would spin on it. The spare fd is
  * given up to take it: answered 503 and closed, in a slot of its own like
  * any connection (or counted past the cap), and the spare taken again.
- * Returns 0, or EGRESS_NOFD_PAUSE_MS when even that fails (no spare, or
+ * Returns 0, or EGRESS_ACCEPT_PAUSE_MS when even that fails (no spare, or
  * another thread took the fd it freed).
  */
 static int
@@ -1171,7 +1171,7 @@ refuse_no_fd(struct egress_call *c)
 		err = errno;
 		c->spare_fd = open_spare();
 		return err == EMFILE || err == ENFILE ?
-		    EGRESS_NOFD_PAUSE_MS : 0;
+		    EGRESS_ACCEPT_PAUSE_MS : 0;
 	}
 	if (c->nconns >= c->rules->max_connections) {
 		if (c->conn_cap_hit)
@@ -1194,7 +1194,7 @@ refuse_no_fd(struct egress_call *c)
 	}
 	(void)close(cfd);
 	c->spare_fd = open_spare();
-	return c->spare_fd < 0 ? EGRESS_NOFD_PAUSE_MS : 0;
+	return c->spare_fd < 0 ? EGRESS_ACCEPT_PAUSE_MS : 0;
 }
 
 int
@@ -1212,12 +1212,15 @@ egress_call_accept(struct egress_call *c)
 		if (cfd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
-			if (errno != EMFILE && errno != ENFILE)
-				return 0;	/* EAGAIN: all taken */
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return 0;	/* all taken */
+			if (errno == ENOBUFS || errno == ENOMEM)
+				return EGRESS_ACCEPT_PAUSE_MS;
 			n++;
-			if (refuse_no_fd(c) != 0)
-				return EGRESS_NOFD_PAUSE_MS;
-			continue;
+			if ((errno == EMFILE || errno == ENFILE) &&
+			    refuse_no_fd(c) != 0)
+				return EGRESS_ACCEPT_PAUSE_MS;
+			continue;	/* else that connection's error: gone */
 		}
 		n++;
 		if (c->nconns >= c->rules->max_connections) {

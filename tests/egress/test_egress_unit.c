@@ -623,7 +623,7 @@ nofd_child(bool unpriv)
 	egress_call_end(c);
 	recs = egress_call_records(c, &n);
 	egress_call_totals(c, &t);
-	if (got1 != 0 || ready1 != 0 || got2 != EGRESS_NOFD_PAUSE_MS ||
+	if (got1 != 0 || ready1 != 0 || got2 != EGRESS_ACCEPT_PAUSE_MS ||
 	    ready2 != 1) {
 		fprintf(stderr, "accept %d then %d, readable %d then %d\n",
 		    got1, got2, ready1, ready2);
