@@ -859,16 +859,11 @@ static int
 tree_make(struct sb_started *s, const struct sb_mop *m, bool idmap, int *tree,
     struct sb_result *res)
 {
-	struct open_how how = {
-		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-		.resolve = RESOLVE_NO_SYMLINKS,
-	};
 	struct mount_attr attr = { 0 };
 	int fd, rc = 0;
 
-	if ((fd = (int)syscall(SYS_openat2, AT_FDCWD, m->host, &how,
-	    sizeof(how))) < 0) {
-		rc = -errno;
+	if ((fd = sb_open_host(m->host, true)) < 0) {
+		rc = fd;
 		sb_fail(res, SB_STAGE_MOUNTS, -rc, "opening the workspace or "
 		    "a writable bind");
 		return rc;
@@ -1016,10 +1011,6 @@ static void
 move_created_protected(const struct sb_ctx *ctx, const struct sb_plan *p,
     struct sb_result *res)
 {
-	struct open_how how = {
-		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-		.resolve = RESOLVE_NO_SYMLINKS,
-	};
 	char to[256], *buf = res->protect_moved;
 	const size_t len = sizeof(res->protect_moved);
 	struct stat st;
@@ -1028,9 +1019,7 @@ move_created_protected(const struct sb_ctx *ctx, const struct sb_plan *p,
 
 	if (p->nprot == 0)
 		return;
-	dfd = (int)syscall(SYS_openat2, AT_FDCWD, p->ws_host, &how,
-	    sizeof(how));
-	if (dfd >= 0)
+	if ((dfd = sb_open_host(p->ws_host, true)) >= 0)
 		owner_rights(dfd, &mode);
 	for (i = 0; i < p->nprot; i++) {
 		if (dfd >= 0 && prot_now(dfd, p, i, &st) != PROT_NEW)
@@ -1043,7 +1032,7 @@ move_created_protected(const struct sb_ctx *ctx, const struct sb_plan *p,
 		if (dfd >= 0 && st.st_uid != ctx->uid &&
 		    !(S_ISREG(st.st_mode) && st.st_nlink > 1))
 			continue;
-		e = dfd < 0 ? errno : EEXIST;
+		e = dfd < 0 ? -dfd : EEXIST;	/* -errno of the open */
 		for (k = 1; dfd >= 0 && e == EEXIST &&
 		    k <= SB_MOVE_ASIDE_TRIES; k++) {
 			n = snprintf(to, sizeof(to), "%s.from-sandbox-%d",
@@ -1217,10 +1206,6 @@ sb_start(struct sb_ctx *ctx, const struct sb_request *req,
 bool
 sb_started_current(struct sb_started *s)
 {
-	struct open_how how = {
-		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-		.resolve = RESOLVE_NO_SYMLINKS,
-	};
 	struct stat st;
 	bool current = true;
 	size_t i;
@@ -1228,8 +1213,7 @@ sb_started_current(struct sb_started *s)
 
 	if (s->p == NULL || s->p->nprot == 0)
 		return true;
-	if ((dfd = (int)syscall(SYS_openat2, AT_FDCWD, s->p->ws_host, &how,
-	    sizeof(how))) < 0)
+	if ((dfd = sb_open_host(s->p->ws_host, true)) < 0)
 		return false;
 	for (i = 0; current && i < s->p->nprot; i++)
 		current = prot_now(dfd, s->p, i, &st) == PROT_SAME;

@@ -482,6 +482,7 @@ int sb_seccomp_build(struct sock_fprog *ret)
 /* plan.c */
 int sb_path_is_normal(const char *p);
 int sb_path_under(const char *p, const char *dir);
+int sb_open_host(const char *path, bool want_dir);
 int sb_plan_build(struct sb_ctx *ctx, const struct sb_request *req,
     struct sb_plan *plan, struct sb_result *res)
     __attribute__((warn_unused_result));

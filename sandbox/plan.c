@@ -197,9 +197,10 @@ is_reserved(const char *path)
 	return false;
 }
 
-/* Open a host path given by the server, refusing symlinks anywhere in it. */
-static int
-open_host(const char *path, bool want_dir)
+/* Open a host path given by the server, refusing symlinks anywhere in it:
+ * an O_PATH fd (O_DIRECTORY with want_dir), or -errno. */
+int
+sb_open_host(const char *path, bool want_dir)
 {
 	struct open_how how = {
 		.flags = O_PATH | O_CLOEXEC | (want_dir ? O_DIRECTORY : 0),
@@ -402,7 +403,7 @@ host_kind(const char *path)
 	struct stat st;
 	int fd, rc;
 
-	if ((fd = open_host(path, false)) < 0)
+	if ((fd = sb_open_host(path, false)) < 0)
 		return fd;
 	if (fstat(fd, &st) < 0)
 		rc = -errno;
