@@ -1,8 +1,8 @@
 /*
  * ctx: the server-wide sandbox context (compiled filter, host sources of
- * the system binds, netns pool, probes), cancellation, and the names and
- * likely causes of each stage. Built once, before any worker thread runs a
- * sandbox; read-only afterwards except for the pool's own lock.
+ * the system binds, netns pool, probes) and cancellation. Built once,
+ * before any worker thread runs a sandbox; read-only afterwards except for
+ * the pool's own lock.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,88 +21,6 @@
 #ifndef LANDLOCK_CREATE_RULESET_VERSION
 #define LANDLOCK_CREATE_RULESET_VERSION	(1U << 0)
 #endif
-
-struct sb_stage_info {
-	const char *name;
-	const char *cause;	/* the likely cause when this step fails */
-};
-
-static const struct sb_stage_info sb_stages[SB_STAGE_COUNT] = {
-	[SB_STAGE_NONE] = { "none", "" },
-	[SB_STAGE_REQUEST] = { "request", "the request itself" },
-	[SB_STAGE_RESOURCES] = { "resources",
-	    "out of fds or memory in the server" },
-	[SB_STAGE_NETNS] = { "netns",
-	    "network namespaces refused (container seccomp profile?)" },
-	[SB_STAGE_CGROUP] = { "cgroup",
-	    "the run's cgroup could not be made or joined (the server's "
-	    "cgroup removed or not writable; see mcp-sandbox --check)" },
-	[SB_STAGE_CLONE] = { "clone",
-	    "user namespaces disabled: user.max_user_namespaces=0, "
-	    "kernel.apparmor_restrict_unprivileged_userns=1 (Ubuntu 24.04), "
-	    "or a container seccomp profile blocking clone/unshare" },
-	[SB_STAGE_USERNS_MAP] = { "userns-map",
-	    "uid_map/gid_map write refused (LSM, or not root and the "
-	    "sandbox id is not ours)" },
-	[SB_STAGE_CREDENTIALS] = { "credentials",
-	    "setresuid/setresgid to the sandbox ids refused" },
-	[SB_STAGE_NESTED_USERNS] = { "nested-userns",
-	    "cannot write user.max_user_namespaces in the sandbox userns "
-	    "(read-only /proc/sys in a container?)" },
-	[SB_STAGE_MOUNTS] = { "mounts",
-	    "mount refused in the new namespace (container seccomp or "
-	    "AppArmor profile, or a bind source the sandbox uid cannot reach)" },
-	[SB_STAGE_PROC] = { "proc",
-	    "fresh procfs refused: a container masks /proc (mount it "
-	    "unmasked, e.g. docker --security-opt systempaths=unconfined)" },
-	[SB_STAGE_DEV] = { "dev", "binding /dev nodes refused" },
-	[SB_STAGE_PIVOT] = { "pivot-root",
-	    "pivot_root refused (staging dir on a shared or rootfs mount)" },
-	[SB_STAGE_HOSTNAME] = { "hostname", "sethostname refused in the uts ns" },
-	[SB_STAGE_INIT] = { "init", "the sandbox's pid 1 could not fork or "
-	    "died unexpectedly (OOM killer?)" },
-	[SB_STAGE_SESSION] = { "session", "setsid, stdio or cwd failed" },
-	[SB_STAGE_RLIMITS] = { "rlimits", "setrlimit refused" },
-	[SB_STAGE_CAPS] = { "caps", "dropping capabilities failed" },
-	[SB_STAGE_NO_NEW_PRIVS] = { "no-new-privs", "PR_SET_NO_NEW_PRIVS failed" },
-	[SB_STAGE_PDEATHSIG] = { "pdeathsig", "PR_SET_PDEATHSIG failed" },
-	[SB_STAGE_FDS] = { "fds", "close_range or dup failed (kernel < 5.11?)" },
-	[SB_STAGE_LANDLOCK] = { "landlock",
-	    "Landlock ruleset refused though the kernel offers it" },
-	[SB_STAGE_SECCOMP] = { "seccomp",
-	    "seccomp filter refused (kernel without CONFIG_SECCOMP_FILTER?)" },
-	[SB_STAGE_EXEC] = { "exec",
-	    "execve failed inside the sandbox (missing interpreter or "
-	    "library, or not executable)" },
-	[SB_STAGE_WAIT] = { "wait", "poll/read/wait failed in the server" },
-	[SB_STAGE_IPC] = { "ipc-limits",
-	    "making the sandbox's ipc namespace or writing its shm/msg/sem "
-	    "limits refused (a container seccomp profile blocking unshare, "
-	    "or a read-only /proc/sys)" },
-};
-
-const char *
-sb_stage_name(enum sb_stage stage)
-{
-	if ((unsigned)stage >= SB_STAGE_COUNT)
-		return "unknown";
-	return sb_stages[stage].name;
-}
-
-/* Record a failure: stage, errno and "sandbox <stage>: <what>: <err> (cause)". */
-void
-sb_fail(struct sb_result *res, enum sb_stage stage, int err, const char *what)
-{
-	const char *cause = (unsigned)stage < SB_STAGE_COUNT ?
-	    sb_stages[stage].cause : "";
-
-	res->failed_stage = stage;
-	res->err = err;
-	(void)snprintf(res->message, sizeof(res->message),
-	    "sandbox %s failed: %s%s%s (likely cause: %s)", sb_stage_name(stage),
-	    what != NULL ? what : "", what != NULL ? ": " : "", strerror(err),
-	    cause);
-}
 
 int
 sb_landlock_abi(void)

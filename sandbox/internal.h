@@ -479,10 +479,16 @@ int sb_seccomp_reference(struct sock_fprog *ret)
 int sb_seccomp_build(struct sock_fprog *ret)
     __attribute__((warn_unused_result));
 
-/* plan.c */
+/* stage.c: a failure recorded against its stage */
+void sb_fail(struct sb_result *res, enum sb_stage stage, int err,
+    const char *what);
+
+/* path.c */
 int sb_path_is_normal(const char *p);
 int sb_path_under(const char *p, const char *dir);
 int sb_open_host(const char *path, bool want_dir);
+
+/* plan.c */
 int sb_plan_build(struct sb_ctx *ctx, const struct sb_request *req,
     struct sb_plan *plan, struct sb_result *res)
     __attribute__((warn_unused_result));
@@ -539,8 +545,6 @@ void sb_cg_run_finish(struct sb_cgroups *cg, struct sb_cg_run *r,
 void sb_cg_run_remove(struct sb_cgroups *cg, struct sb_cg_run *r);
 
 /* ctx.c */
-void sb_fail(struct sb_result *res, enum sb_stage stage, int err,
-    const char *what);
 int sb_landlock_abi(void);
 
 #endif /* SB_INTERNAL_H */

@@ -365,7 +365,7 @@ int sb_finish(struct sb_started *s, const struct sb_request *req,
 void sb_discard(struct sb_started *s);
 
 const char *sb_stage_name(enum sb_stage stage);
-/* What to do about a failed stage, with exact flags (fix.c). */
+/* What to do about a failed stage, with exact flags (stage.c). */
 const char *sb_stage_fix(enum sb_stage stage);
 
 /*
