@@ -1,14 +1,17 @@
 /*
- * proxy: one call's egress. A thread accepts on the listening socket the
- * sandbox's init made inside its own network namespace; each connection
- * gets a thread of its own that reads the proxy request (bounded), asks
- * the rules, resolves the name itself, refuses addresses of the host's
- * own networks unless pinned or allowed by address, connects, and then
- * moves the bytes with splice(2) (socket -> pipe -> socket, no copy in
- * user space) under the call's byte and idle bounds. Every connection
- * leaves one record: what was asked, what the rules said and why, the
- * address used and the bytes each way. Nothing here trusts the program:
- * it can send anything, hold connections open, or never read.
+ * proxy: one call's egress. The sandbox's init listens inside its own
+ * network namespace and hands the socket out; the thread that supervises
+ * the run accepts on it when it polls readable (egress_call_accept(),
+ * never blocking: the same thread also runs the sandbox), and each
+ * connection gets a thread of its own that reads the proxy request
+ * (bounded), asks the rules, resolves the name itself, refuses addresses
+ * by class (loopback, private, link-local, ...: egress_addr_class())
+ * unless pinned or allowed by address, connects, checks the peer again,
+ * and then moves the bytes with splice(2) (socket -> pipe -> socket, no
+ * copy in user space) under the call's byte and idle bounds. Every
+ * connection leaves one record: what was asked, what the rules said and
+ * why, the address used and the bytes each way. Nothing here trusts the
+ * program: it can send anything, hold connections open, or never read.
  */
 #include <arpa/inet.h>
 #include <errno.h>
