@@ -882,7 +882,7 @@ tree_make(struct sb_started *s, const struct sb_mop *m, bool idmap, int *tree,
 	    (m->writable ? 0 : MOUNT_ATTR_RDONLY);
 	/*
 	 * A clone of a shared mount (systemd makes / shared) is a peer of
-	 * it: the mounts the child makes on the tree (its protected names)
+	 * it: the mounts the child makes on the tree (its protected entries)
 	 * would propagate into our mount namespace and every peer's, and
 	 * stay there after the run. Private, as a bind inside the child is.
 	 */
