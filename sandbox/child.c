@@ -181,7 +181,7 @@ bind_flags(const struct sb_mop *m)
 }
 
 /*
- * A protected name of the workspace, read-only over itself, all through
+ * A protected entry of the workspace, read-only over itself, all through
  * fds: opened beneath the new root without following any symlink (a
  * symlink or a missing name fails the run), cloned, made read-only, and
  * moved onto the very dentry that was opened.

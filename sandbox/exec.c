@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/mount.h>
 #include <linux/openat2.h>
 #include <poll.h>
@@ -881,7 +882,7 @@ tree_make(struct sb_started *s, const struct sb_mop *m, bool idmap, int *tree,
 	    (m->writable ? 0 : MOUNT_ATTR_RDONLY);
 	/*
 	 * A clone of a shared mount (systemd makes / shared) is a peer of
-	 * it: the mounts the child makes on the tree (its protected names)
+	 * it: the mounts the child makes on the tree (its protected entries)
 	 * would propagate into our mount namespace and every peer's, and
 	 * stay there after the run. Private, as a bind inside the child is.
 	 */
@@ -933,142 +934,67 @@ run_trees(struct sb_started *s, struct sb_result *res)
 	return 0;
 }
 
-/* What a protected name of the plan names now, against its start. */
-enum prot_now {
-	PROT_SAME,	/* nothing then and now, or the inode held since */
-	PROT_NEW,	/* something it did not name then (st says what) */
-	PROT_GONE,	/* nothing (or no answer), though something then */
-};
-
-static enum prot_now
-prot_now(int dfd, const struct sb_plan *p, size_t i, struct stat *st)
-{
-	struct stat was;
-
-	if (fstatat(dfd, p->prot_name[i], st, AT_SYMLINK_NOFOLLOW) < 0)
-		return errno == ENOENT && p->prot_fd[i] < 0 ? PROT_SAME :
-		    PROT_GONE;
-	if (p->prot_fd[i] >= 0 && fstat(p->prot_fd[i], &was) == 0 &&
-	    was.st_dev == st->st_dev && was.st_ino == st->st_ino)
-		return PROT_SAME;
-	return PROT_NEW;
-}
-
 /*
- * The rights of the dir's owner on it (dfd: O_PATH), given back for as long
- * as we move names in it, when we are that owner without capabilities: an
- * unprivileged server's runs are its uid, and one may have taken them from
- * the workspace's top (chmod 0 hid its .git from fstatat, 555 refused the
- * rename). *mode gets what to put back (restore_rights), or -1.
+ * Once every process of the run is gone: each protected path that names
+ * something it did not at the start (nothing then, or another inode: this
+ * run or another of the workspace made it) is renamed aside on the host,
+ * the entry itself and never what a symlink points at, to NAME.from-
+ * sandbox- and 64 random bits (RENAME_NOREPLACE), so that git or hg there
+ * never reads what a sandbox wrote in their place. Paths are looked up
+ * beneath the workspace without following symlinks, each dir on the way
+ * before its entries. The root server's too: git's ownership check
+ * refuses a .git of the sandboxes' uid, but not a hooks/ or commondir of
+ * theirs in the owner's .git. What was done goes in res.
  */
 static void
-owner_rights(int dfd, int *mode)
+move_aside_new(const struct sb_plan *p, struct sb_result *res)
 {
-	char self[32];
-	struct stat st;
-
-	*mode = -1;
-	if (geteuid() == 0 || fstat(dfd, &st) < 0 || st.st_uid != geteuid() ||
-	    (st.st_mode & S_IRWXU) == S_IRWXU)
-		return;
-	(void)snprintf(self, sizeof(self), "/proc/self/fd/%d", dfd);
-	if (chmod(self, (st.st_mode & 07777) | S_IRWXU) == 0)
-		*mode = (int)(st.st_mode & 07777);
-}
-
-static void
-restore_rights(int dfd, int mode)
-{
-	char self[32];
-
-	if (mode < 0)
-		return;
-	(void)snprintf(self, sizeof(self), "/proc/self/fd/%d", dfd);
-	(void)chmod(self, (mode_t)mode);
-}
-
-/* name to to (n: its snprintf length) in dfd, replacing nothing: 0 or errno */
-static int
-rename_aside(int dfd, const char *name, const char *to, int n, size_t len)
-{
-	if (n < 0 || (size_t)n >= len)
-		return ENAMETOOLONG;
-	return renameat2(dfd, name, dfd, to, RENAME_NOREPLACE) == 0 ? 0 : errno;
-}
-
-/*
- * Protected names that name something at the run's end that they did not
- * at its start (this run, or another in the same workspace, made it: one
- * there at the start may have been moved aside by another run's end, and
- * a new one made in its place): moved aside in the host dir, so that git
- * or hg on the host never reads what a sandbox wrote there (a .git made
- * in a workspace inside its owner's repository is the one git finds
- * first). The dir is opened without following symlinks and each entry is
- * renamed itself, never followed, RENAME_NOREPLACE. Called once every
- * process of the run is gone; what was done goes in res.
- */
-static void
-move_created_protected(const struct sb_ctx *ctx, const struct sb_plan *p,
-    struct sb_result *res)
-{
-	char to[256], *buf = res->protect_moved;
+	char to[NAME_MAX + 1], *buf = res->protect_moved;
 	const size_t len = sizeof(res->protect_moved);
-	struct stat st;
+	const struct sb_prot *pr;
+	uint64_t rnd = 0;
 	size_t i, w = 0;
-	int dfd, k, n, e, mode = -1;
+	int ws_fd, fd, n, rc;
 
 	if (p->nprot == 0)
 		return;
-	if ((dfd = sb_open_host(p->ws_host, true)) >= 0)
-		owner_rights(dfd, &mode);
+	ws_fd = sb_open_host(p->ws_host, true);
 	for (i = 0; i < p->nprot; i++) {
-		if (dfd >= 0 && prot_now(dfd, p, i, &st) != PROT_NEW)
+		pr = &p->prot[i];
+		fd = -1;
+		if ((rc = ws_fd) >= 0 &&
+		    (rc = sb_prot_changed(ws_fd, pr, false, &fd)) == 0) {
+			if (fd >= 0)
+				(void)close(fd);
 			continue;	/* as at the start, or gone */
-		/* what sandboxes make is ctx->uid's on disk; another owner
-		 * made it on the host meanwhile (a root server can tell),
-		 * unless it is another name of a file: a sandbox may link
-		 * one of another owner's it can write (protected_hardlinks
-		 * lets it), and its name moved aside loses nothing */
-		if (dfd >= 0 && st.st_uid != ctx->uid &&
-		    !(S_ISREG(st.st_mode) && st.st_nlink > 1))
-			continue;
-		e = dfd < 0 ? -dfd : EEXIST;	/* -errno of the open */
-		for (k = 1; dfd >= 0 && e == EEXIST &&
-		    k <= SB_MOVE_ASIDE_TRIES; k++) {
-			n = snprintf(to, sizeof(to), "%s.from-sandbox-%d",
-			    p->prot_name[i], k);
-			e = rename_aside(dfd, p->prot_name[i], to, n, sizeof(to));
 		}
-		/* all taken (the run may have made them): a random name */
-		for (k = 0; dfd >= 0 && e == EEXIST && k < SB_MOVE_ASIDE_RANDOM;
-		    k++) {
-			uint64_t rnd;
-			ssize_t got = getrandom(&rnd, sizeof(rnd), 0);
-
-			if (got != (ssize_t)sizeof(rnd)) {
-				e = got < 0 ? errno : EIO;
-				break;
-			}
-			n = snprintf(to, sizeof(to), "%s.from-sandbox-%016llx",
-			    p->prot_name[i], (unsigned long long)rnd);
-			e = rename_aside(dfd, p->prot_name[i], to, n, sizeof(to));
-		}
-		if (e == 0)
-			n = snprintf(buf + w, len - w, "%s%s moved to %s",
-			    w > 0 ? "; " : "", p->prot_name[i], to);
+		if (rc > 0 && getrandom(&rnd, sizeof(rnd), 0) !=
+		    (ssize_t)sizeof(rnd))
+			rc = -EIO;
+		n = snprintf(to, sizeof(to), "%s.from-sandbox-%016llx",
+		    pr->path + pr->name_off, (unsigned long long)rnd);
+		if (rc > 0 && (n < 0 || (size_t)n >= sizeof(to)))
+			rc = -ENAMETOOLONG;
+		if (rc > 0 && renameat2(fd, pr->path + pr->name_off, fd, to,
+		    RENAME_NOREPLACE) < 0)
+			rc = -errno;
+		if (fd >= 0)
+			(void)close(fd);
+		if (rc > 0)
+			n = snprintf(buf + w, len - w, "%s%s moved to %.*s%s",
+			    w > 0 ? "; " : "", pr->path, (int)pr->name_off,
+			    pr->path, to);
 		else
-			n = snprintf(buf + w, len - w, "%s%s could not be moved "
-			    "aside (%s)", w > 0 ? "; " : "", p->prot_name[i],
-			    strerror(e));
+			n = snprintf(buf + w, len - w, "%s%s could not be "
+			    "moved aside (%s)", w > 0 ? "; " : "", pr->path,
+			    strerror(-rc));
 		if (n > 0)
 			w = (size_t)n >= len - w ? len - 1 : w + (size_t)n;
-		if (dfd < 0)
+		if (ws_fd < 0)
 			break;
 	}
-	if (dfd >= 0) {
-		restore_rights(dfd, mode);
-		(void)close(dfd);
-	}
+	if (ws_fd >= 0)
+		(void)close(ws_fd);
 }
 
 /*
@@ -1151,7 +1077,7 @@ finish_run(struct sb_started *s, const struct sb_request *req,
 		fill_result(r, res);
 		/* the init is reaped: its cgroup is empty */
 		sb_cg_run_finish(&s->ctx->cg, &s->cg, r->oom_fired, res);
-		move_created_protected(s->ctx, s->p, res);
+		move_aside_new(s->p, res);
 		rc = 0;
 	}
  out:
@@ -1203,22 +1129,25 @@ sb_start(struct sb_ctx *ctx, const struct sb_request *req,
 	return 0;
 }
 
+/* Current: no protected path names what it did not at the start, and
+ * no submodule or worktree came since (unbound in this run). */
 bool
 sb_started_current(struct sb_started *s)
 {
-	struct stat st;
-	bool current = true;
 	size_t i;
-	int dfd;
+	int ws_fd, fd, rc = 0;
 
 	if (s->p == NULL || s->p->nprot == 0)
 		return true;
-	if ((dfd = sb_open_host(s->p->ws_host, true)) < 0)
+	if ((ws_fd = sb_open_host(s->p->ws_host, true)) < 0)
 		return false;
-	for (i = 0; current && i < s->p->nprot; i++)
-		current = prot_now(dfd, s->p, i, &st) == PROT_SAME;
-	(void)close(dfd);
-	return current;
+	for (i = 0; rc == 0 && i < s->p->nprot; i++) {
+		rc = sb_prot_changed(ws_fd, &s->p->prot[i], true, &fd);
+		if (fd >= 0)
+			(void)close(fd);
+	}
+	(void)close(ws_fd);
+	return rc == 0;
 }
 
 bool

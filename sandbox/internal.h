@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "sandbox.h"
 
@@ -24,7 +25,7 @@
  * for its parents (a pyenv python's three binds take nine operations, a
  * bind four levels down up to five).
  */
-#define SB_MAX_MOPS		160
+#define SB_MAX_MOPS		(160 + SB_MAX_PROTECTED)
 /* Extra binds a request may ask for (read-only unless asked). */
 #define SB_MAX_BINDS		16
 /* Mounts a run with a uid of its own gets id-mapped by the parent: the
@@ -32,12 +33,15 @@
 #define SB_MAX_TREES		(1 + SB_MAX_BINDS)
 /* Protected names of the workspace (sb_request.workspace_protect). */
 #define SB_MAX_PROTECT		8
-/* Names tried when a protected name a run created is moved aside:
- * NAME.from-sandbox-1 .. -N, the first that does not exist. */
-#define SB_MOVE_ASIDE_TRIES	100
-/* ...then NAME.from-sandbox-<64 random bits>, this many times: a run can
- * make every numbered name beforehand, never a random one. */
-#define SB_MOVE_ASIDE_RANDOM	4
+/*
+ * Paths a run's plan watches under them: each name, and in a .git the
+ * entries of each git dir (its own, its submodules', its worktrees') and
+ * the dirs that lead to them; some 8 per git dir. Each present entry is a
+ * mount in every run's namespace and each path a lookup at every run's
+ * end: a repository with more than some 15 submodules and worktrees fails
+ * the request (clearly) instead of slowing every run.
+ */
+#define SB_MAX_PROTECTED	128
 /* Depth of symlinks followed when checking the program path. */
 #define SB_MAX_LINK_DEPTH	8
 /* Pre-created network namespaces a context may keep (one per worker). */
@@ -207,6 +211,20 @@ struct sb_landlock_rule {
 
 #define SB_MAX_LANDLOCK_RULES	(SB_MAX_BINDS + 8)
 
+/* A protected path at a run's start: relative to the workspace (".git",
+ * ".git/hooks"), its last component at path + name_off. */
+struct sb_prot {
+	const char *path;
+	size_t name_off;
+	bool present;		/* dev and ino are its */
+	dev_t dev;
+	ino_t ino;
+	/* a dir of git dirs (modules, worktrees): its ctime then, changed
+	 * by an entry added since, which no run started then has bound */
+	bool list;
+	struct timespec ctime;
+};
+
 /*
  * Everything the child needs, built before clone(). The child only reads it
  * (its copy-on-write copy), makes system calls, and never allocates.
@@ -249,12 +267,10 @@ struct sb_plan {
 	 * attached) before it starts the program (exec.c, launch), then
 	 * makes its cgroup namespace (the clone does not) */
 	bool cg_sync;
-	/* the protected names of a writable workspace's run (plan copies)
-	 * and what each named at its start: an O_PATH fd, held (its inode
-	 * number cannot be reused meanwhile), or -1 for nothing. One that
-	 * names something else at the end is moved aside (exec.c) */
-	const char *prot_name[SB_MAX_PROTECT];
-	int prot_fd[SB_MAX_PROTECT];
+	/* what the protected paths of a writable workspace's run named at
+	 * its start (plan.c, add_protected); one that names something else
+	 * at its end is moved aside (exec.c, move_aside_new) */
+	struct sb_prot prot[SB_MAX_PROTECTED];
 	size_t nprot;
 	const char *ws_host;		/* the workspace's host dir (a copy) */
 	/* mounts made by the parent (uid pool): their mops' indices, the
@@ -269,7 +285,7 @@ struct sb_plan {
 	char *const *envp;
 
 	/* Strings the plan owns (paths, options); freed by sb_plan_fini. */
-	char *owned[SB_MAX_MOPS + 8];
+	char *owned[SB_MAX_MOPS + SB_MAX_PROTECTED + 8];
 	size_t nowned;
 };
 
@@ -489,6 +505,8 @@ int sb_path_under(const char *p, const char *dir);
 int sb_open_host(const char *path, bool want_dir);
 
 /* plan.c */
+int sb_prot_changed(int ws_fd, const struct sb_prot *pr, bool lists,
+    int *dir_fd);
 int sb_plan_build(struct sb_ctx *ctx, const struct sb_request *req,
     struct sb_plan *plan, struct sb_result *res)
     __attribute__((warn_unused_result));

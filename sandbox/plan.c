@@ -5,6 +5,7 @@
  * program resolved inside what will be mounted. Allocates; the child never
  * does.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -375,93 +376,238 @@ protect_name_ok(const char *name)
 }
 
 /*
- * A protected name of a writable workspace as it is at the run's start:
- * fd (O_PATH, kept by the plan, closed on error too) what it names, or -1
- * for nothing (exec.c, move_created_protected).
+ * Protected path pr beneath the workspace (ws_fd): its dir (O_PATH) in
+ * *dir_fd, or -1, and what its name is now in *st. 0, 1 for nothing (its
+ * dir gone, or no dir), or -errno: a symlink on the way (each dir on it
+ * is a protected path of its own, checked before it).
  */
 static int
-add_prot_state(struct sb_plan *p, const char *name, int fd)
+prot_stat(int ws_fd, const struct sb_prot *pr, int *dir_fd, struct stat *st)
 {
-	if ((p->prot_name[p->nprot] = plan_strdup(p, name)) == NULL) {
-		if (fd >= 0)
-			(void)close(fd);
-		return -ENOMEM;
-	}
-	p->prot_fd[p->nprot++] = fd;
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH,
+	};
+	char dir[SB_PATH_MAX] = ".";
+
+	if (pr->name_off > 0)
+		(void)snprintf(dir, sizeof(dir), "%.*s",
+		    (int)pr->name_off - 1, pr->path);
+	if ((*dir_fd = (int)syscall(SYS_openat2, ws_fd, dir, &how,
+	    sizeof(how))) < 0)
+		return errno == ENOENT || errno == ENOTDIR ? 1 : -errno;
+	if (fstatat(*dir_fd, pr->path + pr->name_off, st,
+	    AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 1 : -errno;
 	return 0;
 }
 
 /*
- * The protected names that exist in the workspace, each bound read-only
- * over itself after the workspace's own bind (child.c, by fd: the sandbox
- * uid reaches the workspace, the creator's ids in a fresh user namespace
- * may not). Inside, such a mount point can be neither written, renamed nor
- * removed. A name that is not there is not protected (nothing to bind; see
- * sandbox/README.md). Checked here too, for a clear refusal.
+ * 1 if protected path pr names something now that it did not at the
+ * start (nothing then, or another inode; with lists, a list of git dirs
+ * that gained or lost an entry), else 0, or -errno; *dir_fd as prot_stat.
+ */
+int
+sb_prot_changed(int ws_fd, const struct sb_prot *pr, bool lists,
+    int *dir_fd)
+{
+	struct stat st;
+	int rc;
+
+	if ((rc = prot_stat(ws_fd, pr, dir_fd, &st)) != 0)
+		return rc < 0 ? rc : 0;
+	if (!pr->present || st.st_dev != pr->dev || st.st_ino != pr->ino)
+		return 1;
+	return lists && pr->list && (st.st_ctim.tv_sec != pr->ctime.tv_sec ||
+	    st.st_ctim.tv_nsec != pr->ctime.tv_nsec);
+}
+
+/*
+ * Protected path dir/name (dir: "." at the top) as it is at the run's
+ * start, noted for its end; *type gets its S_IFMT, 0 when absent. A
+ * symlink, or what is neither a file nor a dir, cannot be kept read-only:
+ * it fails the request.
+ */
+static int
+prot_note(struct sb_plan *p, int ws_fd, const char *dir, const char *name,
+    mode_t *type, struct sb_result *res)
+{
+	struct sb_prot *pr = &p->prot[p->nprot];
+	char path[SB_PATH_MAX];
+	struct stat st;
+	int fd, n, rc;
+
+	if (p->nprot == SB_MAX_PROTECTED)
+		return request_fail(res, E2BIG, "more protected workspace "
+		    "entries than SB_MAX_PROTECTED (submodules, worktrees)");
+	n = strcmp(dir, ".") == 0 ? snprintf(path, sizeof(path), "%s", name) :
+	    snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return request_fail(res, ENAMETOOLONG,
+		    "a protected workspace path is too long");
+	if ((pr->path = plan_strdup(p, path)) == NULL)
+		return request_fail(res, ENOMEM, "the plan's strings");
+	pr->name_off = (size_t)n - strlen(name);
+	pr->present = pr->list = false;
+	rc = prot_stat(ws_fd, pr, &fd, &st);
+	if (fd >= 0)
+		(void)close(fd);
+	if (rc < 0 || fd < 0)
+		return request_fail(res, rc < 0 ? -rc : ENOENT, "cannot look "
+		    "up a protected workspace path");
+	*type = rc == 0 ? st.st_mode & S_IFMT : 0;
+	if (*type != 0 && *type != S_IFDIR && *type != S_IFREG)
+		return request_fail(res, *type == S_IFLNK ? ELOOP : EINVAL,
+		    "a protected workspace path (.git, .git/config, ...) is a "
+		    "symlink or neither a file nor a dir: it cannot be kept "
+		    "read-only");
+	if (*type != 0) {
+		pr->present = true;
+		pr->dev = st.st_dev;
+		pr->ino = st.st_ino;
+		pr->ctime = st.st_ctim;
+	}
+	p->nprot++;
+	return 0;
+}
+
+/* Protected path (relative to the workspace, ws inside) read-only. */
+static int
+prot_bind(struct sb_plan *p, const char *ws, const char *path,
+    struct sb_result *res)
+{
+	char inside[SB_PATH_MAX];
+	const char *in;
+	int n;
+
+	n = snprintf(inside, sizeof(inside), "%s/%s", ws, path);
+	if (n < 0 || (size_t)n >= sizeof(inside))
+		return request_fail(res, ENAMETOOLONG,
+		    "a protected workspace path is too long");
+	if ((in = plan_strdup(p, inside)) == NULL ||
+	    add_mop(p, SB_MOP_PROTECT, SB_STAGE_MOUNTS, in) == NULL)
+		return request_fail(res, E2BIG, "the sandbox plan does not "
+		    "fit");
+	return 0;
+}
+
+/* Each of names in dir noted, and bound read-only if there. */
+static int
+prot_entries(struct sb_plan *p, int ws_fd, const char *ws, const char *dir,
+    const char *const *names, struct sb_result *res)
+{
+	mode_t type;
+	int rc;
+
+	for (; *names != NULL; names++) {
+		if ((rc = prot_note(p, ws_fd, dir, *names, &type, res)) < 0)
+			return rc;
+		if (type != 0 && (rc = prot_bind(p, ws,
+		    p->prot[p->nprot - 1].path, res)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * A git dir (the top .git, a submodule's under modules/, nesting, a
+ * worktree's under worktrees/): what makes git run code or read its
+ * config elsewhere, read-only; objects, refs, the index, HEAD and logs
+ * stay writable (git add, git commit).
+ */
+static int
+prot_git_dir(struct sb_plan *p, int ws_fd, const char *ws, const char *dir,
+    struct sb_result *res)
+{
+	static const char *const entries[] = { "config", "config.worktree",
+	    "commondir", "hooks", "info", NULL };
+	static const char *const lists[] = { "modules", "worktrees" };
+	const char *sub;
+	struct dirent *e;
+	size_t i;
+	mode_t type;
+	DIR *d;
+	int fd, rc;
+
+	if ((rc = prot_entries(p, ws_fd, ws, dir, entries, res)) < 0)
+		return rc;
+	for (i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+		if ((rc = prot_note(p, ws_fd, dir, lists[i], &type, res)) < 0)
+			return rc;
+		if (type != S_IFDIR)
+			continue;
+		p->prot[p->nprot - 1].list = true;
+		fd = (int)syscall(SYS_openat2, ws_fd,
+		    p->prot[p->nprot - 1].path,
+		    &(struct open_how){ .flags = O_RDONLY | O_DIRECTORY |
+		    O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS |
+		    RESOLVE_BENEATH }, sizeof(struct open_how));
+		if (fd < 0 || (d = fdopendir(fd)) == NULL) {
+			rc = errno;
+			if (fd >= 0)
+				(void)close(fd);
+			return request_fail(res, rc, "cannot list a protected "
+			    "workspace dir");
+		}
+		sub = p->prot[p->nprot - 1].path;
+		while (rc == 0 && (e = readdir(d)) != NULL) {
+			if (strcmp(e->d_name, ".") == 0 ||
+			    strcmp(e->d_name, "..") == 0)
+				continue;
+			if ((rc = prot_note(p, ws_fd, sub, e->d_name, &type,
+			    res)) == 0 && type == S_IFDIR)
+				rc = prot_git_dir(p, ws_fd, ws,
+				    p->prot[p->nprot - 1].path, res);
+		}
+		(void)closedir(d);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * The protected names of a writable workspace (a read-only one keeps
+ * everything), bound after the workspace's own bind (child.c, by fd).
+ * A dir named .git is a git dir; in a .hg dir, what Mercurial reads as
+ * config (hooks) or where it finds the store; anything else there (a
+ * .git file, another name of the list) is read-only whole. Each path is
+ * noted as it is now: what names something else at the run's end is
+ * moved aside (exec.c, move_aside_new). A mount point inside can be
+ * neither written, renamed nor removed.
  */
 static int
 add_protected(struct sb_plan *p, const struct sb_request *req,
     const char *ws, struct sb_result *res)
 {
-	char host[SB_PATH_MAX], inside[SB_PATH_MAX];
-	const char *in;
-	struct stat st;
+	static const char *const hg[] = { "hgrc", "hgrc-not-shared",
+	    "sharedpath", NULL };
+	const char *name;
+	mode_t type;
 	size_t i;
-	int fd, n, rc;
+	int ws_fd, rc = 0;
 
-	for (i = 0; req->workspace_protect[i] != NULL; i++) {
-		const char *name = req->workspace_protect[i];
-
-		if (i >= SB_MAX_PROTECT || !protect_name_ok(name)) {
-			sb_fail(res, SB_STAGE_REQUEST, EINVAL, "a protected "
+	if ((ws_fd = sb_open_host(req->workspace_host, true)) < 0)
+		return request_fail(res, -ws_fd, "cannot open the workspace "
+		    "dir");
+	for (i = 0; rc == 0 && (name = req->workspace_protect[i]) != NULL;
+	    i++) {
+		if (i >= SB_MAX_PROTECT || !protect_name_ok(name))
+			rc = request_fail(res, EINVAL, "a protected "
 			    "workspace name is not one path component, or "
 			    "there are too many");
-			return -EINVAL;
-		}
-		n = snprintf(host, sizeof(host), "%s/%s", req->workspace_host,
-		    name);
-		rc = snprintf(inside, sizeof(inside), "%s/%s", ws, name);
-		if (n < 0 || (size_t)n >= sizeof(host) || rc < 0 ||
-		    (size_t)rc >= sizeof(inside)) {
-			sb_fail(res, SB_STAGE_REQUEST, ENAMETOOLONG,
-			    "a protected workspace path is too long");
-			return -ENAMETOOLONG;
-		}
-		fd = (int)syscall(SYS_openat2, AT_FDCWD, host, &(struct open_how){
-		    .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
-		    .resolve = RESOLVE_NO_SYMLINKS }, sizeof(struct open_how));
-		if (fd < 0 && errno == ENOENT) {
-			/* the run may make it: moved aside at its end */
-			if (req->workspace_writable &&
-			    (rc = add_prot_state(p, name, -1)) < 0)
-				return rc;
+		else if ((rc = prot_note(p, ws_fd, ".", name, &type,
+		    res)) < 0 || type == 0)
 			continue;
-		}
-		if (fd < 0 || fstat(fd, &st) < 0 || S_ISLNK(st.st_mode) ||
-		    !(S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
-			rc = fd < 0 ? errno : S_ISLNK(st.st_mode) ? ELOOP :
-			    EINVAL;
-			if (fd >= 0)
-				(void)close(fd);
-			sb_fail(res, SB_STAGE_REQUEST, rc, "a protected "
-			    "workspace name (.git, ...) is a symlink or neither "
-			    "a file nor a dir: it cannot be kept read-only");
-			return -rc;
-		}
-		/* held for the run: another run may move it aside meanwhile,
-		 * and this one make a new one under the same name */
-		if (req->workspace_writable) {
-			if ((rc = add_prot_state(p, name, fd)) < 0)
-				return rc;
-		} else {
-			(void)close(fd);
-		}
-		if ((in = plan_strdup(p, inside)) == NULL)
-			return -ENOMEM;
-		if (add_mop(p, SB_MOP_PROTECT, SB_STAGE_MOUNTS, in) == NULL)
-			return -E2BIG;
+		else if (type == S_IFDIR && strcmp(name, ".git") == 0)
+			rc = prot_git_dir(p, ws_fd, ws, name, res);
+		else if (type == S_IFDIR && strcmp(name, ".hg") == 0)
+			rc = prot_entries(p, ws_fd, ws, name, hg, res);
+		else
+			rc = prot_bind(p, ws, name, res);
 	}
-	return 0;
+	(void)close(ws_fd);
+	return rc;
 }
 
 /*
@@ -520,6 +666,7 @@ add_request_binds(const struct sb_ctx *ctx, struct sb_plan *p,
 		if ((p->ws_host = plan_strdup(p, req->workspace_host)) == NULL)
 			return -ENOMEM;
 		if (req->workspace_protect != NULL &&
+		    req->workspace_writable &&
 		    (rc = add_protected(p, req, ws, res)) < 0)
 			return rc;
 	}
@@ -742,9 +889,6 @@ sb_plan_fini(struct sb_plan *p)
 	for (i = 0; i < p->nowned; i++)
 		free(p->owned[i]);
 	p->nowned = 0;
-	for (i = 0; i < p->nprot; i++)
-		if (p->prot_fd[i] >= 0)
-			(void)close(p->prot_fd[i]);
 	p->nprot = 0;
 }
 

@@ -233,11 +233,12 @@ struct sb_request {
 	const char *workspace_path;	/* inside; NULL: SB_DEFAULT_WORKSPACE */
 	bool workspace_writable;
 	/*
-	 * Names in the workspace's top directory mounted read-only inside
-	 * when they exist (a directory or a file), NULL-terminated, or NULL:
-	 * what runs code on the host at the owner's next command (.git's
-	 * hooks, config and fsmonitor). One normal component each ("." or
-	 * ".." or a '/' is refused); one that is a symlink fails the request.
+	 * Names in a writable workspace's top directory, NULL-terminated, or
+	 * NULL: what in them runs code on the host at the owner's next
+	 * command is read-only inside (a .git dir's config, config.worktree,
+	 * commondir, hooks, info, also of its submodules and worktrees; a .hg
+	 * dir's hgrc, hgrc-not-shared, sharedpath; anything else whole). One
+	 * normal component each; a symlink there fails the request.
 	 */
 	const char *const *workspace_protect;
 	const struct sb_bind *binds;	/* extra binds, read-only by default */
@@ -295,10 +296,10 @@ struct sb_result {
 	uint32_t pids_limit;		/* nproc (pids.max less the init) */
 	uint64_t forks_refused;		/* forks refused at pids.max */
 	/*
-	 * Protected workspace names (workspace_protect) that did not exist
-	 * when the run started and did when it ended: moved aside on the
-	 * host so that git or hg there never reads what a sandbox wrote.
-	 * "NAME moved to NAME.from-sandbox-K" or "NAME could not be moved
+	 * Protected paths (workspace_protect) that named something at the
+	 * run's end that they did not at its start: moved aside on the host
+	 * so that git or hg there never reads what a sandbox wrote. "PATH
+	 * moved to PATH.from-sandbox-<16 hex>" or "PATH could not be moved
 	 * aside (reason)", joined by "; "; empty: none.
 	 */
 	char protect_moved[400];
@@ -353,10 +354,10 @@ int sb_start(struct sb_ctx *ctx, const struct sb_request *req,
     __attribute__((warn_unused_result));
 bool sb_started_alive(struct sb_started *s);
 /*
- * Whether the workspace's protected names are as they were at sb_start():
- * one absent then and present now (its owner ran git init meanwhile), or
- * another than then (that one moved aside, a new one made), is not
- * read-only inside the started run, which must then not serve.
+ * Whether the workspace's protected paths are as they were at sb_start():
+ * one that names something else now (its owner ran git init meanwhile),
+ * or a submodule or worktree added since, is not read-only inside the
+ * started run, which must then not serve.
  */
 bool sb_started_current(struct sb_started *s);
 int sb_finish(struct sb_started *s, const struct sb_request *req,

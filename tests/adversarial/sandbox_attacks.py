@@ -649,46 +649,102 @@ def case_setid_workspace(s):
                    f"{n} left with mode {oct(st.st_mode)}")
 
 
-def case_protected_git(s):
-    """The workspace's .git is read-only inside (hooks, config and
-    fsmonitor run on the host); renaming or replacing it fails; the
-    default list can be replaced or emptied."""
-    ws = s.workspace()
-    git = os.path.join(ws, ".git")
-    os.makedirs(os.path.join(git, "hooks"))
-    with open(os.path.join(git, "config"), "w") as f:
-        f.write("[core]\n")
+ASIDE = r"\.from-sandbox-[0-9a-f]{16}"
+
+
+def git_repo(s, ws):
+    """A repository made by git init on the host, with one commit, its
+    files the workspace owner's (65534 when the suite runs as root)."""
+    env = git_env(s)
+    for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "init"]):
+        subprocess.run(["git", "-c", "safe.directory=*", "-C", ws] + args,
+                       env=env, check=True,
+                       capture_output=True)
     if os.geteuid() == 0:
-        for d, _, fs in os.walk(ws):
-            for n in [d] + [os.path.join(d, x) for x in fs]:
-                os.chown(n, NOBODY, NOBODY)
-    attack = ("printf '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n' "
+        for d, ds, fs in os.walk(ws):
+            for n in [d] + [os.path.join(d, x) for x in ds + fs]:
+                os.lchown(n, NOBODY, NOBODY)
+
+
+def git_env(s):
+    home = os.path.join(s.tmp, "home")
+    os.makedirs(home, exist_ok=True)
+    return {"PATH": "/usr/bin:/bin", "HOME": home,
+            "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "o",
+            "GIT_AUTHOR_EMAIL": "o@x", "GIT_COMMITTER_NAME": "o",
+            "GIT_COMMITTER_EMAIL": "o@x"}
+
+
+def moved_note(*paths):
+    """The note of exec for the paths moved aside, as a regex."""
+    return ("mcp-sandbox exec: protected names appeared in the workspace: "
+            + "; ".join(re.escape(p) + " moved to " + re.escape(p) + ASIDE
+                        for p in paths)
+            + re.escape(" (--protect, --no-protect)") + "\n")
+
+
+def case_protected_git(s):
+    """In a repository git init made, git add and git commit work inside;
+    what makes git run code on the host (.git/config, hooks/, info/) is
+    read-only over itself: written, renamed or replaced, it fails. A .hg
+    the run makes is moved aside; a symlinked protected name is refused;
+    --no-protect turns it off."""
+    if not shutil.which("git"):
+        print("skip: no git")
+        sys.exit(SKIP)
+    ws = s.workspace()
+    with open(os.path.join(ws, "a"), "w") as f:
+        f.write("a\n")
+    git_repo(s, ws)
+    with open(os.path.join(ws, ".git", "config")) as f:
+        config = f.read()
+    attack = ("export HOME=/tmp GIT_AUTHOR_NAME=s GIT_AUTHOR_EMAIL=s@x "
+              "GIT_COMMITTER_NAME=s GIT_COMMITTER_EMAIL=s@x; "
+              "echo b > b && git add b && git commit -qm sb && echo committed;"
+              " printf '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n' "
               ">> .git/config; echo x > .git/hooks/post-checkout; "
-              "mv .git g; rm -rf .git; mkdir -p .hg/x; echo done")
+              "mv .git/hooks .git/h; mv .git/info .git/i; mv .git/config c; "
+              "rm -f .git/config; mkdir .hg; echo done")
     r = s.run(["--workspace", ws, "--", "/bin/sh", "-c", attack])
-    eq(out(r), "done\n", "stdout")
+    eq(out(r), "committed\ndone\n", "stdout")
     lines = err(r).splitlines()
-    eq(lines[:3], ["/bin/sh: 1: cannot create .git/config: Read-only file "
-                   "system",
-                   "/bin/sh: 1: cannot create .git/hooks/post-checkout: "
-                   "Read-only file system",
-                   "mv: cannot move '.git' to 'g': Device or resource busy"],
+    eq(lines[:-1], [
+        "/bin/sh: 1: cannot create .git/config: Read-only file system",
+        "/bin/sh: 1: cannot create .git/hooks/post-checkout: Read-only "
+        "file system",
+        "mv: cannot move '.git/hooks' to '.git/h': Device or resource busy",
+        "mv: cannot move '.git/info' to '.git/i': Device or resource busy",
+        "mv: cannot move '.git/config' to 'c': Device or resource busy",
+        "rm: cannot remove '.git/config': Device or resource busy"],
        "refusals")
-    expect(all("Read-only file system" in x for x in lines[3:-1]), err(r))
-    # .hg did not exist at the start: the one the run made is moved aside
-    eq(lines[-1], "mcp-sandbox exec: protected names appeared in the "
-       "workspace: .hg moved to .hg.from-sandbox-1 (--protect, "
-       "--no-protect)", "the note")
-    with open(os.path.join(git, "config")) as f:
-        eq(f.read(), "[core]\n", ".git/config on the host")
-    eq(sorted(os.listdir(ws)), [".git", ".hg.from-sandbox-1"], "workspace")
-    shutil.rmtree(os.path.join(ws, ".hg.from-sandbox-1"))
-    eq(os.listdir(os.path.join(git, "hooks")), [], "hooks")
+    expect(re.fullmatch(moved_note(".hg"), lines[-1] + "\n"), lines[-1])
+    with open(os.path.join(ws, ".git", "config")) as f:
+        eq(f.read(), config, ".git/config on the host")
+    expect("post-checkout" not in os.listdir(os.path.join(ws, ".git",
+                                                          "hooks")), "hook")
+    log = subprocess.run(["git", "-c", "safe.directory=*", "-C", ws, "log",
+                          "--format=%s"],
+                         env=git_env(s), capture_output=True, text=True)
+    eq(log.stdout, "sb\ninit\n", "the sandbox's commit, seen on the host")
+    left = sorted(os.listdir(ws))
+    eq(left[:3], [".git", ".hg" + left[1][3:], "a"], "workspace")
+    expect(re.fullmatch(r"\.hg" + ASIDE, left[1]), left[1])
+    shutil.rmtree(os.path.join(ws, left[1]))
     # a protected name that is a symlink cannot be kept read-only: refused
     os.symlink("/etc", os.path.join(ws, ".svn"))
     r = s.run(["--workspace", ws, "--protect", ".svn", "--", "/bin/true"])
     eq(r.returncode, 125, "symlinked protected name")
     expect("is a symlink or neither a file nor a dir" in err(r), err(r))
+    os.unlink(os.path.join(ws, ".svn"))
+    # so is a symlinked entry of .git
+    hooks = os.path.join(ws, ".git", "hooks")
+    os.rename(hooks, hooks + ".real")
+    os.symlink("hooks.real", hooks)
+    r = s.run(["--workspace", ws, "--", "/bin/true"])
+    eq(r.returncode, 125, "symlinked .git/hooks")
+    expect("is a symlink or neither a file nor a dir" in err(r), err(r))
+    os.unlink(hooks)
+    os.rename(hooks + ".real", hooks)
     # the switch: no protection at all
     r = s.run(["--workspace", ws, "--no-protect", "--", "/bin/sh", "-c",
                "echo '# mine' >> .git/config && echo written"])
@@ -696,58 +752,56 @@ def case_protected_git(s):
 
 
 def case_protected_created(s):
-    """A .git the run makes where there was none (in a workspace inside
-    its owner's repository, the one git finds first) is moved aside on the
-    host when the run ends, whatever it is (a dir, a file, a symlink, whose
-    target stays untouched), to the first free NAME.from-sandbox-K; a
-    read-only workspace, or one without protection, keeps what it has, and
-    so does a .git its owner makes on the host while a run is alive."""
+    """What a run makes where a protected path named nothing at its start
+    (.git/commondir, .git/hooks/, a submodule's config, a top .git, a
+    symlink as .hg) is renamed aside when the run ends, the entry itself,
+    to NAME.from-sandbox-<64 random bits>; a read-only workspace, or one
+    without protection, keeps what it has."""
+    if not shutil.which("git"):
+        print("skip: no git")
+        sys.exit(SKIP)
     ws = s.workspace()
-    make = ("mkdir .git && printf '[core]\\n\\tfsmonitor = touch /tmp/x\\n'"
-            " > .git/config && echo made")
+    with open(os.path.join(ws, "a"), "w") as f:
+        f.write("a\n")
+    git_repo(s, ws)
+    git = os.path.join(ws, ".git")
+    shutil.rmtree(os.path.join(git, "hooks"))
+    sub = os.path.join(git, "modules", "m")
+    os.makedirs(os.path.join(sub, "hooks"))
+    if os.geteuid() == 0:
+        for d in (os.path.join(git, "modules"), sub,
+                  os.path.join(sub, "hooks")):
+            os.chown(d, NOBODY, NOBODY)
+    make = ("echo /workspace/evil > .git/commondir && mkdir .git/hooks && "
+            "echo x > .git/hooks/pre-commit && "
+            "echo '[core]' > .git/modules/m/config && echo made")
     r = s.run(["--workspace", ws, "--", "/bin/sh", "-c", make])
     eq((r.returncode, out(r)), (0, "made\n"), "the run")
-    eq(err(r), "mcp-sandbox exec: protected names appeared in the "
-       "workspace: .git moved to .git.from-sandbox-1 (--protect, "
-       "--no-protect)\n", "the note")
-    eq(sorted(os.listdir(ws)), [".git.from-sandbox-1"], "workspace")
-    with open(os.path.join(ws, ".git.from-sandbox-1", "config")) as f:
-        eq(f.read(), "[core]\n\tfsmonitor = touch /tmp/x\n", "kept whole")
-    # a symlink named .git (to a host dir): the link itself is moved
+    expect(re.fullmatch(moved_note(".git/commondir", ".git/hooks",
+                                   ".git/modules/m/config"), err(r)), err(r))
+    for d, n in ((git, "commondir"), (git, "hooks"), (sub, "config")):
+        expect(not os.path.lexists(os.path.join(d, n)), f"{n} left")
+        aside = [x for x in os.listdir(d)
+                 if re.fullmatch(re.escape(n) + ASIDE, x)]
+        eq(len(aside), 1, f"{n} moved aside: {os.listdir(d)}")
+    # a top .git and a symlink as .hg (whose target stays untouched)
+    shutil.rmtree(git)
     r = s.run(["--workspace", ws, "--", "/bin/sh", "-c",
-               "ln -s /etc .git && echo gitdir: /etc > .hg"])
+               "mkdir .git && echo '[core]' > .git/config && ln -s /etc .hg"])
     eq(r.returncode, 0, err(r))
-    eq(err(r), "mcp-sandbox exec: protected names appeared in the "
-       "workspace: .git moved to .git.from-sandbox-2; .hg moved to "
-       ".hg.from-sandbox-1 (--protect, --no-protect)\n", "second note")
-    eq(os.readlink(os.path.join(ws, ".git.from-sandbox-2")), "/etc", "link")
-    expect(os.path.isdir("/etc/.") and not os.path.exists(
-        "/etc.from-sandbox-1"), "the link's target was not touched")
-    eq(sorted(os.listdir(ws)), [".git.from-sandbox-1", ".git.from-sandbox-2",
-                                ".hg.from-sandbox-1"], "workspace")
-    # a .git its owner makes on the host while a run is alive is theirs
-    # (not the sandbox's kernel uid's): it stays where it is
-    for n in os.listdir(ws):
-        q = os.path.join(ws, n)
-        if os.path.isdir(q) and not os.path.islink(q):
-            shutil.rmtree(q)
-        else:
-            os.unlink(q)
-    run = subprocess.Popen(
-        s.prefix() + [s.cli, "exec", "--timeout", "30000", "--workspace", ws,
-                      "--", "/bin/sh", "-c", "touch started; "
-                      "while [ ! -d .git ]; do sleep 0.01; done; rm started"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    for _ in range(3000):
-        if os.path.exists(os.path.join(ws, "started")) or \
-                run.poll() is not None:
-            break
-        time.sleep(0.01)
-    os.mkdir(os.path.join(ws, ".git"))	# root's, as the test runs
-    o, e = run.communicate(timeout=60)
-    eq((run.returncode, o, e), (0, b"", b""), "a run while the owner inits")
-    eq(sorted(os.listdir(ws)), [".git"], "the owner's .git stays")
-    os.rmdir(os.path.join(ws, ".git"))
+    expect(re.fullmatch(moved_note(".git", ".hg"), err(r)), err(r))
+    left = sorted(os.listdir(ws))
+    eq(len(left), 3, f"workspace {left}")
+    expect(left[0] == "a" and re.fullmatch(r"\.git" + ASIDE, left[1]) and
+           re.fullmatch(r"\.hg" + ASIDE, left[2]) or
+           re.fullmatch(r"\.git" + ASIDE, left[0]) and
+           re.fullmatch(r"\.hg" + ASIDE, left[1]) and left[2] == "a", left)
+    for n in left:
+        if n.startswith(".hg"):
+            eq(os.readlink(os.path.join(ws, n)), "/etc", "the link itself")
+            os.unlink(os.path.join(ws, n))
+        elif n.startswith(".git"):
+            shutil.rmtree(os.path.join(ws, n))
     # without protection the run's .git stays; read-only, none is made
     r = s.run(["--workspace", ws, "--no-protect", "--", "/bin/sh", "-c",
                "mkdir .git"])
@@ -759,139 +813,63 @@ def case_protected_created(s):
     # (LANG=C.UTF-8 inside: coreutils quotes with U+2018/U+2019)
     eq((r.returncode, err(r)), (1, "mkdir: cannot create directory "
        "\u2018.git\u2019: Read-only file system\n"), "a read-only workspace")
-    eq(os.listdir(ws), [], "workspace after")
-    # a run that takes every numbered name first: its .git still goes,
-    # to a random name (SB_MOVE_ASIDE_TRIES, then 64 random bits)
-    taken = [f".git.from-sandbox-{k}" for k in range(1, 101)]
-    r = s.run(["--workspace", ws, "--", "/bin/sh", "-c",
-               "for n in " + " ".join(taken) + "; do : > $n; done; "
-               "mkdir .git && echo made"])
-    eq((r.returncode, out(r)), (0, "made\n"), "the run taking the names")
-    left = sorted(set(os.listdir(ws)) - set(taken))
-    eq(len(left), 1, f"names left: {left}")
-    expect(re.fullmatch(r"\.git\.from-sandbox-[0-9a-f]{16}", left[0]),
-           f"moved to {left[0]}")
-    eq(err(r), "mcp-sandbox exec: protected names appeared in the "
-       f"workspace: .git moved to {left[0]} (--protect, --no-protect)\n",
-       "the note")
-    # a run that takes its owner's rights on the workspace's top (its uid
-    # owns it: 65534, the server's own when unprivileged) still loses its
-    # .git, and the mode it left is kept
-    for n in os.listdir(ws):
-        q = os.path.join(ws, n)
-        if os.path.isdir(q):
-            shutil.rmtree(q)
+    eq(os.listdir(ws), ["a"], "workspace after")
+
+
+def case_protected_host_git(s):
+    """A .git a sandbox makes at the top, with core.fsmonitor and a hook
+    (post-index-change) that would write a marker, never runs on the host:
+    the owner's git status after the run finds no repository (moved
+    aside). Without protection the same .git does run them (so the test
+    would see it). With a root server the sandboxes' files are 65534's:
+    put back, root's git refuses it (dubious ownership)."""
+    if not shutil.which("git"):
+        print("skip: no git")
+        sys.exit(SKIP)
+    marks = os.path.join(s.tmp, "marks")
+    os.mkdir(marks)
+    os.chmod(marks, 0o777)
+    mark = os.path.join(marks, "ran")
+    script = f"#!/bin/sh\\necho $0 >> {mark}\\n"
+    make = ("git init -q . && printf '" + script + "' > .git/fsm && "
+            "cp .git/fsm .git/hooks/post-index-change && "
+            "chmod +x .git/fsm .git/hooks/post-index-change && "
+            "git config core.fsmonitor .git/fsm && "
+            "echo a > a && echo made")
+    owner = NOBODY if os.geteuid() == 0 else os.geteuid()
+    as_owner = [] if os.geteuid() != 0 else [
+        "setpriv", f"--reuid={owner}", f"--regid={owner}", "--clear-groups"]
+
+    def status(ws, prefix):
+        env = git_env(s)
+        os.chmod(env["HOME"], 0o777)
+        return subprocess.run(prefix + ["git", "-C", ws, "status",
+                                        "--porcelain"], env=env,
+                              capture_output=True, text=True)
+
+    for protect in (True, False):
+        ws = s.workspace()
+        r = s.run(["--workspace", ws] + ([] if protect else ["--no-protect"])
+                  + ["--", "/bin/sh", "-c", "HOME=/tmp; " + make])
+        eq((r.returncode, out(r)), (0, "made\n"), err(r))
+        st = status(ws, as_owner)
+        if protect:
+            expect(re.fullmatch(moved_note(".git"), err(r)), err(r))
+            expect(not os.path.lexists(os.path.join(ws, ".git")), ".git")
+            expect("not a git repository" in st.stderr, st.stderr)
+            expect(not os.path.exists(mark), "the fsmonitor or hook ran")
+            aside = [n for n in os.listdir(ws) if n.startswith(".git.")][0]
+            if os.geteuid() == 0 and not s.unpriv:
+                # the run's end never seen: root's git refuses it anyway
+                os.rename(os.path.join(ws, aside), os.path.join(ws, ".git"))
+                st = status(ws, [])
+                expect("dubious ownership" in st.stderr, st.stderr)
+                expect(not os.path.exists(mark), "ran for root")
         else:
-            os.unlink(q)
-    for mode in (0o555, 0):
-        r = s.run(["--workspace", ws, "--", "/bin/sh", "-c",
-                   f"mkdir .git && chmod {mode:o} . && echo made"])
-        eq((r.returncode, out(r)), (0, "made\n"), f"chmod {mode:o}")
-        eq(err(r), "mcp-sandbox exec: protected names appeared in the "
-           "workspace: .git moved to .git.from-sandbox-1 (--protect, "
-           "--no-protect)\n", f"the note after chmod {mode:o}")
-        eq(os.stat(ws).st_mode & 0o7777, mode, "the mode it left")
-        os.chmod(ws, 0o755)
-        eq(os.listdir(ws), [".git.from-sandbox-1"], f"chmod {mode:o}")
-        os.rmdir(os.path.join(ws, ".git.from-sandbox-1"))
-    # a run started after another made .git protects it read-only in its
-    # own mount namespace only: the maker's end moves it aside all the same
-    a = subprocess.Popen(
-        s.prefix() + [s.cli, "exec", "--timeout", "30000", "--workspace", ws,
-                      "--", "/bin/sh", "-c", "mkdir .git && touch made && "
-                      "while [ ! -e started ]; do sleep 0.01; done"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    for _ in range(3000):
-        if os.path.exists(os.path.join(ws, "made")) or a.poll() is not None:
-            break
-        time.sleep(0.01)
-    b = subprocess.Popen(
-        s.prefix() + [s.cli, "exec", "--timeout", "30000", "--workspace", ws,
-                      "--", "/bin/sh", "-c", "touch started; "
-                      "while [ ! -e done ]; do sleep 0.01; done; "
-                      "echo x 2>/dev/null > .git.from-sandbox-1/y; echo $?"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    o, e = a.communicate(timeout=60)
-    eq((a.returncode, e), (0, b"mcp-sandbox exec: protected names appeared "
-       b"in the workspace: .git moved to .git.from-sandbox-1 (--protect, "
-       b"--no-protect)\n"), "the maker's end, .git protected by another")
-    with open(os.path.join(ws, "done"), "w"):
-        pass
-    o, e = b.communicate(timeout=60)
-    eq((b.returncode, o, e), (0, b"2\n", b""),
-       "the other run: still read-only where it went, nothing to move")
-    eq(sorted(os.listdir(ws)), [".git.from-sandbox-1", "done", "made",
-                                "started"], "workspace at the end")
-
-
-def wait_for(path, proc, what):
-    """Polls until path exists on the host (proc still alive)."""
-    for _ in range(3000):
-        if os.path.lexists(path) or proc.poll() is not None:
-            break
-        time.sleep(0.01)
-    expect(os.path.lexists(path), f"{what}: {proc.poll()}")
-
-
-def case_protected_created_racing(s):
-    """Two runs of one workspace: A makes .git and waits; B starts then
-    (.git exists: bound read-only in B) and waits for A's end to move it
-    aside, then makes its own .git where the name is free again. B's
-    .git is a sandbox's too, made during B: moved aside at B's end, never
-    left for git on the host."""
-    ws = s.workspace()
-    git = os.path.join(ws, ".git")
-    a = subprocess.Popen(
-        s.prefix() + [s.cli, "exec", "--timeout", "30000", "--workspace", ws,
-                      "--", "/bin/sh", "-c", "mkdir .git && touch a; "
-                      "while [ ! -e go ]; do sleep 0.01; done"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    wait_for(os.path.join(ws, "a"), a, "run A")
-    b = subprocess.Popen(
-        s.prefix() + [s.cli, "exec", "--timeout", "30000", "--workspace", ws,
-                      "--", "/bin/sh", "-c", "touch b; "
-                      "while [ ! -e .git.from-sandbox-1 ]; do sleep 0.01; "
-                      "done; mkdir .git && printf '[core]\\n\\tfsmonitor"
-                      " = touch /tmp/x\\n' > .git/config"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    wait_for(os.path.join(ws, "b"), b, "run B")
-    with open(os.path.join(ws, "go"), "w"):
-        pass
-    o, e = a.communicate(timeout=60)
-    eq((a.returncode, o, e), (0, b"", b"mcp-sandbox exec: protected names "
-       b"appeared in the workspace: .git moved to .git.from-sandbox-1 "
-       b"(--protect, --no-protect)\n"), "run A")
-    o, e = b.communicate(timeout=60)
-    eq((b.returncode, o, e), (0, b"", b"mcp-sandbox exec: protected names "
-       b"appeared in the workspace: .git moved to .git.from-sandbox-2 "
-       b"(--protect, --no-protect)\n"), "run B")
-    expect(not os.path.lexists(git), "B's .git left on the host")
-    with open(os.path.join(ws, ".git.from-sandbox-2", "config")) as f:
-        eq(f.read(), "[core]\n\tfsmonitor = touch /tmp/x\n", "B's, whole")
-    eq(sorted(os.listdir(ws)), [".git.from-sandbox-1", ".git.from-sandbox-2",
-                                "a", "b", "go"], "workspace")
-
-
-def case_protected_created_hard_link(s):
-    """A run links a file of another owner it may write (mode 0666, root's
-    as the test runs) as .git and writes a gitdir line to it: a .git that
-    is not the sandboxes' uid's, yet one a sandbox made. Moved aside (the
-    name only: the file keeps its other name)."""
-    ws = s.workspace()
-    f = os.path.join(ws, "notes")
-    with open(f, "w") as fp:
-        fp.write("mine\n")
-    os.chmod(f, 0o666)
-    r = s.run(["--workspace", ws, "--", "/bin/sh", "-c",
-               "mkdir evil && ln notes .git && echo gitdir: evil > .git"])
-    eq((r.returncode, err(r)), (0, "mcp-sandbox exec: protected names "
-       "appeared in the workspace: .git moved to .git.from-sandbox-1 "
-       "(--protect, --no-protect)\n"), "the run")
-    expect(not os.path.lexists(os.path.join(ws, ".git")), ".git left")
-    eq(os.stat(f).st_nlink, 2, "links")
-    eq(os.stat(f).st_uid, os.geteuid(), "owner")
-    eq(sorted(os.listdir(ws)), [".git.from-sandbox-1", "evil", "notes"],
-       "workspace")
+            # the control: left in place, the owner's git runs them
+            eq(err(r), "", "no note")
+            expect(os.path.exists(mark), f"nothing ran: {st.stderr}")
+            os.unlink(mark)
 
 
 def case_memory_ipc(s):
