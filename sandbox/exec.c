@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -935,69 +934,6 @@ run_trees(struct sb_started *s, struct sb_result *res)
 }
 
 /*
- * Once every process of the run is gone: each protected path that names
- * something it did not at the start (nothing then, or another inode: this
- * run or another of the workspace made it) is renamed aside on the host,
- * the entry itself and never what a symlink points at, to NAME.from-
- * sandbox- and 64 random bits (RENAME_NOREPLACE), so that git or hg there
- * never reads what a sandbox wrote in their place. Paths are looked up
- * beneath the workspace without following symlinks, each dir on the way
- * before its entries. The root server's too: git's ownership check
- * refuses a .git of the sandboxes' uid, but not a hooks/ or commondir of
- * theirs in the owner's .git. What was done goes in res.
- */
-static void
-move_aside_new(const struct sb_plan *p, struct sb_result *res)
-{
-	char to[NAME_MAX + 1], *buf = res->protect_moved;
-	const size_t len = sizeof(res->protect_moved);
-	const struct sb_prot *pr;
-	uint64_t rnd = 0;
-	size_t i, w = 0;
-	int ws_fd, fd, n, rc;
-
-	if (p->nprot == 0)
-		return;
-	ws_fd = sb_open_host(p->ws_host, true);
-	for (i = 0; i < p->nprot; i++) {
-		pr = &p->prot[i];
-		fd = -1;
-		if ((rc = ws_fd) >= 0 &&
-		    (rc = sb_prot_changed(ws_fd, pr, false, &fd)) == 0) {
-			if (fd >= 0)
-				(void)close(fd);
-			continue;	/* as at the start, or gone */
-		}
-		if (rc > 0 && getrandom(&rnd, sizeof(rnd), 0) !=
-		    (ssize_t)sizeof(rnd))
-			rc = -EIO;
-		n = snprintf(to, sizeof(to), "%s.from-sandbox-%016llx",
-		    pr->path + pr->name_off, (unsigned long long)rnd);
-		if (rc > 0 && (n < 0 || (size_t)n >= sizeof(to)))
-			rc = -ENAMETOOLONG;
-		if (rc > 0 && renameat2(fd, pr->path + pr->name_off, fd, to,
-		    RENAME_NOREPLACE) < 0)
-			rc = -errno;
-		if (fd >= 0)
-			(void)close(fd);
-		if (rc > 0)
-			n = snprintf(buf + w, len - w, "%s%s moved to %.*s%s",
-			    w > 0 ? "; " : "", pr->path, (int)pr->name_off,
-			    pr->path, to);
-		else
-			n = snprintf(buf + w, len - w, "%s%s could not be "
-			    "moved aside (%s)", w > 0 ? "; " : "", pr->path,
-			    strerror(-rc));
-		if (n > 0)
-			w = (size_t)n >= len - w ? len - 1 : w + (size_t)n;
-		if (ws_fd < 0)
-			break;
-	}
-	if (ws_fd >= 0)
-		(void)close(ws_fd);
-}
-
-/*
  * Plan, check and launch: on success the program runs (or is about to),
  * its stdin the request's bytes (a memfd) or, with pipe_stdin, a pipe
  * whose write end is s->r.in_w.
@@ -1077,7 +1013,7 @@ finish_run(struct sb_started *s, const struct sb_request *req,
 		fill_result(r, res);
 		/* the init is reaped: its cgroup is empty */
 		sb_cg_run_finish(&s->ctx->cg, &s->cg, r->oom_fired, res);
-		move_aside_new(s->p, res);
+		sb_protect_finish(s->p, res);
 		rc = 0;
 	}
  out:
@@ -1129,25 +1065,11 @@ sb_start(struct sb_ctx *ctx, const struct sb_request *req,
 	return 0;
 }
 
-/* Current: no protected path names what it did not at the start, and
- * no submodule or worktree came since (unbound in this run). */
+/* Current: its protected paths as at its start (protect.c). */
 bool
 sb_started_current(struct sb_started *s)
 {
-	size_t i;
-	int ws_fd, fd, rc = 0;
-
-	if (s->p == NULL || s->p->nprot == 0)
-		return true;
-	if ((ws_fd = sb_open_host(s->p->ws_host, true)) < 0)
-		return false;
-	for (i = 0; rc == 0 && i < s->p->nprot; i++) {
-		rc = sb_prot_changed(ws_fd, &s->p->prot[i], true, &fd);
-		if (fd >= 0)
-			(void)close(fd);
-	}
-	(void)close(ws_fd);
-	return rc == 0;
+	return s->p == NULL || sb_protect_current(s->p);
 }
 
 bool

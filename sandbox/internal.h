@@ -269,7 +269,7 @@ struct sb_plan {
 	bool cg_sync;
 	/* what the protected paths of a writable workspace's run named at
 	 * its start (plan.c, add_protected); one that names something else
-	 * at its end is moved aside (exec.c, move_aside_new) */
+	 * at its end is moved aside (protect.c, sb_protect_finish) */
 	struct sb_prot prot[SB_MAX_PROTECTED];
 	size_t nprot;
 	const char *ws_host;		/* the workspace's host dir (a copy) */
@@ -504,15 +504,24 @@ int sb_path_is_normal(const char *p);
 int sb_path_under(const char *p, const char *dir);
 int sb_open_host(const char *path, bool want_dir);
 
-/* plan.c */
-int sb_prot_changed(int ws_fd, const struct sb_prot *pr, bool lists,
-    int *dir_fd);
+/* plan.c, and the helpers protect.c adds to a plan with */
+const char *sb_plan_strdup(struct sb_plan *p, const char *s);
+struct sb_mop *sb_plan_add_mop(struct sb_plan *p, enum sb_mop_kind kind,
+    enum sb_stage stage, const char *abs_path);
+int sb_request_fail(struct sb_result *res, int err, const char *what);
 int sb_plan_build(struct sb_ctx *ctx, const struct sb_request *req,
     struct sb_plan *plan, struct sb_result *res)
     __attribute__((warn_unused_result));
 void sb_plan_fini(struct sb_plan *plan);
 int sb_program_check(const struct sb_ctx *ctx, const struct sb_request *req,
     struct sb_result *res) __attribute__((warn_unused_result));
+
+/* protect.c: the protected names at the plan, after the run, and now */
+int sb_protect_plan(struct sb_plan *p, const struct sb_request *req,
+    const char *ws, struct sb_result *res)
+    __attribute__((warn_unused_result));
+void sb_protect_finish(const struct sb_plan *p, struct sb_result *res);
+bool sb_protect_current(const struct sb_plan *p);
 
 /* proxy_port.c: in the init, before the program (raw system calls). */
 int sb_proxy_listen(bool raise_lo);

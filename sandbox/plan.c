@@ -5,7 +5,6 @@
  * program resolved inside what will be mounted. Allocates; the child never
  * does.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -34,8 +33,8 @@ _Static_assert(RLIM_NLIMITS == SB_MAX_RLIMITS, "a slot for every rlimit");
 /* The root tmpfs only holds mount points, symlinks and three tiny files. */
 #define SB_ROOT_OPTS		"mode=0755,size=256k,nr_inodes=256"
 
-static const char *
-plan_strdup(struct sb_plan *p, const char *s)
+const char *
+sb_plan_strdup(struct sb_plan *p, const char *s)
 {
 	char *d;
 
@@ -47,8 +46,8 @@ plan_strdup(struct sb_plan *p, const char *s)
 	return d;
 }
 
-static struct sb_mop *
-add_mop(struct sb_plan *p, enum sb_mop_kind kind, enum sb_stage stage,
+struct sb_mop *
+sb_plan_add_mop(struct sb_plan *p, enum sb_mop_kind kind, enum sb_stage stage,
     const char *abs_path)
 {
 	struct sb_mop *m;
@@ -100,7 +99,7 @@ add_parents(struct sb_plan *p, const char *abs_path, enum sb_stage stage)
 			return -E2BIG;
 		}
 		p->owned[p->nowned++] = copy;
-		if ((m = add_mop(p, SB_MOP_DIR, stage, copy)) == NULL)
+		if ((m = sb_plan_add_mop(p, SB_MOP_DIR, stage, copy)) == NULL)
 			return -E2BIG;
 		m->mode = 0755;
 	}
@@ -120,7 +119,7 @@ add_bind(struct sb_plan *p, const char *abs_path, const char *host, bool dir,
 
 	if ((rc = add_parents(p, abs_path, stage)) < 0)
 		return rc;
-	if ((m = add_mop(p, SB_MOP_BIND, stage, abs_path)) == NULL)
+	if ((m = sb_plan_add_mop(p, SB_MOP_BIND, stage, abs_path)) == NULL)
 		return -E2BIG;
 	m->host = host;
 	m->fd = SB_FD_FIRST_BIND + p->nbind_fds++;
@@ -140,7 +139,7 @@ add_simple(struct sb_plan *p, enum sb_mop_kind kind, enum sb_stage stage,
 
 	if ((rc = add_parents(p, abs_path, stage)) < 0)
 		return rc;
-	if ((m = add_mop(p, kind, stage, abs_path)) == NULL)
+	if ((m = sb_plan_add_mop(p, kind, stage, abs_path)) == NULL)
 		return -E2BIG;
 	m->arg = arg;
 	m->arg_len = arg != NULL ? strlen(arg) : 0;
@@ -162,8 +161,8 @@ is_reserved(const char *path)
 	return false;
 }
 
-static int
-request_fail(struct sb_result *res, int err, const char *what)
+int
+sb_request_fail(struct sb_result *res, int err, const char *what)
 {
 	sb_fail(res, SB_STAGE_REQUEST, err, what);
 	return -err;
@@ -176,51 +175,51 @@ check_request(const struct sb_request *req, const char *ws,
 	size_t i, j;
 
 	if (!sb_path_is_normal(req->program))
-		return request_fail(res, EINVAL,
+		return sb_request_fail(res, EINVAL,
 		    "program must be an absolute, normalised path");
 	if (req->argv == NULL || req->argv[0] == NULL)
-		return request_fail(res, EINVAL, "argv must hold argv[0]");
+		return sb_request_fail(res, EINVAL, "argv must hold argv[0]");
 	if (req->network != SB_NET_NONE && req->network != SB_NET_PROXY)
-		return request_fail(res, EINVAL, "unknown network mode");
+		return sb_request_fail(res, EINVAL, "unknown network mode");
 	if (req->network == SB_NET_PROXY && req->net_listener == NULL)
-		return request_fail(res, EINVAL,
+		return sb_request_fail(res, EINVAL,
 		    "network proxy without a listener callback");
 	if (req->stdin_len > 0 && req->stdin_data == NULL)
-		return request_fail(res, EINVAL, "stdin_len without stdin_data");
+		return sb_request_fail(res, EINVAL, "stdin_len without stdin_data");
 	if (req->limits.nproc > SB_MAX_NPROC)
-		return request_fail(res, EINVAL, "limits.nproc is above "
+		return sb_request_fail(res, EINVAL, "limits.nproc is above "
 		    "SB_MAX_NPROC (4194303: the kernel's most pids, less the "
 		    "init)");
 	if (req->workspace_host != NULL) {
 		if (req->workspace_host[0] != '/')
-			return request_fail(res, EINVAL,
+			return sb_request_fail(res, EINVAL,
 			    "workspace host dir must be absolute");
 		if (!sb_path_is_normal(ws) || is_reserved(ws))
-			return request_fail(res, EINVAL,
+			return sb_request_fail(res, EINVAL,
 			    "workspace path inside is reserved or not normal");
 	}
 	if (req->nbinds > SB_MAX_BINDS || (req->nbinds > 0 &&
 	    req->binds == NULL))
-		return request_fail(res, E2BIG, "too many binds");
+		return sb_request_fail(res, E2BIG, "too many binds");
 	for (i = 0; i < req->nbinds; i++) {
 		const struct sb_bind *b = &req->binds[i];
 
 		if (b->host_path == NULL || b->host_path[0] != '/' ||
 		    !sb_path_is_normal(b->sandbox_path) ||
 		    is_reserved(b->sandbox_path))
-			return request_fail(res, EINVAL,
+			return sb_request_fail(res, EINVAL,
 			    "bind path reserved, relative or not normal");
 		if (req->workspace_host != NULL &&
 		    (sb_path_under(b->sandbox_path, ws) ||
 		    sb_path_under(ws, b->sandbox_path)))
-			return request_fail(res, EINVAL,
+			return sb_request_fail(res, EINVAL,
 			    "bind overlaps the workspace");
 		for (j = 0; j < i; j++)
 			if (sb_path_under(b->sandbox_path,
 			    req->binds[j].sandbox_path) ||
 			    sb_path_under(req->binds[j].sandbox_path,
 			    b->sandbox_path))
-				return request_fail(res, EINVAL,
+				return sb_request_fail(res, EINVAL,
 				    "two binds overlap");
 	}
 	return 0;
@@ -365,251 +364,6 @@ host_kind(const char *path)
 	return rc;
 }
 
-/* 1 if name is one normal path component (no '/', not "." or ".."). */
-static int
-protect_name_ok(const char *name)
-{
-	size_t n = strlen(name);
-
-	return n > 0 && n < NAME_MAX && strchr(name, '/') == NULL &&
-	    strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
-}
-
-/*
- * Protected path pr beneath the workspace (ws_fd): its dir (O_PATH) in
- * *dir_fd, or -1, and what its name is now in *st. 0, 1 for nothing (its
- * dir gone, or no dir), or -errno: a symlink on the way (each dir on it
- * is a protected path of its own, checked before it).
- */
-static int
-prot_stat(int ws_fd, const struct sb_prot *pr, int *dir_fd, struct stat *st)
-{
-	struct open_how how = {
-		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH,
-	};
-	char dir[SB_PATH_MAX] = ".";
-
-	if (pr->name_off > 0)
-		(void)snprintf(dir, sizeof(dir), "%.*s",
-		    (int)pr->name_off - 1, pr->path);
-	if ((*dir_fd = (int)syscall(SYS_openat2, ws_fd, dir, &how,
-	    sizeof(how))) < 0)
-		return errno == ENOENT || errno == ENOTDIR ? 1 : -errno;
-	if (fstatat(*dir_fd, pr->path + pr->name_off, st,
-	    AT_SYMLINK_NOFOLLOW) < 0)
-		return errno == ENOENT ? 1 : -errno;
-	return 0;
-}
-
-/*
- * 1 if protected path pr names something now that it did not at the
- * start (nothing then, or another inode; with lists, a list of git dirs
- * that gained or lost an entry), else 0, or -errno; *dir_fd as prot_stat.
- */
-int
-sb_prot_changed(int ws_fd, const struct sb_prot *pr, bool lists,
-    int *dir_fd)
-{
-	struct stat st;
-	int rc;
-
-	if ((rc = prot_stat(ws_fd, pr, dir_fd, &st)) != 0)
-		return rc < 0 ? rc : 0;
-	if (!pr->present || st.st_dev != pr->dev || st.st_ino != pr->ino)
-		return 1;
-	return lists && pr->list && (st.st_ctim.tv_sec != pr->ctime.tv_sec ||
-	    st.st_ctim.tv_nsec != pr->ctime.tv_nsec);
-}
-
-/*
- * Protected path dir/name (dir: "." at the top) as it is at the run's
- * start, noted for its end; *type gets its S_IFMT, 0 when absent. A
- * symlink, or what is neither a file nor a dir, cannot be kept read-only:
- * it fails the request.
- */
-static int
-prot_note(struct sb_plan *p, int ws_fd, const char *dir, const char *name,
-    mode_t *type, struct sb_result *res)
-{
-	struct sb_prot *pr = &p->prot[p->nprot];
-	char path[SB_PATH_MAX];
-	struct stat st;
-	int fd, n, rc;
-
-	if (p->nprot == SB_MAX_PROTECTED)
-		return request_fail(res, E2BIG, "more protected workspace "
-		    "entries than SB_MAX_PROTECTED (submodules, worktrees)");
-	n = strcmp(dir, ".") == 0 ? snprintf(path, sizeof(path), "%s", name) :
-	    snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (n < 0 || (size_t)n >= sizeof(path))
-		return request_fail(res, ENAMETOOLONG,
-		    "a protected workspace path is too long");
-	if ((pr->path = plan_strdup(p, path)) == NULL)
-		return request_fail(res, ENOMEM, "the plan's strings");
-	pr->name_off = (size_t)n - strlen(name);
-	pr->present = pr->list = false;
-	rc = prot_stat(ws_fd, pr, &fd, &st);
-	if (fd >= 0)
-		(void)close(fd);
-	if (rc < 0 || fd < 0)
-		return request_fail(res, rc < 0 ? -rc : ENOENT, "cannot look "
-		    "up a protected workspace path");
-	*type = rc == 0 ? st.st_mode & S_IFMT : 0;
-	if (*type != 0 && *type != S_IFDIR && *type != S_IFREG)
-		return request_fail(res, *type == S_IFLNK ? ELOOP : EINVAL,
-		    "a protected workspace path (.git, .git/config, ...) is a "
-		    "symlink or neither a file nor a dir: it cannot be kept "
-		    "read-only");
-	if (*type != 0) {
-		pr->present = true;
-		pr->dev = st.st_dev;
-		pr->ino = st.st_ino;
-		pr->ctime = st.st_ctim;
-	}
-	p->nprot++;
-	return 0;
-}
-
-/* Protected path (relative to the workspace, ws inside) read-only. */
-static int
-prot_bind(struct sb_plan *p, const char *ws, const char *path,
-    struct sb_result *res)
-{
-	char inside[SB_PATH_MAX];
-	const char *in;
-	int n;
-
-	n = snprintf(inside, sizeof(inside), "%s/%s", ws, path);
-	if (n < 0 || (size_t)n >= sizeof(inside))
-		return request_fail(res, ENAMETOOLONG,
-		    "a protected workspace path is too long");
-	if ((in = plan_strdup(p, inside)) == NULL ||
-	    add_mop(p, SB_MOP_PROTECT, SB_STAGE_MOUNTS, in) == NULL)
-		return request_fail(res, E2BIG, "the sandbox plan does not "
-		    "fit");
-	return 0;
-}
-
-/* Each of names in dir noted, and bound read-only if there. */
-static int
-prot_entries(struct sb_plan *p, int ws_fd, const char *ws, const char *dir,
-    const char *const *names, struct sb_result *res)
-{
-	mode_t type;
-	int rc;
-
-	for (; *names != NULL; names++) {
-		if ((rc = prot_note(p, ws_fd, dir, *names, &type, res)) < 0)
-			return rc;
-		if (type != 0 && (rc = prot_bind(p, ws,
-		    p->prot[p->nprot - 1].path, res)) < 0)
-			return rc;
-	}
-	return 0;
-}
-
-/*
- * A git dir (the top .git, a submodule's under modules/, nesting, a
- * worktree's under worktrees/): what makes git run code or read its
- * config elsewhere, read-only; objects, refs, the index, HEAD and logs
- * stay writable (git add, git commit).
- */
-static int
-prot_git_dir(struct sb_plan *p, int ws_fd, const char *ws, const char *dir,
-    struct sb_result *res)
-{
-	static const char *const entries[] = { "config", "config.worktree",
-	    "commondir", "hooks", "info", NULL };
-	static const char *const lists[] = { "modules", "worktrees" };
-	const char *sub;
-	struct dirent *e;
-	size_t i;
-	mode_t type;
-	DIR *d;
-	int fd, rc;
-
-	if ((rc = prot_entries(p, ws_fd, ws, dir, entries, res)) < 0)
-		return rc;
-	for (i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
-		if ((rc = prot_note(p, ws_fd, dir, lists[i], &type, res)) < 0)
-			return rc;
-		if (type != S_IFDIR)
-			continue;
-		p->prot[p->nprot - 1].list = true;
-		fd = (int)syscall(SYS_openat2, ws_fd,
-		    p->prot[p->nprot - 1].path,
-		    &(struct open_how){ .flags = O_RDONLY | O_DIRECTORY |
-		    O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS |
-		    RESOLVE_BENEATH }, sizeof(struct open_how));
-		if (fd < 0 || (d = fdopendir(fd)) == NULL) {
-			rc = errno;
-			if (fd >= 0)
-				(void)close(fd);
-			return request_fail(res, rc, "cannot list a protected "
-			    "workspace dir");
-		}
-		sub = p->prot[p->nprot - 1].path;
-		while (rc == 0 && (e = readdir(d)) != NULL) {
-			if (strcmp(e->d_name, ".") == 0 ||
-			    strcmp(e->d_name, "..") == 0)
-				continue;
-			if ((rc = prot_note(p, ws_fd, sub, e->d_name, &type,
-			    res)) == 0 && type == S_IFDIR)
-				rc = prot_git_dir(p, ws_fd, ws,
-				    p->prot[p->nprot - 1].path, res);
-		}
-		(void)closedir(d);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
-}
-
-/*
- * The protected names of a writable workspace (a read-only one keeps
- * everything), bound after the workspace's own bind (child.c, by fd).
- * A dir named .git is a git dir; in a .hg dir, what Mercurial reads as
- * config (hooks) or where it finds the store; anything else there (a
- * .git file, another name of the list) is read-only whole. Each path is
- * noted as it is now: what names something else at the run's end is
- * moved aside (exec.c, move_aside_new). A mount point inside can be
- * neither written, renamed nor removed.
- */
-static int
-add_protected(struct sb_plan *p, const struct sb_request *req,
-    const char *ws, struct sb_result *res)
-{
-	static const char *const hg[] = { "hgrc", "hgrc-not-shared",
-	    "sharedpath", NULL };
-	const char *name;
-	mode_t type;
-	size_t i;
-	int ws_fd, rc = 0;
-
-	if ((ws_fd = sb_open_host(req->workspace_host, true)) < 0)
-		return request_fail(res, -ws_fd, "cannot open the workspace "
-		    "dir");
-	for (i = 0; rc == 0 && (name = req->workspace_protect[i]) != NULL;
-	    i++) {
-		if (i >= SB_MAX_PROTECT || !protect_name_ok(name))
-			rc = request_fail(res, EINVAL, "a protected "
-			    "workspace name is not one path component, or "
-			    "there are too many");
-		else if ((rc = prot_note(p, ws_fd, ".", name, &type,
-		    res)) < 0 || type == 0)
-			continue;
-		else if (type == S_IFDIR && strcmp(name, ".git") == 0)
-			rc = prot_git_dir(p, ws_fd, ws, name, res);
-		else if (type == S_IFDIR && strcmp(name, ".hg") == 0)
-			rc = prot_entries(p, ws_fd, ws, name, hg, res);
-		else
-			rc = prot_bind(p, ws, name, res);
-	}
-	(void)close(ws_fd);
-	return rc;
-}
-
 /*
  * With per-slot uids the parent mounts the workspace and each writable
  * bind itself, id-mapped to the run's uid (exec.c, run_trees), as detached
@@ -627,7 +381,7 @@ add_tree(struct sb_plan *p, const char *abs_path, const char *host,
 	if ((rc = add_parents(p, abs_path, SB_STAGE_MOUNTS)) < 0)
 		return rc;
 	p->tree_mop[p->ntrees] = p->nmops;
-	if ((m = add_mop(p, SB_MOP_TREE, SB_STAGE_MOUNTS, abs_path)) == NULL)
+	if ((m = sb_plan_add_mop(p, SB_MOP_TREE, SB_STAGE_MOUNTS, abs_path)) == NULL)
 		return -E2BIG;
 	m->host = host;
 	m->fd = SB_FD_TREE + (int)p->ntrees++;
@@ -652,7 +406,7 @@ add_request_binds(const struct sb_ctx *ctx, struct sb_plan *p,
 			    "dir, or a symlink in its path)");
 			return kind < 0 ? kind : -ENOTDIR;
 		}
-		if ((s = plan_strdup(p, ws)) == NULL)
+		if ((s = sb_plan_strdup(p, ws)) == NULL)
 			return -ENOMEM;
 		if (ctx->uid_pool_on)
 			rc = add_tree(p, s, req->workspace_host,
@@ -663,11 +417,11 @@ add_request_binds(const struct sb_ctx *ctx, struct sb_plan *p,
 		if (rc < 0)
 			return rc;
 		p->cwd = s;
-		if ((p->ws_host = plan_strdup(p, req->workspace_host)) == NULL)
+		if ((p->ws_host = sb_plan_strdup(p, req->workspace_host)) == NULL)
 			return -ENOMEM;
 		if (req->workspace_protect != NULL &&
 		    req->workspace_writable &&
-		    (rc = add_protected(p, req, ws, res)) < 0)
+		    (rc = sb_protect_plan(p, req, ws, res)) < 0)
 			return rc;
 	}
 	for (i = 0; i < req->nbinds; i++) {
@@ -682,7 +436,7 @@ add_request_binds(const struct sb_ctx *ctx, struct sb_plan *p,
 			    "bind must be a directory");
 			return -EINVAL;
 		}
-		if ((s = plan_strdup(p, req->binds[i].sandbox_path)) == NULL)
+		if ((s = sb_plan_strdup(p, req->binds[i].sandbox_path)) == NULL)
 			return -ENOMEM;
 		/* Landlock: writes beneath it, as in the workspace */
 		if (req->binds[i].writable)
@@ -710,7 +464,7 @@ add_tmp(struct sb_plan *p, uint64_t bytes)
 	(void)snprintf(opts, sizeof(opts), "mode=1777,size=%llu,nr_inodes=%llu",
 	    (unsigned long long)bytes,
 	    (unsigned long long)(bytes / SB_TMP_INODE_BYTES + SB_TMP_INODE_SLACK));
-	if ((s = plan_strdup(p, opts)) == NULL)
+	if ((s = sb_plan_strdup(p, opts)) == NULL)
 		return -ENOMEM;
 	return add_simple(p, SB_MOP_TMPFS, SB_STAGE_MOUNTS, "/tmp", s, 01777);
 }
@@ -957,7 +711,7 @@ sb_program_check(const struct sb_ctx *ctx, const struct sb_request *req,
 	int depth, rc = -ENOENT;
 
 	if (!sb_path_is_normal(req->program))
-		return request_fail(res, EINVAL,
+		return sb_request_fail(res, EINVAL,
 		    "program must be an absolute, normalised path");
 	(void)snprintf(cur, sizeof(cur), "%s", req->program);
 	for (depth = 0; depth < SB_MAX_LINK_DEPTH; depth++) {
