@@ -23,12 +23,13 @@ import sys
 # directory -> the directories of ours whose headers it may include
 ALLOWED = {
     "transport": {"transport", "server", "schemas", "util"},
-    "server": {"server", "tools", "schemas", "util"},
-    "tools": {"tools", "policy", "sandbox", "schemas", "util"},
+    "server": {"server", "tools", "workspace", "schemas", "util"},
+    "tools": {"tools", "workspace", "policy", "sandbox", "schemas", "util"},
     "policy": {"policy"},
     "schemas": {"schemas"},
     "sandbox": {"sandbox"},
     "util": {"util"},
+    "workspace": {"workspace"},
     "cli": {"cli", "sandbox"},
 }
 # files that see every layer, and the sandbox CLI modes
