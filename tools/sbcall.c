@@ -5,11 +5,11 @@
  * runs its sandbox stage through sbcall_run(), the only way a tool starts
  * a sandbox.
  *
- * The shared path of the sandboxed tools from a plain request to sb_run().
- * Trusts that args passed the schema; still refuses environment names the
- * policy forbids (LD_*, interpreter hooks), because a schema pattern cannot
- * express the whole list. Never waits for a slot longer than the policy's
- * queue_wait_ms.
+ * The shared path of the sandboxed tools from a plain request to sb_run()
+ * and back to a CallToolResult. Trusts that args passed the schema; still
+ * refuses environment names the policy forbids (LD_*, interpreter hooks),
+ * because a schema pattern cannot express the whole list. Never waits for
+ * a slot longer than the policy's queue_wait_ms.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -1,8 +1,11 @@
 /*
- * One sandboxed run for a tool handler: environment (policy defaults, then
- * the request's checked overrides), limits from the policy, read-only binds
- * of the toolchain, a sandbox slot (bounded wait), progress and
- * cancellation. Below this line there is no JSON except the overrides.
+ * One sandboxed run for a tool handler, from its struct sbcall to the
+ * call's finished result: environment (policy defaults, then the request's
+ * checked overrides), limits from the policy, read-only binds of the
+ * toolchain, a sandbox slot (bounded wait), progress and cancellation, then
+ * the result rendered with the files the run made. Beside it, what the
+ * sandboxed tools share for reading their common arguments and tailoring
+ * their tools/list entries.
  */
 #ifndef SBCALL_H
 #define SBCALL_H
@@ -23,7 +26,7 @@ struct sbcall;
 struct tool_audit;
 
 #define SBCALL_MAX_ENV		32	/* request overrides per call */
-/* a program's own binds and the policy's allowed paths (binds.h): the
+/* a program's own binds and the policy's allowed paths (policy_binds.h): the
  * sandbox's SB_MAX_BINDS */
 #define SBCALL_MAX_BINDS	16
 
@@ -47,7 +50,7 @@ struct sbcall {
 	const char *workspace_path;	/* inside; NULL: /workspace */
 	bool workspace_writable;
 	bool empty_env;			/* no variables at all (skills) */
-	/* what the program needs bound (binds.c), or NULL; the policy's
+	/* what the program needs bound (policy_binds.c), or NULL; the policy's
 	 * allow_read / allow_read_write paths are added to every run */
 	const struct prog_binds *prog_binds;
 	const char *what;		/* "the command", for messages */
