@@ -51,8 +51,9 @@ EXCEPT = {"cli/main.c": set(ALLOWED)}
 NOT_LAYERS = {"tests", "dist", "docker"}
 NO_PATH = {"transport": ("tools", "workspace", "policy", "egress",
                          "sandbox")}
-# the layers checked for call cycles between their files (sandbox/ is not
-# yet free of them)
+# the layers checked for call cycles between their files: not yet
+# sandbox/ (cgroup.c, ctx.c, plan.c, uids.c) nor the validator's files of
+# schemas/, which call each other by design of a recursive evaluator
 CYCLES = ("cli", "server", "transport", "tools", "workspace", "policy",
           "egress")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
