@@ -1,8 +1,9 @@
 /*
- * The policy of the sandboxed tools: which programs, languages, skills and
- * databases a model may use, in which workspace, under which limits. Built
- * once at start (embedded default, then --config file, then flags, then
- * policy_finalize()), immutable afterwards and shared by every thread.
+ * The policy of the sandboxed tools: which programs, languages, skills,
+ * databases and network domains a model may use, in which workspace, under
+ * which limits. Built once at start (embedded default, then --config file,
+ * then flags, then policy_finalize()), immutable afterwards and shared by
+ * every thread.
  * Trusts only its own embedded default; a config file and flags are user
  * input and are checked with messages that name the file, line and key.
  */
@@ -50,7 +51,7 @@ struct policy_command {
 	char *name;		/* owned: what the model passes, e.g. "grep" */
 	char *path;		/* owned: absolute, from finalize; or NULL */
 	struct prog_binds *binds;	/* owned: files outside the system
-				 * dirs it needs (bound read-only; binds.h),
+				 * dirs it needs (bound read-only; policy_binds.h),
 				 * or NULL */
 	bool optional;		/* from the default: dropped if missing */
 	char *origin;		/* owned: where it was asked for, for errors:

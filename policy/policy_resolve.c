@@ -2,7 +2,7 @@
  * policy_finalize(): binds the policy to this machine at start, before the
  * environment is emptied. Programs become absolute paths (plus, when they
  * live outside the system directories, exactly the files they need:
- * binds.c), languages
+ * policy_binds.c), languages
  * whose toolchain is missing become unavailable, skills are scanned from
  * their SKILL.md front matter and scripts/ folder, databases must exist.
  * Runs once, single-threaded; never runs a program.
@@ -142,7 +142,7 @@ note(struct policy *p, const char *what, const char *why)
 /*
  * Resolves a program name (or absolute path) to its real absolute path
  * and, when it lives outside the system directories, the files it needs
- * bound (binds.c; NULL for a system program). 0; -1 when not found (why
+ * bound (policy_binds.c; NULL for a system program). 0; -1 when not found (why
  * empty) or when it cannot run in a sandbox (why says so).
  */
 static int
@@ -226,7 +226,7 @@ resolve_commands(struct policy *p, char *err, size_t errlen)
 		struct policy_command *c = &p->commands[i];
 		const char *spec = c->path != NULL ? c->path : c->name;
 		struct prog_binds *binds = NULL;
-		char *path = NULL, why[768];	/* binds.c's sentence */
+		char *path = NULL, why[768];	/* policy_binds.c's text */
 
 		if (resolve_program(spec, is_python_name(c->name), &path,
 		    &binds, why, sizeof(why)) == 0) {
@@ -281,7 +281,7 @@ resolve_languages(struct policy *p)
 		[POLICY_LANG_SH] = { "sh", NULL },
 		[POLICY_LANG_C] = { "cc", "gcc" },
 	};
-	char why[768], real[PATH_MAX];	/* binds.c's sentence */
+	char why[768], real[PATH_MAX];	/* policy_binds.c's sentence */
 	int l, k;
 
 	for (l = 0; l < POLICY_LANG_COUNT; l++) {
@@ -699,7 +699,7 @@ int
 policy_finalize(struct policy *p, char *err, size_t errlen)
 {
 	struct prog_binds *binds = NULL;
-	char why[768];	/* binds.c's sentence */
+	char why[768];	/* policy_binds.c's sentence */
 
 	if (p->finalized)
 		return 0;

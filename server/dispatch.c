@@ -6,7 +6,9 @@
  * one seam (tools/sbcall.c); dispatch reaches it only through tool.h's
  * tool_call_open/_cancel/_close. A method name from the client is only a
  * key into methods[]; a tool name only a key into the registry. Every
- * response is built here and nowhere else.
+ * response to a message dispatch is given is built here; the transports
+ * answer only what never reaches it (a message too long or that does not
+ * decode, a request the HTTP guards refuse, no thread to run a call).
  */
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -302,10 +304,12 @@ m_tools_list(struct req *r, struct json_object **ret)
 }
 
 /*
- * subscriptions/listen (2026-07-28): our tool list never changes and we
- * offer no resources, so no notification type is honoured. The stream is
- * acknowledged with the empty filter and then ended by the server with its
- * completion result, as the subscriptions pattern allows.
+ * subscriptions/listen (2026-07-28): our tool list never changes, and the
+ * resources are offered without subscriptions in this era (no
+ * resourceSubscriptions: resources.c), so no notification type is
+ * honoured. The stream is acknowledged with the empty filter and then
+ * ended by the server with its completion result, as the subscriptions
+ * pattern allows.
  */
 static enum mcp_err
 m_listen(struct req *r, struct json_object **ret)

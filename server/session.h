@@ -106,8 +106,8 @@ void session_set_log_level(struct session *s, int level);
 int session_log_level(struct session *s);
 
 /*
- * A workspace a transport owns for its sessions (tools/workspace.h's,
- * reached through this layer so that transports never include tools/):
+ * A workspace a transport owns for its sessions (workspace/workspace.h's,
+ * reached through this layer so that transports never include it):
  * a fresh private one when dir is NULL (owned by owner, or -1), else dir.
  * 0, or -1 with err filled. The path is borrowed for the workspace's life;
  * session_ws_free() removes a private one. NULL-safe.

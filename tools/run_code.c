@@ -17,7 +17,6 @@
 #include "sbcall.h"
 #include "warm.h"
 #include "toolargs.h"
-#include "workspace_files.h"
 
 /* execve refuses one argument longer than MAX_ARG_STRLEN (32 pages). */
 #define CODE_MAX_BYTES		(128 * 1024 - 1)
@@ -57,16 +56,12 @@ tool_run_code(const struct tool_call *call,
 	const char *bad;
 	struct json_object *r = NULL;
 	struct sbcall c;
-	struct sb_result res;
-	struct wsf_scan before;
 	const char **argv = NULL, *head[6];
 	char *warm_in = NULL;
 	size_t nhead = 0;
 	enum mcp_err st = MCP_OK;
 	int l;
 
-	memset(&res, 0, sizeof(res));
-	memset(&before, 0, sizeof(before));
 	memset(&c, 0, sizeof(c));
 	if ((bad = render_nul_key(args, nul_free)) != NULL) {
 		r = render_nul_refusal(call->audit, bad);
@@ -137,17 +132,10 @@ tool_run_code(const struct tool_call *call,
 		}
 		c.warm_stdin = warm_in;
 	}
-	c.files_before = &before;
-	if ((st = sbcall_run(call, &c, &res, &r)) != MCP_OK)
-		goto out;
-	if (r == NULL && (r = render_run_result(&res, "the code", c.timeout_ms,
-	    call->audit)) != NULL)
-		st = sbcall_report_files(call, &c, true, r);
+	st = sbcall_run(call, &c, &r);
  out:
-	wsf_scan_free(&before);
 	free(warm_in);
 	free(argv);
-	sb_result_fini(&res);
 	return sbcall_return(st, r, ret_result);
 }
 

@@ -14,7 +14,6 @@
 #include "sandboxed.h"
 #include "sbcall.h"
 #include "toolargs.h"
-#include "workspace_files.h"
 
 #define RUN_LIST_NAMES	2048	/* bytes of allowed names in a refusal */
 
@@ -54,13 +53,9 @@ tool_run_command(const struct tool_call *call,
 	const char *bad;
 	struct json_object *r = NULL;
 	struct sbcall c;
-	struct sb_result res;
-	struct wsf_scan before;
 	const char **argv = NULL, *head[1];
 	enum mcp_err st = MCP_OK;
 
-	memset(&res, 0, sizeof(res));
-	memset(&before, 0, sizeof(before));
 	if ((bad = render_nul_key(args, nul_free)) != NULL) {
 		r = render_nul_refusal(call->audit, bad);
 		goto out;
@@ -86,17 +81,10 @@ tool_run_command(const struct tool_call *call,
 	c.workspace_writable = true;
 	c.prog_binds = cmd->binds;
 	c.what = "the command";
-	c.files_before = &before;
 	c.network = true;
-	if ((st = sbcall_run(call, &c, &res, &r)) != MCP_OK)
-		goto out;
-	if (r == NULL && (r = render_run_result(&res, "the command", c.timeout_ms,
-	    call->audit)) != NULL)
-		st = sbcall_report_files(call, &c, true, r);
+	st = sbcall_run(call, &c, &r);
  out:
-	wsf_scan_free(&before);
 	free(argv);
-	sb_result_fini(&res);
 	return sbcall_return(st, r, ret_result);
 }
 

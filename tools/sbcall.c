@@ -5,11 +5,11 @@
  * runs its sandbox stage through sbcall_run(), the only way a tool starts
  * a sandbox.
  *
- * The shared path of the sandboxed tools from a plain request to sb_run().
- * Trusts that args passed the schema; still refuses environment names the
- * policy forbids (LD_*, interpreter hooks), because a schema pattern cannot
- * express the whole list. Never waits for a slot longer than the policy's
- * queue_wait_ms.
+ * The shared path of the sandboxed tools from a plain request to sb_run()
+ * and back to a CallToolResult. Trusts that args passed the schema; still
+ * refuses environment names the policy forbids (LD_*, interpreter hooks),
+ * because a schema pattern cannot express the whole list. Never waits for
+ * a slot longer than the policy's queue_wait_ms.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -334,9 +334,16 @@ sbcall_env_free(char **envp)
 	env_free(envp);
 }
 
-enum mcp_err
-sbcall_run(const struct tool_call *call, const struct sbcall *c,
-    struct sb_result *res, struct json_object **ret_refusal)
+/*
+ * The run of c, with the files of its directory walked into before once a
+ * slot is held. MCP_OK and either *ret_refusal (an isError result, the
+ * audit facts filled) or a filled *res (it ran; sb_result_fini it in any
+ * case). Any other return is an internal error.
+ */
+static enum mcp_err
+run(const struct tool_call *call, const struct sbcall *c,
+    struct wsf_scan *before, struct sb_result *res,
+    struct json_object **ret_refusal)
 {
 	const struct tool_env *env = call->env;
 	const struct policy *p = env->policy;
@@ -440,8 +447,7 @@ sbcall_run(const struct tool_call *call, const struct sbcall *c,
 		    "cancelled.", c->what);
 		goto out;
 	}
-	if (c->files_before != NULL)
-		(void)wsf_scan_take(req.workspace_host, c->files_before);
+	(void)wsf_scan_take(req.workspace_host, before);
 	/* a python started ahead has no proxy: a call with network is cold */
 	if (c->warm_stdin != NULL && env->prestart.take != NULL && ec == NULL &&
 	    (started = env->prestart.take(env->prestart.arg,
@@ -470,17 +476,45 @@ sbcall_run(const struct tool_call *call, const struct sbcall *c,
 	return MCP_OK;
 }
 
-enum mcp_err
-sbcall_report_files(const struct tool_call *call, const struct sbcall *c,
-    bool always, struct json_object *r)
+/*
+ * Adds to r what the run of c created or changed since before: with links
+ * for the workspace, without for a directory of c's own. always:
+ * structuredContent gets files and files_omitted even when none changed
+ * (false for a skill script's own JSON object, which keeps its shape then).
+ */
+static enum mcp_err
+report_files(const struct tool_call *call, const struct sbcall *c,
+    const struct wsf_scan *before, bool always, struct json_object *r)
 {
-	if (c->files_before == NULL || r == NULL)
-		return MCP_OK;
 	if (c->workspace_host != NULL)
-		return wsf_report(c->workspace_host, c->files_before, NULL,
-		    always, r);
-	return wsf_report(call->workspace, c->files_before, FILES_URI_PREFIX,
-	    always, r);
+		return wsf_report(c->workspace_host, before, NULL, always, r);
+	return wsf_report(call->workspace, before, FILES_URI_PREFIX, always,
+	    r);
+}
+
+enum mcp_err
+sbcall_run(const struct tool_call *call, const struct sbcall *c,
+    struct json_object **ret_result)
+{
+	struct json_object *r = NULL;
+	struct sb_result res;
+	struct wsf_scan before;
+	enum mcp_err st;
+	bool always = true;
+
+	memset(&before, 0, sizeof(before));
+	if ((st = run(call, c, &before, &res, &r)) == MCP_OK && r == NULL) {
+		if (c->render != NULL)
+			r = c->render(&res, c, call->audit, &always);
+		else
+			r = render_run_result(&res, c->what, c->timeout_ms,
+			    call->audit);
+		if (r != NULL)
+			st = report_files(call, c, &before, always, r);
+	}
+	wsf_scan_free(&before);
+	sb_result_fini(&res);
+	return sbcall_return(st, r, ret_result);
 }
 
 const char **

@@ -1,8 +1,11 @@
 /*
- * One sandboxed run for a tool handler: environment (policy defaults, then
- * the request's checked overrides), limits from the policy, read-only binds
- * of the toolchain, a sandbox slot (bounded wait), progress and
- * cancellation. Below this line there is no JSON except the overrides.
+ * One sandboxed run for a tool handler, from its struct sbcall to the
+ * call's finished result: environment (policy defaults, then the request's
+ * checked overrides), limits from the policy, read-only binds of the
+ * toolchain, a sandbox slot (bounded wait), progress and cancellation, then
+ * the result rendered with the files the run made. Beside it, what the
+ * sandboxed tools share for reading their common arguments and tailoring
+ * their tools/list entries.
  */
 #ifndef SBCALL_H
 #define SBCALL_H
@@ -19,12 +22,22 @@
 
 struct policy;
 struct prog_binds;
-struct wsf_scan;
+struct sbcall;
+struct tool_audit;
 
 #define SBCALL_MAX_ENV		32	/* request overrides per call */
-/* a program's own binds and the policy's allowed paths (binds.h): the
+/* a program's own binds and the policy's allowed paths (policy_binds.h): the
  * sandbox's SB_MAX_BINDS */
 #define SBCALL_MAX_BINDS	16
+
+/*
+ * A tool's own CallToolResult of a program that ran (sb_run returned 0),
+ * filling the audit facts: NULL on allocation failure. *files_always
+ * (true when called) says whether the files report adds files and
+ * files_omitted even when none changed (sbcall_run).
+ */
+typedef struct json_object *(*sbcall_render_fn)(const struct sb_result *res,
+    const struct sbcall *c, struct tool_audit *audit, bool *files_always);
 
 struct sbcall {
 	const char *program;		/* absolute, as inside */
@@ -37,7 +50,7 @@ struct sbcall {
 	const char *workspace_path;	/* inside; NULL: /workspace */
 	bool workspace_writable;
 	bool empty_env;			/* no variables at all (skills) */
-	/* what the program needs bound (binds.c), or NULL; the policy's
+	/* what the program needs bound (policy_binds.c), or NULL; the policy's
 	 * allow_read / allow_read_write paths are added to every run */
 	const struct prog_binds *prog_binds;
 	const char *what;		/* "the command", for messages */
@@ -56,24 +69,22 @@ struct sbcall {
 	 */
 	const void *warm_stdin;
 	size_t warm_stdin_len;
-	/*
-	 * Filled by sbcall_run with the files of the directory the program
-	 * gets (workspace or skill copy), walked once a slot is held, right
-	 * before the run: what sbcall_report_files compares with. NULL: no
-	 * report. Release with wsf_scan_free.
-	 */
-	struct wsf_scan *files_before;
+	/* the result of a run; NULL: render_run_result's, files always */
+	sbcall_render_fn render;
 };
 
 /*
- * Runs c. Returns MCP_OK and either *ret_refusal (an isError result owned
- * by the caller: busy, cancelled, bad environment, sandbox not built; the
- * audit facts are filled) or a filled *res (it ran; release it with
- * sb_result_fini in any case). Any other return is an internal error.
+ * Runs c and returns the call's finished result in *ret_result (owned by
+ * the caller; the audit facts are filled): a refusal (busy, cancelled,
+ * bad environment, sandbox not built, the sandbox could not start it), or
+ * what the program did, rendered by c->render, with the files it created
+ * or changed in the directory it got (workspace_files.h: walked once a
+ * slot is held, right before the run, and again after it; links for the
+ * workspace, none for a directory of c's own, a skill's copy gone after
+ * the call). MCP_OK, or an internal error and no result.
  */
 enum mcp_err sbcall_run(const struct tool_call *call, const struct sbcall *c,
-    struct sb_result *res, struct json_object **ret_refusal)
-    __attribute__((warn_unused_result));
+    struct json_object **ret_result) __attribute__((warn_unused_result));
 
 /*
  * The sandbox request c describes (limits from the policy; workspace: the
@@ -122,16 +133,6 @@ uint32_t sbcall_timeout(const struct tool_call *call, int64_t requested_ms);
  * "network" (network_arg). */
 void sbcall_common_args(const struct tool_call *call,
     const struct json_object *args, struct sbcall *c);
-
-/*
- * Adds the files the run of c created or changed to its result r
- * (workspace_files.h): with links for the workspace, without for a
- * directory of c's own (a skill's copy, gone after the call). always:
- * structuredContent gets files and files_omitted even when none changed
- * (false for a skill script's own JSON object, which keeps its shape then).
- */
-enum mcp_err sbcall_report_files(const struct tool_call *call,
-    const struct sbcall *c, bool always, struct json_object *r);
 
 /*
  * A handler's last step: st if it failed, else the result r (NULL means

@@ -26,7 +26,6 @@
 #include "sbcall.h"
 #include "toolargs.h"
 #include "workspace.h"
-#include "workspace_files.h"
 
 #define SKILL_COPY_MAX_BYTES	(64u << 20)	/* scripts and docs, not data */
 #define SKILL_COPY_MAX_ENTRIES	10000	/* files and folders copied */
@@ -261,24 +260,26 @@ stdout_json(const struct sb_result *res)
 	return o;
 }
 
-/* *own_json: the structured result is the script's own object. */
+/*
+ * sbcall_render_fn: a script's own JSON object on stdout is the structured
+ * result, and keeps its shape unless files changed (*files_always false).
+ */
 static struct json_object *
-skill_result(const struct sb_result *res, uint32_t timeout_ms,
-    struct tool_audit *audit, bool *own_json)
+skill_result(const struct sb_result *res, const struct sbcall *c,
+    struct tool_audit *audit, bool *files_always)
 {
 	struct json_object *o, *st, *err_text, *r = NULL;
 	char *msg;
 
-	*own_json = false;
 	if (res->exited && res->exit_code == 0 &&
 	    (o = stdout_json(res)) != NULL) {
-		*own_json = true;
+		*files_always = false;
 		render_audit_run(res, audit);
 		/* stdout_json checked it is UTF-8 */
 		return tool_result_ok(o, res->out.data);
 	}
 	if (!(res->exited && res->exit_code == 2 && res->err_out.len > 0))
-		return render_run_result(res, "the script", timeout_ms, audit);
+		return render_run_result(res, c->what, c->timeout_ms, audit);
 	render_audit_run(res, audit);
 	if ((st = render_run_structured(res)) == NULL)
 		return NULL;
@@ -307,19 +308,14 @@ tool_run_skill_script(const struct tool_call *call,
 	const struct policy_language *lang;
 	const char *bad;
 	struct json_object *r = NULL;
-	struct sb_result res;
-	struct wsf_scan before;
 	struct sbcall c;
 	char *copy = NULL, path[PATH_MAX];
 	const char **argv = NULL, *head[3];
 	size_t nhead = 0;
 	enum mcp_err st = MCP_OK;
-	bool own_json;
 	int rc;
 
-	memset(&res, 0, sizeof(res));
 	memset(&c, 0, sizeof(c));
-	memset(&before, 0, sizeof(before));
 	if ((bad = render_nul_key(args, nul_free)) != NULL) {
 		r = render_nul_refusal(call->audit, bad);
 		goto out;
@@ -362,20 +358,13 @@ tool_run_skill_script(const struct tool_call *call,
 	c.workspace_writable = true;	/* the copy is thrown away */
 	c.prog_binds = lang->binds;
 	c.what = "the script";
-	c.files_before = &before;
-	if ((st = sbcall_run(call, &c, &res, &r)) != MCP_OK)
-		goto out;
-	/* the script's own JSON keeps its shape unless files changed */
-	if (r == NULL && (r = skill_result(&res, c.timeout_ms, call->audit,
-	    &own_json)) != NULL)
-		st = sbcall_report_files(call, &c, !own_json, r);
+	c.render = skill_result;
+	st = sbcall_run(call, &c, &r);
  out:
-	wsf_scan_free(&before);
 	if (copy != NULL)
 		(void)workspace_remove_tree(copy);
 	free(copy);
 	free(argv);
-	sb_result_fini(&res);
 	return sbcall_return(st, r, ret_result);
 }
 

@@ -46,7 +46,7 @@ POLL_PAUSE_S = 0.025
 SOAK_QUIET_SAMPLES = 40
 
 # Network namespaces the server keeps for reuse: one per sandbox slot and
-# per warm python (server/main.c: netns_pool; policy defaults max_sandboxes
+# per warm python (cli/main.c: netns_pool; policy defaults max_sandboxes
 # = the cores, warm_python = 2, though the soak turns the pythons off), and
 # the server's own to come back to
 # (sandbox/netns.c). They are counted apart from other fds: the pool fills

@@ -23,7 +23,7 @@ from http_client import (ACCEPT_BOTH, Conn, Server, initialize_body,  # noqa
 BIN = None
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 # A server's fresh workspaces live in one private parent of its own in
-# $TMPDIR (tools/workspace.c), named after the server (workspace_reap.c).
+# $TMPDIR (workspace/workspace.c), named after the server (workspace_reap.c).
 PARENT_PREFIX = "mcp-sandbox-"
 
 # Bounded polling for effects on other threads or processes: attempts x

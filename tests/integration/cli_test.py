@@ -67,7 +67,7 @@ def test_exec_help():
     check("exec --help exits 0", r.returncode == 0, r.returncode)
     # the option table's flags, read from the source: the usage line must
     # name them all, and the text explain each
-    src = open(os.path.join(os.path.dirname(__file__), "..", "..", "server",
+    src = open(os.path.join(os.path.dirname(__file__), "..", "..", "cli",
                             "cmd_exec.c")).read()
     table = set(re.findall(r'\{ "([a-z-]+)", (?:required|no)_argument', src))
     table.discard("help")

@@ -3,7 +3,7 @@
 # headers, so they name every library they use.
 foreach(t policy workspace slots render files sqlite run wsfiles)
   add_executable(test_tools_${t} ${CMAKE_CURRENT_LIST_DIR}/tools_${t}.c)
-  target_link_libraries(test_tools_${t} PRIVATE mcp_tools mcp_policy PkgConfig::CHECK
+  target_link_libraries(test_tools_${t} PRIVATE mcp_tools mcp_workspace mcp_policy PkgConfig::CHECK
     PkgConfig::SQLITE Threads::Threads)
   add_test(NAME unit.tools_${t} COMMAND test_tools_${t})
   set_tests_properties(unit.tools_${t} PROPERTIES LABELS unit TIMEOUT 120)

@@ -522,7 +522,7 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 	return rc;
 }
 
-/* --check lines of the server's own layers (tools/workspace.c). */
+/* --check lines of the server's own layers (workspace/workspace.c). */
 static void
 check_server_layers(cmd_check_line_fn fn, void *arg)
 {
