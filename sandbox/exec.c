@@ -953,6 +953,8 @@ start_run(struct sb_started *s, const struct sb_request *req,
 		s->p = NULL;
 		return rc;
 	}
+	if ((rc = sb_protect_plan(s->p, req, res)) < 0)
+		return rc;
 	if (s->ctx->uid_pool_on &&
 	    (s->uid_slot = sb_uid_pool_take(&s->ctx->uids)) >= 0) {
 		s->uid = s->ctx->uids.base + (uid_t)s->uid_slot;

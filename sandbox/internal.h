@@ -518,7 +518,7 @@ int sb_program_check(const struct sb_ctx *ctx, const struct sb_request *req,
 
 /* protect.c: the protected names at the plan, after the run, and now */
 int sb_protect_plan(struct sb_plan *p, const struct sb_request *req,
-    const char *ws, struct sb_result *res)
+    struct sb_result *res)
     __attribute__((warn_unused_result));
 void sb_protect_finish(const struct sb_plan *p, struct sb_result *res);
 bool sb_protect_current(const struct sb_plan *p);

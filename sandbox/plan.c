@@ -417,12 +417,9 @@ add_request_binds(const struct sb_ctx *ctx, struct sb_plan *p,
 		if (rc < 0)
 			return rc;
 		p->cwd = s;
+		/* its protected names: exec.c adds them (protect.c) */
 		if ((p->ws_host = sb_plan_strdup(p, req->workspace_host)) == NULL)
 			return -ENOMEM;
-		if (req->workspace_protect != NULL &&
-		    req->workspace_writable &&
-		    (rc = sb_protect_plan(p, req, ws, res)) < 0)
-			return rc;
 	}
 	for (i = 0; i < req->nbinds; i++) {
 		if ((kind = host_kind(req->binds[i].host_path)) < 0) {

@@ -228,7 +228,8 @@ prot_git_dir(struct sb_plan *p, int ws_fd, const char *ws, const char *dir,
 
 /*
  * The protected names of a writable workspace (a read-only one keeps
- * everything), bound after the workspace's own bind (child.c, by fd).
+ * everything), added to a built plan (exec.c), so bound after every other
+ * mount of it, the workspace's among them (child.c, by fd).
  * A dir named .git is a git dir; in a .hg dir, what Mercurial reads as
  * config (hooks) or where it finds the store; anything else there (a
  * .git file, another name of the list) is read-only whole. Each path is
@@ -238,15 +239,20 @@ prot_git_dir(struct sb_plan *p, int ws_fd, const char *ws, const char *dir,
  */
 int
 sb_protect_plan(struct sb_plan *p, const struct sb_request *req,
-    const char *ws, struct sb_result *res)
+    struct sb_result *res)
 {
 	static const char *const hg[] = { "hgrc", "hgrc-not-shared",
 	    "sharedpath", NULL };
+	const char *ws = req->workspace_path != NULL ? req->workspace_path :
+	    SB_DEFAULT_WORKSPACE;
 	const char *name;
 	mode_t type;
 	size_t i;
 	int ws_fd, rc = 0;
 
+	if (req->workspace_host == NULL || req->workspace_protect == NULL ||
+	    !req->workspace_writable)
+		return 0;	/* nothing it can change */
 	if ((ws_fd = sb_open_host(req->workspace_host, true)) < 0)
 		return sb_request_fail(res, -ws_fd, "cannot open the workspace "
 		    "dir");

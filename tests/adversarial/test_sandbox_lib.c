@@ -269,13 +269,18 @@ END_TEST
 /* The deadline is sb_finish()'s: it kills a started run that hangs. */
 START_TEST(started_run_deadline_starts_at_finish)
 {
-	static const char *const argv[] = { "/bin/sh", "-c",
-	    "read x; echo \"got $x\"; sleep 987124", NULL };
+	char script[64], secs[16];
+	const char *argv[] = { "/bin/sh", "-c", script, NULL };
 	struct sb_ctx *ctx = new_ctx(1);
 	struct sb_started *s = NULL;
 	struct sb_request req;
 	struct sb_result res;
 
+	/* a sleep of this test's own: the root and 65534 runs of this file
+	 * may run at once (ctest -j) */
+	(void)snprintf(secs, sizeof(secs), "9%d", (int)getpid());
+	(void)snprintf(script, sizeof(script),
+	    "read x; echo \"got $x\"; sleep %s", secs);
 	request(&req, argv);
 	ck_assert_int_eq(sb_start(ctx, &req, &s, &res), 0);
 	sb_result_fini(&res);
@@ -287,7 +292,7 @@ START_TEST(started_run_deadline_starts_at_finish)
 	ck_assert_str_eq(res.out.data, "got hi\n");
 	ck_assert_uint_ge(res.duration_us, 300000);
 	sb_result_fini(&res);
-	ck_assert_int_eq(count_procs("sleep", "987124"), 0);
+	ck_assert_int_eq(count_procs("sleep", secs), 0);
 	sb_ctx_free(ctx);
 }
 END_TEST
@@ -295,19 +300,21 @@ END_TEST
 /* A started run given up on is killed and reaped, its fds released. */
 START_TEST(started_run_discarded_leaves_nothing)
 {
-	static const char *const argv[] = { "/bin/sleep", "987125", NULL };
+	char secs[16];
+	const char *argv[] = { "/bin/sleep", secs, NULL };
 	int fds = count_fds();
 	struct sb_ctx *ctx = new_ctx(1);
 	struct sb_started *s = NULL;
 	struct sb_request req;
 	struct sb_result res;
 
+	(void)snprintf(secs, sizeof(secs), "9%d", (int)getpid());
 	request(&req, argv);
 	ck_assert_int_eq(sb_start(ctx, &req, &s, &res), 0);
 	sb_result_fini(&res);
 	ck_assert(sb_started_alive(s));
 	sb_discard(s);
-	ck_assert_int_eq(count_procs("/bin/sleep", "987125"), 0);
+	ck_assert_int_eq(count_procs("/bin/sleep", secs), 0);
 	sb_ctx_free(ctx);	/* its netns pool holds an fd until then */
 	ck_assert_int_eq(count_fds(), fds);
 }
