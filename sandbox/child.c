@@ -726,16 +726,10 @@ clear_cmdline(const char *name)
 		memcpy((void *)(uintptr_t)f[0], name, len);
 }
 
-void
-sb_child_init(const struct sb_plan *p)
+/* The sandbox's session; with net_proxy, its proxy listener sent out. */
+static void
+init_session(const struct sb_plan *p)
 {
-	bool have_stdin = p->fd_from[SB_FD_STDIN - SB_FD_STATUS] >= 0;
-	struct rusage ru;
-	struct pollfd pfd;
-	char go;
-	pid_t prog;
-
-	shuffle_fds(p);
 	/*
 	 * The sandbox's own session, made here so that the program shares
 	 * it: no controlling terminal, so no TIOCSTI into the server's; and,
@@ -759,11 +753,12 @@ sb_child_init(const struct sb_plan *p)
 			child_fail(SB_FD_STATUS, SB_STAGE_NETNS, -rc);
 		(void)close(lfd);
 	}
-	/* Still the creator's kernel ids here, while the parent maps ours. */
-	open_sources(p);
-	/* The parent writes our uid/gid maps, then one byte; EOF: it died. */
-	if (read(SB_FD_SYNC, &go, 1) != 1)
-		_exit(127);
+}
+
+/* The run's ids, then death with the parent armed. */
+static void
+take_ids(const struct sb_plan *p)
+{
 	/*
 	 * Raw system calls: glibc's set*id() in a process it believes
 	 * multi-threaded broadcasts to threads this copy does not have, and
@@ -781,6 +776,25 @@ sb_child_init(const struct sb_plan *p)
 	 */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		child_fail(SB_FD_STATUS, SB_STAGE_PDEATHSIG, errno);
+}
+
+void
+sb_child_init(const struct sb_plan *p)
+{
+	bool have_stdin = p->fd_from[SB_FD_STDIN - SB_FD_STATUS] >= 0;
+	struct rusage ru;
+	struct pollfd pfd;
+	char go;
+	pid_t prog;
+
+	shuffle_fds(p);
+	init_session(p);
+	/* Still the creator's kernel ids here, while the parent maps ours. */
+	open_sources(p);
+	/* The parent writes our uid/gid maps, then one byte; EOF: it died. */
+	if (read(SB_FD_SYNC, &go, 1) != 1)
+		_exit(127);
+	take_ids(p);
 	pfd.fd = SB_FD_SYNC;
 	pfd.events = POLLIN;
 	if (!p->cg_sync && poll(&pfd, 1, 0) != 0)

@@ -634,28 +634,17 @@ take_listener(struct chans *c, const struct sb_request *req, struct run *r,
 }
 
 /*
- * Clone the sandbox's init, in a pooled netns when one is free (joined by
- * this thread only around the clone), write its id maps and release it.
- * On success r->pid runs; on failure res says why and r->pid, if set, is
- * for the caller to kill and reap.
+ * This thread into the namespaces the init is cloned in that the clone
+ * cannot make itself: a pooled netns when one is free (*slot), and with
+ * ipc_by_parent an ipc namespace of ours with its limits written. *flags
+ * loses what is joined instead of made.
  */
 static int
-launch(struct sb_ctx *ctx, struct sb_plan *p, const struct sb_request *req,
-    struct chans *c, int *slot, uid_t uid, struct sb_cg_run *cg, struct run *r,
-    struct sb_result *res)
+ns_enter(struct sb_ctx *ctx, struct sb_plan *p, int *slot,
+    unsigned long *flags, struct sb_result *res)
 {
-	unsigned long flags = SB_NS_FLAGS;
-	bool joined;
-	size_t i;
 	int rc;
 
-	p->fd_from[SB_FD_STATUS - SB_FD_STATUS] = c->stat[1];
-	p->fd_from[SB_FD_SYNC - SB_FD_STATUS] = c->sync[0];
-	p->fd_from[SB_FD_STDOUT - SB_FD_STATUS] = c->out[1];
-	p->fd_from[SB_FD_STDERR - SB_FD_STATUS] = c->err[1];
-	p->fd_from[SB_FD_STDIN - SB_FD_STATUS] = c->in;
-	for (i = 0; i < SB_MAX_TREES; i++)
-		p->fd_from[SB_FD_TREE + (int)i - SB_FD_STATUS] = c->tree[i];
 	if (ctx->pool_on &&
 	    (*slot = sb_netns_pool_take(&ctx->pool, p->net_proxy)) >= 0) {
 		if (setns(ctx->pool.fds[*slot], CLONE_NEWNET) < 0) {
@@ -664,7 +653,7 @@ launch(struct sb_ctx *ctx, struct sb_plan *p, const struct sb_request *req,
 			return rc;
 		}
 	} else {
-		flags |= CLONE_NEWNET;
+		*flags |= CLONE_NEWNET;
 		p->net_lo_down = true;	/* ours: the init raises lo */
 	}
 	if (p->ipc_by_parent) {
@@ -675,39 +664,48 @@ launch(struct sb_ctx *ctx, struct sb_plan *p, const struct sb_request *req,
 				(void)setns(ctx->pool.home_fd, CLONE_NEWNET);
 			return rc;
 		}
-		flags &= ~(unsigned long)CLONE_NEWIPC;
+		*flags &= ~(unsigned long)CLONE_NEWIPC;
 	}
-	/*
-	 * The init makes its cgroup namespace once it is in the run's
-	 * cgroup (child.c, after our 'c'): made at the clone, in ours, its
-	 * root would be our cgroup, and /proc/self/cgroup inside would name
-	 * our dir and the run's (our pid, start time, how many runs).
-	 */
-	if (p->cg_sync)
-		flags &= ~(unsigned long)CLONE_NEWCGROUP;
-	r->pid = clone_init(flags, ctx->cg.version == 2 && cg->made ?
-	    cg->dir[SB_CG_MEMORY] : -1, &r->pidfd, &joined);
-	if (r->pid == 0)
-		sb_child_init(p);
-	rc = r->pid < 0 ? -errno : 0;
+	return 0;
+}
+
+/* This thread back in the server's own netns and ipc namespace. */
+static int
+ns_leave(struct sb_ctx *ctx, const struct sb_plan *p, int slot,
+    struct sb_result *res)
+{
+	int rc;
+
 	if (p->ipc_by_parent && setns(ctx->ipc_home_fd, CLONE_NEWIPC) < 0) {
 		rc = -errno;
 		sb_fail(res, SB_STAGE_IPC, -rc,
 		    "returning the server thread to its ipc namespace");
-		if (*slot >= 0)
+		if (slot >= 0)
 			(void)setns(ctx->pool.home_fd, CLONE_NEWNET);
 		return rc;
 	}
-	if (*slot >= 0 && setns(ctx->pool.home_fd, CLONE_NEWNET) < 0) {
+	if (slot >= 0 && setns(ctx->pool.home_fd, CLONE_NEWNET) < 0) {
 		rc = -errno;
 		sb_fail(res, SB_STAGE_NETNS, -rc,
 		    "returning the server thread to its netns");
 		return rc;
 	}
-	if (r->pid < 0) {
-		sb_fail(res, SB_STAGE_CLONE, -rc, "creating the namespaces");
-		return rc;
-	}
+	return 0;
+}
+
+/*
+ * The init cloned: the child's ends closed here, its id maps written,
+ * released ('g'), moved into its cgroup where the clone could not put it,
+ * then allowed to start the program ('c').
+ */
+static int
+release_init(struct sb_ctx *ctx, struct sb_plan *p,
+    const struct sb_request *req, struct chans *c, uid_t uid,
+    struct sb_cg_run *cg, bool joined, struct run *r, struct sb_result *res)
+{
+	size_t i;
+	int rc;
+
 	/* the child's ends: only it may hold them now */
 	close_fd(&c->out[1]);
 	close_fd(&c->err[1]);
@@ -760,6 +758,53 @@ launch(struct sb_ctx *ctx, struct sb_plan *p, const struct sb_request *req,
 	r->status = c->stat[0];
 	c->out[0] = c->err[0] = c->stat[0] = -1;
 	return 0;
+}
+
+/*
+ * Clone the sandbox's init, in a pooled netns when one is free (joined by
+ * this thread only around the clone), write its id maps and release it.
+ * On success r->pid runs; on failure res says why and r->pid, if set, is
+ * for the caller to kill and reap.
+ */
+static int
+launch(struct sb_ctx *ctx, struct sb_plan *p, const struct sb_request *req,
+    struct chans *c, int *slot, uid_t uid, struct sb_cg_run *cg, struct run *r,
+    struct sb_result *res)
+{
+	unsigned long flags = SB_NS_FLAGS;
+	bool joined;
+	size_t i;
+	int rc;
+
+	p->fd_from[SB_FD_STATUS - SB_FD_STATUS] = c->stat[1];
+	p->fd_from[SB_FD_SYNC - SB_FD_STATUS] = c->sync[0];
+	p->fd_from[SB_FD_STDOUT - SB_FD_STATUS] = c->out[1];
+	p->fd_from[SB_FD_STDERR - SB_FD_STATUS] = c->err[1];
+	p->fd_from[SB_FD_STDIN - SB_FD_STATUS] = c->in;
+	for (i = 0; i < SB_MAX_TREES; i++)
+		p->fd_from[SB_FD_TREE + (int)i - SB_FD_STATUS] = c->tree[i];
+	if ((rc = ns_enter(ctx, p, slot, &flags, res)) < 0)
+		return rc;
+	/*
+	 * The init makes its cgroup namespace once it is in the run's
+	 * cgroup (child.c, after our 'c'): made at the clone, in ours, its
+	 * root would be our cgroup, and /proc/self/cgroup inside would name
+	 * our dir and the run's.
+	 */
+	if (p->cg_sync)
+		flags &= ~(unsigned long)CLONE_NEWCGROUP;
+	r->pid = clone_init(flags, ctx->cg.version == 2 && cg->made ?
+	    cg->dir[SB_CG_MEMORY] : -1, &r->pidfd, &joined);
+	if (r->pid == 0)
+		sb_child_init(p);
+	rc = r->pid < 0 ? -errno : 0;
+	if (ns_leave(ctx, p, *slot, res) < 0)
+		return -res->err;
+	if (r->pid < 0) {
+		sb_fail(res, SB_STAGE_CLONE, -rc, "creating the namespaces");
+		return rc;
+	}
+	return release_init(ctx, p, req, c, uid, cg, joined, r, res);
 }
 
 /* A setup step failed in the child: name it, and the mount if it was one. */

@@ -276,7 +276,7 @@ START_TEST(started_run_deadline_starts_at_finish)
 	struct sb_request req;
 	struct sb_result res;
 
-	/* a sleep of this test's own: the root and 65534 runs of this file
+	/* a sleep of this test's own: the root and unprivileged runs of this file
 	 * may run at once (ctest -j) */
 	(void)snprintf(secs, sizeof(secs), "9%d", (int)getpid());
 	(void)snprintf(script, sizeof(script),
