@@ -3,12 +3,12 @@
  * tmpfs pages included, no swap), processes and CPU are bounded for the
  * run as a whole, not per process as rlimits are.
  *
- * Where: under a directory of the server's own, "mcp-sandbox.<pid>.<start>"
- * (its pid and start time, which prove whose it is and whether that server
- * still lives, in its own pid namespace), holding "run.<seq>" per run. The
- * server holds a shared flock on that directory for its life: the proof
- * that it lives which holds across pid namespaces, where the name's pid is
- * another process or none.
+ * Where: under a directory of the server's own, "mcp-sandbox.<pid>.<n>.<r>"
+ * (r random: unique across pid namespaces; the pid is for people, never a
+ * proof),
+ * holding "run.<seq>" per run. The server holds a shared flock on that
+ * directory for its life: the one proof that it lives, which holds across
+ * pid namespaces and goes when it dies.
  *  - cgroup v1: in the memory, pids and (if there) cpu hierarchies, nested
  *    under the cgroup the server runs in, in each; never elsewhere.
  *  - cgroup v2: in a delegated subtree: the server's own cgroup (systemd
@@ -20,10 +20,8 @@
  * cloned into it (CLONE_INTO_CGROUP), on v1 the parent writes the init's
  * pid into each cgroup.procs before releasing it (exec.c). After the init
  * is reaped, its cgroup is empty and removed. At start, the cgroups of
- * servers that died (SIGKILL) are removed, and only those: a name of ours
- * whose pid is gone or has another start time, whose lock we can take
- * exclusively (its server's went with it), with only run.<n> (and on v2
- * an empty server leaf) in it.
+ * servers that died (SIGKILL) are removed, and only those: a dir of our
+ * prefix whose lock we can take exclusively (its server's went with it).
  *
  * Host paths, written for a sandbox: every directory is reached from an fd
  * of the server's own dir (openat, O_NOFOLLOW); a sandbox has no cgroupfs
@@ -40,6 +38,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -52,8 +51,8 @@
 /* Where the cgroup filesystems are mounted (every distribution agrees). */
 #define SB_CG_MNT		"/sys/fs/cgroup"
 /*
- * The server's directory: prefix, then "<pid>.<start time in ticks>.<n>",
- * n counting the contexts this process made (a test or a benchmark holds
+ * The server's directory: prefix, then "<pid>.<n>.<64 random bits>", n
+ * counting the contexts this process made (a test or a benchmark holds
  * several at once).
  */
 #define SB_CG_PREFIX		"mcp-sandbox."
@@ -79,9 +78,9 @@
 #define SB_CG_EMPTY_STEP_US	1000
 /*
  * Times the server makes its dir again when another server's start took
- * it for a dead one's and removed it before our lock was on it (our
- * name's pid means nothing in its pid namespace): once is the race, a
- * few more and something else removes it.
+ * it for a dead one's and removed it before our lock was on it (between
+ * our mkdir and our flock): once is the race, a few more and something
+ * else removes it.
  */
 #define SB_CG_MAKE_TRIES	3
 /* Bytes read of /proc/self/cgroup and of a cgroup's small files. */
@@ -191,79 +190,6 @@ open_dir_at(int dirfd, const char *name)
 	    O_NOFOLLOW);
 }
 
-/* Start time of pid in clock ticks after boot (/proc/<pid>/stat field 22),
- * or 0 when there is no such process. */
-static unsigned long long
-start_time(long pid)
-{
-	char path[48], buf[1024], *p;
-	unsigned long long v = 0;
-	int field;
-
-	(void)snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	if (read_at(AT_FDCWD, path, buf, sizeof(buf)) <= 0)
-		return 0;
-	/* the command name may hold spaces and parentheses: after the last */
-	if ((p = strrchr(buf, ')')) == NULL)
-		return 0;
-	for (field = 2; *p != '\0' && field < 22; p++)
-		if (*p == ' ')
-			field++;
-	if (field == 22)
-		v = strtoull(p, NULL, 10);
-	return v;
-}
-
-/* Digits only, no sign, no leading zero (one way to write each number). */
-static bool
-parse_num(const char *s, size_t len, unsigned long long *ret)
-{
-	unsigned long long v = 0;
-	size_t i;
-
-	if (len == 0 || len > 19 || (s[0] == '0' && len > 1))
-		return false;
-	for (i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		v = v * 10 + (unsigned)(s[i] - '0');
-	}
-	*ret = v;
-	return true;
-}
-
-/* "mcp-sandbox.<pid>.<start>.<n>" exactly: the pid and start it names. */
-static bool
-server_name(const char *name, long *pid, unsigned long long *start)
-{
-	size_t plen = strlen(SB_CG_PREFIX);
-	unsigned long long p, n;
-	const char *dot, *dot2;
-
-	if (strncmp(name, SB_CG_PREFIX, plen) != 0)
-		return false;
-	name += plen;
-	if ((dot = strchr(name, '.')) == NULL ||
-	    (dot2 = strchr(dot + 1, '.')) == NULL ||
-	    !parse_num(name, (size_t)(dot - name), &p) || p == 0 ||
-	    p > 4194304 ||
-	    !parse_num(dot + 1, (size_t)(dot2 - dot - 1), start) ||
-	    !parse_num(dot2 + 1, strlen(dot2 + 1), &n))
-		return false;
-	*pid = (long)p;
-	return true;
-}
-
-static bool
-run_name(const char *name)
-{
-	size_t plen = strlen(SB_CG_RUN_PREFIX);
-	unsigned long long n;
-
-	return strncmp(name, SB_CG_RUN_PREFIX, plen) == 0 &&
-	    parse_num(name + plen, strlen(name + plen), &n);
-}
-
 /* True while the cgroup at dirfd has a process (cgroup.procs not empty). */
 static bool
 populated(int dirfd)
@@ -347,11 +273,13 @@ kill_all(int version, int dirfd)
 }
 
 /*
- * The directory name of a server that is gone: its run cgroups, then (v2)
- * its leaf, then itself. Its lock held by anyone (a live server in another
- * pid namespace, where the name's pid proves nothing; or flock refused),
- * anything in it that our naming does not explain, or a leaf with a
- * process in it, and it is left alone. Returns 1 if removed.
+ * The dir name under base of a server that is gone: its lock is free
+ * (a live server holds it shared, from before it makes anything in it,
+ * across pid namespaces; its forked children share it). What is left in
+ * each child cgroup is killed (a dead server's sandboxes die by
+ * PDEATHSIG anyway), the children removed, then the dir. A v2 leaf with
+ * a process, or a child that has children, and the dir is left alone.
+ * Returns 1 if removed.
  */
 static int
 remove_stale(int version, int base, const char *name)
@@ -362,16 +290,9 @@ remove_stale(int version, int base, const char *name)
 
 	if ((fd = open_dir_at(base, name)) < 0)
 		return 0;
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		(void)close(fd);
-		return 0;
-	}
-	if (version == 2 && (sub = open_dir_at(fd, SB_CG_SERVER_LEAF)) >= 0) {
-		ok = !populated(sub);
-		(void)close(sub);
-	}
 	/* CLOEXEC: another thread may fork and exec while we read it */
-	if (!ok || (dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0 ||
+	    (dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) {
 		(void)close(fd);
 		return 0;
 	}
@@ -380,21 +301,20 @@ remove_stale(int version, int base, const char *name)
 		(void)close(fd);
 		return 0;
 	}
-	while ((de = readdir(d)) != NULL && ok) {
-		if (de->d_type != DT_DIR || strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
-			continue;
-		if (!run_name(de->d_name) && !(version == 2 &&
-		    strcmp(de->d_name, SB_CG_SERVER_LEAF) == 0))
-			ok = 0;
-	}
-	rewinddir(d);
 	while (ok && (de = readdir(d)) != NULL) {
 		if (de->d_type != DT_DIR || strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0)
 			continue;
-		/* a dead server's sandboxes die with it (PDEATHSIG) */
-		if (remove_when_empty(fd, de->d_name) < 0)
+		if ((sub = open_dir_at(fd, de->d_name)) < 0) {
+			ok = 0;
+			break;
+		}
+		if (version == 2 && strcmp(de->d_name, SB_CG_SERVER_LEAF) == 0)
+			ok = !populated(sub);
+		else
+			kill_all(version, sub);
+		(void)close(sub);
+		if (ok && remove_when_empty(fd, de->d_name) < 0)
 			ok = 0;
 	}
 	(void)closedir(d);
@@ -402,14 +322,13 @@ remove_stale(int version, int base, const char *name)
 	return ok && unlinkat(base, name, AT_REMOVEDIR) == 0;
 }
 
-/* Removes the directories of dead servers under base; how many. */
+/* Removes the dirs of dead servers under base (any name of ours but
+ * own: names prove nothing, the lock does); how many. */
 static unsigned
 clean_stale(int version, int base, const char *own)
 {
-	unsigned long long start;
 	struct dirent *de;
 	unsigned n = 0;
-	long pid;
 	DIR *d;
 	int dfd;
 
@@ -421,10 +340,9 @@ clean_stale(int version, int base, const char *own)
 	}
 	while ((de = readdir(d)) != NULL) {
 		if (de->d_type != DT_DIR || strcmp(de->d_name, own) == 0 ||
-		    !server_name(de->d_name, &pid, &start))
+		    strncmp(de->d_name, SB_CG_PREFIX,
+		    sizeof(SB_CG_PREFIX) - 1) != 0)
 			continue;
-		if (start_time(pid) == start)
-			continue;	/* that server lives */
 		n += (unsigned)remove_stale(version, base, de->d_name);
 	}
 	(void)closedir(d);
@@ -645,22 +563,21 @@ in_list(const char *list, const char *name)
 
 /*
  * v2: a process that made a context before sits in that context's leaf,
- * <base>/mcp-sandbox.<our pid>.<start>.<n>/server: its base is the one
- * to use again, not the leaf (own is cut to it in place).
+ * <base>/mcp-sandbox.<...>/server (or a child of such a process does):
+ * its base is the one to use again, not the leaf (own is cut to it in
+ * place).
  */
 static void
 own_leaf_parent(char *own)
 {
-	unsigned long long start;
 	char *leaf, *dir;
-	long pid;
 
 	if ((leaf = strrchr(own, '/')) == NULL || leaf == own ||
 	    strcmp(leaf + 1, SB_CG_SERVER_LEAF) != 0)
 		return;
 	*leaf = '\0';
-	if ((dir = strrchr(own, '/')) != NULL &&
-	    server_name(dir + 1, &pid, &start) && pid == (long)getpid()) {
+	if ((dir = strrchr(own, '/')) != NULL && strncmp(dir + 1,
+	    SB_CG_PREFIX, sizeof(SB_CG_PREFIX) - 1) == 0) {
 		*(dir == own ? dir + 1 : dir) = '\0';
 		return;
 	}
@@ -848,6 +765,7 @@ sb_cgroup_init(struct sb_cgroups *cg, const struct sb_config *cfg,
 	static atomic_uint contexts;
 
 	struct statfs sf;
+	uint64_t rnd;
 	int c, rc = 0;
 
 	memset(cg, 0, sizeof(*cg));
@@ -859,9 +777,12 @@ sb_cgroup_init(struct sb_cgroups *cg, const struct sb_config *cfg,
 		    "turned off (sb_config.cgroup is SB_CGROUP_OFF)");
 		return 0;
 	}
-	(void)snprintf(cg->name, sizeof(cg->name), SB_CG_PREFIX "%ld.%llu.%u",
-	    (long)getpid(), start_time((long)getpid()),
-	    atomic_fetch_add(&contexts, 1));
+	/* unique across pid namespaces sharing a base: random bits */
+	if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd))
+		rnd = (uint64_t)time(NULL) << 20;
+	(void)snprintf(cg->name, sizeof(cg->name), SB_CG_PREFIX
+	    "%ld.%u.%016llx", (long)getpid(), atomic_fetch_add(&contexts, 1),
+	    (unsigned long long)rnd);
 	if (statfs(SB_CG_MNT, &sf) < 0) {
 		set_why(cg, "mount cgroup2 at " SB_CG_MNT " (a container: "
 		    "give it its cgroup filesystem)", "no cgroup filesystem "

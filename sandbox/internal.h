@@ -353,7 +353,7 @@ enum sb_cg_ctl {
 /* Server-wide: where run cgroups are made (built by sb_cgroup_init). */
 struct sb_cgroups {
 	int version;			/* 1 or 2; 0: none, rlimits only */
-	/* the server's own dir, "mcp-sandbox.<pid>.<start>": v1 one per
+	/* the server's own dir, "mcp-sandbox.<pid>.<n>.<r>": v1 one per
 	 * hierarchy, v2 dir[SB_CG_MEMORY] only; O_DIRECTORY fds or -1 */
 	int dir[SB_CG_NCTL];
 	int base[SB_CG_NCTL];		/* its parent (ours to nest in), or -1 */

@@ -18,6 +18,7 @@ Exit 0 pass, 1 fail, 77 skipped (no cgroup can be had here).
 """
 import argparse
 import json
+import fcntl
 import os
 import select
 import signal
@@ -317,7 +318,9 @@ def case_fork_bomb(s):
 
 def case_server_killed(s):
     """SIGKILL of the server mid-run leaves its cgroups; the next server
-    removes them at start (and only them)."""
+    removes them at start, and of the other dirs of ours exactly those
+    whose lock is free: a dir a live process holds stays, one named for a
+    live pid (ours) but unheld goes (names prove nothing)."""
     srv = Server(s.binary, flags(), s.unpriv)
     pid = srv.p.pid
     srv.start("tools/call", {"name": "run_code", "arguments": {
@@ -329,14 +332,18 @@ def case_server_killed(s):
         time.sleep(0.005)
     runs = runs_in(server_dirs(where, pid))
     expect(runs, "the run's cgroup never appeared")
-    # a dir of a live other server, named like ours: must survive
-    decoy = None
-    if version() == 1:
-        decoy = os.path.join(where[0], f"{PREFIX}{os.getpid()}."
-                             + open(f"/proc/{os.getpid()}/stat").read()
-                             .rsplit(")", 1)[1].split()[19] + ".0")
-        os.mkdir(decoy)
+    base = os.path.dirname(server_dirs(where, pid)[0])
+    held = os.path.join(base, f"{PREFIX}{os.getpid()}.0.held")
+    unheld = os.path.join(base, f"{PREFIX}{os.getpid()}.0.unheld")
+    lock = None
     try:
+        for d in (held, unheld):
+            os.mkdir(d)
+            os.mkdir(os.path.join(d, "run.0"))
+            if s.unpriv:
+                os.chown(d, NOBODY, NOBODY)     # dirs it could remove
+        lock = os.open(held, os.O_RDONLY | os.O_DIRECTORY)
+        fcntl.flock(lock, fcntl.LOCK_SH)
         srv.p.kill()
         srv.p.wait()
         # its sandbox dies with it (PDEATHSIG); its cgroups stay
@@ -349,14 +356,20 @@ def case_server_killed(s):
                "proves nothing")
         again = Server(s.binary, flags(), s.unpriv)
         eq(server_dirs(where, pid), [], "stale cgroups of the killed server")
-        if decoy is not None:
-            expect(os.path.isdir(decoy), "a live server's dir was removed")
+        expect(os.path.isdir(os.path.join(held, "run.0")),
+               "a held dir was removed")
+        expect(not os.path.exists(unheld), "an unheld dir named for a live "
+               "pid was kept")
         r = again.tool("run_command", {"command": "echo", "args": ["ok"]})
         eq(r["structuredContent"]["stdout"], "ok\n", "next server serves")
         eq(again.close()[0], 0, "exit")
     finally:
-        if decoy is not None and os.path.isdir(decoy):
-            os.rmdir(decoy)
+        if lock is not None:
+            os.close(lock)
+        for d in (held, unheld):
+            for x in (os.path.join(d, "run.0"), d):
+                if os.path.isdir(x):
+                    os.rmdir(x)
 
 
 HOLDER = """
