@@ -209,7 +209,8 @@ START_TEST(reap_removes_exactly_the_unheld_parents)
 {
 	static const char *const keep[] = { "mcp-sandbox-aB3dE8",
 	    "mcp-sandbox-aB3dE7", "mcp-sandbox-aB3dE6", "mcp-sandbox-aB3dE5",
-	    "mcp-sandbox-check-aB3dE4", "mcp-sandbox-aB3dE", "mcp-sandbox-aB3d-9",
+	    "mcp-sandbox-check-aB3dE4", "mcp-sandbox-aB3dE",
+	    "mcp-sandbox-aB3d-9",
 	    "mcp-sandbox-ws-aB3dE3" };
 	char base[] = "/tmp/tools-ws-reap-XXXXXX", outside[PATH_MAX];
 	char path[PATH_MAX + 200], deep[PATH_MAX];
