@@ -183,8 +183,7 @@ held_why(char *buf, size_t len, const struct sb_uid_pool *u, int rc,
 	else
 		(void)snprintf(buf, len, "per-slot uids %u..%u: another server "
 		    "holds %u..%u (" SB_UID_LOCK "); give this one "
-		    SB_UID_FLAG,
-		    lo, hi, (unsigned)held->l_start,
+		    SB_UID_FLAG, lo, hi, (unsigned)held->l_start,
 		    (unsigned)(held->l_start + held->l_len - 1));
 }
 
