@@ -316,6 +316,16 @@ def case_fork_bomb(s):
     alive_and_clean(s, srv)
 
 
+def decoy_tmp(base, final):
+    """Where a decoy server dir is made (and locked) before it takes its
+    final name: one no server reaps, as servers of other tests may start
+    meanwhile. v2 cgroups cannot be renamed (cgroup2 has no kernfs rename):
+    there the final name itself, and the VM runs one server at a time."""
+    if version() == 2:
+        return final
+    return os.path.join(base, f"decoy.{os.getpid()}")
+
+
 def case_server_killed(s):
     """SIGKILL of the server mid-run leaves its cgroups; the next server
     removes them at start, and of the other dirs of ours exactly those
@@ -338,12 +348,16 @@ def case_server_killed(s):
     lock = None
     try:
         for d in (held, unheld):
-            os.mkdir(d)
-            os.mkdir(os.path.join(d, "run.0"))
+            tmp = decoy_tmp(base, d)
+            os.mkdir(tmp)
+            os.mkdir(os.path.join(tmp, "run.0"))
             if s.unpriv:
-                os.chown(d, NOBODY, NOBODY)     # dirs it could remove
-        lock = os.open(held, os.O_RDONLY | os.O_DIRECTORY)
-        fcntl.flock(lock, fcntl.LOCK_SH)
+                os.chown(tmp, NOBODY, NOBODY)   # dirs it could remove
+            if d == held:
+                lock = os.open(tmp, os.O_RDONLY | os.O_DIRECTORY)
+                fcntl.flock(lock, fcntl.LOCK_SH)
+            if tmp != d:
+                os.rename(tmp, d)
         srv.p.kill()
         srv.p.wait()
         # its sandbox dies with it (PDEATHSIG); its cgroups stay
@@ -366,7 +380,7 @@ def case_server_killed(s):
     finally:
         if lock is not None:
             os.close(lock)
-        for d in (held, unheld):
+        for d in (held, unheld, os.path.join(base, f"decoy.{os.getpid()}")):
             for x in (os.path.join(d, "run.0"), d):
                 if os.path.isdir(x):
                     os.rmdir(x)
@@ -393,18 +407,21 @@ def case_live_elsewhere(s):
     with open("/proc/1/stat") as f:
         start = int(f.read().rsplit(")", 1)[1].split()[19])
     decoy = os.path.join(base, f"{PREFIX}1.{start + 1}.0")
-    os.mkdir(decoy)
-    os.mkdir(os.path.join(decoy, "run.0"))
+    tmp = decoy_tmp(base, decoy)
+    os.mkdir(tmp)
+    os.mkdir(os.path.join(tmp, "run.0"))
     if s.unpriv:
-        os.chown(decoy, NOBODY, NOBODY)     # a dir it could remove
+        os.chown(tmp, NOBODY, NOBODY)       # a dir it could remove
     holder = None
     try:
         holder = subprocess.Popen(["unshare", "--pid", "--fork", sys.executable,
-                                   "-c", HOLDER, decoy],
+                                   "-c", HOLDER, tmp],
                                   stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, text=True)
         eq(holder.stdout.readline(), "1\n", "the holder: pid 1 of its own "
            "pid namespace, holding the lock")
+        if tmp != decoy:
+            os.rename(tmp, decoy)
         srv = Server(s.binary, flags(), s.unpriv)
         r = srv.tool("run_command", {"command": "echo", "args": ["ok"]})
         eq(r["structuredContent"]["stdout"], "ok\n", "the server serves")
@@ -422,9 +439,10 @@ def case_live_elsewhere(s):
         if holder is not None:
             holder.kill()
             holder.wait()
-        for d in (os.path.join(decoy, "run.0"), decoy):
-            if os.path.isdir(d):
-                os.rmdir(d)
+        for top in (tmp, decoy):
+            for d in (os.path.join(top, "run.0"), top):
+                if os.path.isdir(d):
+                    os.rmdir(d)
 
 
 def check_output(s, extra):
