@@ -344,6 +344,7 @@ sb_config_from_policy(const struct policy *pol, struct sb_config *cfg)
 	cfg->cgroup = pol->require_cgroup ? SB_CGROUP_REQUIRED :
 	    SB_CGROUP_AUTO;
 	cfg->cgroup_parent = pol->cgroup_parent;
+	cfg->uid_base = pol->limits.uid_base;
 }
 
 /* One line at start: what bounds a sandbox as a whole, or why nothing. */
@@ -449,9 +450,6 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 	 * so per-uid kernel pools (pipe pages, epoll watches, fds in flight)
 	 * are not one for all sandboxes */
 	sbcfg.uid_slots = sbcfg.netns_pool;
-	/* a user's workspace holding files of a uid of the range (another
-	 * tool's ids): runs of that uid would own them through other mounts */
-	sbcfg.uid_check_dir = pol->workspace;
 	if (sb_ctx_new(&sbcfg, &env.sb, &sberr) != 0) {
 		/* fail closed: serve the pure tools, refuse sandboxed ones */
 		log_err("sandbox unavailable (%s): sandboxed tools will refuse "

@@ -53,6 +53,8 @@ static const struct limit_def limit_defs[] = {
 	{ "workspace_mb", "workspace-mb", LIM(workspace_mb), 0, 65536 },
 	{ "warm_python", "warm-python", LIM(warm_python), 0,
 	    POLICY_MAX_WARM_PYTHON },
+	/* the sandbox library refuses a range below 65536 or past 2^31-1 */
+	{ "uid_base", "uid-base", LIM(uid_base), 0, 0x7fffffffu },
 };
 #undef LIM
 #define NLIMITS (sizeof(limit_defs) / sizeof(limit_defs[0]))
@@ -102,6 +104,9 @@ const struct policy_flag policy_flags[] = {
 	    "size cap of a fresh workspace (0: none)" },
 	{ "warm-python", required_argument, "N",
 	    "run_code pythons kept started ahead (0: none)" },
+	{ "uid-base", required_argument, "UID",
+	    "root server: the first of the sandboxes' own kernel uids "
+	    "(0: a free block from 0x70000000)" },
 	{ "require-cgroup", no_argument, NULL,
 	    "refuse sandboxed tools where a sandbox gets no cgroup" },
 	{ "cgroup-parent", required_argument, "DIR",

@@ -149,6 +149,9 @@ struct policy_limits {
 	uint32_t tmp_mb;		/* size of the sandbox's /tmp */
 	uint32_t workspace_mb;		/* fresh workspace's cap; 0: none */
 	uint32_t warm_python;		/* run_code pythons started ahead */
+	uint32_t uid_base;		/* root: first per-run kernel uid, a
+					 * range the host leaves us; 0: a
+					 * free block of the default */
 };
 
 struct policy {

@@ -1,29 +1,24 @@
 /*
  * cgroup: one cgroup per run, so that memory (shared memory, memfd and
  * tmpfs pages included, no swap), processes and CPU are bounded for the
- * run as a whole, not per process as rlimits are.
+ * run as a whole, not per process as rlimits are. This file: the per-run
+ * part (a run's cgroup, its limits, its accounting, its removal), the
+ * context's start and end, and what both versions share; the setup of
+ * each version, finding or making the server's own dir, is in
+ * cgroup_v1.c and cgroup_v2.c (cgroup.h between them).
  *
- * Where: under a directory of the server's own, "mcp-sandbox.<pid>.<start>"
- * (its pid and start time, which prove whose it is and whether that server
- * still lives, in its own pid namespace), holding "run.<seq>" per run. The
- * server holds a shared flock on that directory for its life: the proof
- * that it lives which holds across pid namespaces, where the name's pid is
- * another process or none.
- *  - cgroup v1: in the memory, pids and (if there) cpu hierarchies, nested
- *    under the cgroup the server runs in, in each; never elsewhere.
- *  - cgroup v2: in a delegated subtree: the server's own cgroup (systemd
- *    Delegate=yes, or a cgroup namespace's root) or a directory the policy
- *    names. The kernel lets a cgroup with processes hand controllers to
- *    none of its children, so the server first moves itself into a leaf,
- *    "<dir>/server".
+ * Where: under a directory of the server's own, "mcp-sandbox.<pid>.<n>.<r>"
+ * (r random: unique across pid namespaces; the pid is for people, never
+ * a proof), holding "run.<seq>" per run. The server holds a shared flock
+ * on that directory for its life: the one proof that it lives, which
+ * holds across pid namespaces and goes when it dies.
+ *
  * A run joins its cgroup before its program can run: on v2 its init is
  * cloned into it (CLONE_INTO_CGROUP), on v1 the parent writes the init's
  * pid into each cgroup.procs before releasing it (exec.c). After the init
  * is reaped, its cgroup is empty and removed. At start, the cgroups of
- * servers that died (SIGKILL) are removed, and only those: a name of ours
- * whose pid is gone or has another start time, whose lock we can take
- * exclusively (its server's went with it), with only run.<n> (and on v2
- * an empty server leaf) in it.
+ * servers that died (SIGKILL) are removed, and only those: a dir of our
+ * prefix whose lock we can take exclusively (its server's went with it).
  *
  * Host paths, written for a sandbox: every directory is reached from an fd
  * of the server's own dir (openat, O_NOFOLLOW); a sandbox has no cgroupfs
@@ -40,27 +35,17 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
-#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "cgroup.h"
 
-/* Where the cgroup filesystems are mounted (every distribution agrees). */
-#define SB_CG_MNT		"/sys/fs/cgroup"
-/*
- * The server's directory: prefix, then "<pid>.<start time in ticks>.<n>",
- * n counting the contexts this process made (a test or a benchmark holds
- * several at once).
- */
-#define SB_CG_PREFIX		"mcp-sandbox."
 /* A run's directory: prefix, then a sequence number. */
 #define SB_CG_RUN_PREFIX	"run."
-/* v2: the leaf the server moves itself into. */
-#define SB_CG_SERVER_LEAF	"server"
 /* Tasks of ours in a run's cgroup besides the program's: the init. */
 #define SB_CG_INIT_TASKS	1
 /*
@@ -79,15 +64,13 @@
 #define SB_CG_EMPTY_STEP_US	1000
 /*
  * Times the server makes its dir again when another server's start took
- * it for a dead one's and removed it before our lock was on it (our
- * name's pid means nothing in its pid namespace): once is the race, a
- * few more and something else removes it.
+ * it for a dead one's and removed it before our lock was on it (between
+ * our mkdir and our flock): once is the race, a few more and something
+ * else removes it.
  */
 #define SB_CG_MAKE_TRIES	3
-/* Bytes read of /proc/self/cgroup and of a cgroup's small files. */
-#define SB_CG_READ_MAX		4096
 
-static const char *const ctl_names[SB_CG_NCTL] = {
+const char *const sb_cg_ctl_names[SB_CG_NCTL] = {
 	[SB_CG_MEMORY] = "memory",
 	[SB_CG_PIDS] = "pids",
 	[SB_CG_CPU] = "cpu",
@@ -102,8 +85,8 @@ close_fd(int *fd)
 }
 
 /* Reads a small file at dirfd/name, NUL-terminated; bytes or -errno. */
-static ssize_t
-read_at(int dirfd, const char *name, char *buf, size_t len)
+ssize_t
+sb_cg_read_at(int dirfd, const char *name, char *buf, size_t len)
 {
 	ssize_t n, got = 0;
 	int fd, err;
@@ -129,8 +112,8 @@ read_at(int dirfd, const char *name, char *buf, size_t len)
 }
 
 /* Writes s to dirfd/name in one write(); 0 or -errno. */
-static int
-write_at(int dirfd, const char *name, const char *s)
+int
+sb_cg_write_at(int dirfd, const char *name, const char *s)
 {
 	size_t len = strlen(s);
 	ssize_t n;
@@ -155,7 +138,7 @@ write_u64_at(int dirfd, const char *name, uint64_t v)
 	char s[24];
 
 	(void)snprintf(s, sizeof(s), "%llu", (unsigned long long)v);
-	return write_at(dirfd, name, s);
+	return sb_cg_write_at(dirfd, name, s);
 }
 
 /* The value of "key N" in a flat-keyed file (memory.events, ...). */
@@ -165,7 +148,7 @@ keyed_value(int dirfd, const char *file, const char *key)
 	char buf[SB_CG_READ_MAX], *line, *save = NULL;
 	size_t klen = strlen(key);
 
-	if (read_at(dirfd, file, buf, sizeof(buf)) <= 0)
+	if (sb_cg_read_at(dirfd, file, buf, sizeof(buf)) <= 0)
 		return 0;
 	for (line = strtok_r(buf, "\n", &save); line != NULL;
 	    line = strtok_r(NULL, "\n", &save))
@@ -179,98 +162,25 @@ value_at(int dirfd, const char *file)
 {
 	char buf[32];
 
-	if (read_at(dirfd, file, buf, sizeof(buf)) <= 0)
+	if (sb_cg_read_at(dirfd, file, buf, sizeof(buf)) <= 0)
 		return 0;
 	return strtoull(buf, NULL, 10);
 }
 
-static int
-open_dir_at(int dirfd, const char *name)
+int
+sb_cg_open_dir_at(int dirfd, const char *name)
 {
 	return openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC |
 	    O_NOFOLLOW);
 }
 
-/* Start time of pid in clock ticks after boot (/proc/<pid>/stat field 22),
- * or 0 when there is no such process. */
-static unsigned long long
-start_time(long pid)
-{
-	char path[48], buf[1024], *p;
-	unsigned long long v = 0;
-	int field;
-
-	(void)snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	if (read_at(AT_FDCWD, path, buf, sizeof(buf)) <= 0)
-		return 0;
-	/* the command name may hold spaces and parentheses: after the last */
-	if ((p = strrchr(buf, ')')) == NULL)
-		return 0;
-	for (field = 2; *p != '\0' && field < 22; p++)
-		if (*p == ' ')
-			field++;
-	if (field == 22)
-		v = strtoull(p, NULL, 10);
-	return v;
-}
-
-/* Digits only, no sign, no leading zero (one way to write each number). */
-static bool
-parse_num(const char *s, size_t len, unsigned long long *ret)
-{
-	unsigned long long v = 0;
-	size_t i;
-
-	if (len == 0 || len > 19 || (s[0] == '0' && len > 1))
-		return false;
-	for (i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		v = v * 10 + (unsigned)(s[i] - '0');
-	}
-	*ret = v;
-	return true;
-}
-
-/* "mcp-sandbox.<pid>.<start>.<n>" exactly: the pid and start it names. */
-static bool
-server_name(const char *name, long *pid, unsigned long long *start)
-{
-	size_t plen = strlen(SB_CG_PREFIX);
-	unsigned long long p, n;
-	const char *dot, *dot2;
-
-	if (strncmp(name, SB_CG_PREFIX, plen) != 0)
-		return false;
-	name += plen;
-	if ((dot = strchr(name, '.')) == NULL ||
-	    (dot2 = strchr(dot + 1, '.')) == NULL ||
-	    !parse_num(name, (size_t)(dot - name), &p) || p == 0 ||
-	    p > 4194304 ||
-	    !parse_num(dot + 1, (size_t)(dot2 - dot - 1), start) ||
-	    !parse_num(dot2 + 1, strlen(dot2 + 1), &n))
-		return false;
-	*pid = (long)p;
-	return true;
-}
-
-static bool
-run_name(const char *name)
-{
-	size_t plen = strlen(SB_CG_RUN_PREFIX);
-	unsigned long long n;
-
-	return strncmp(name, SB_CG_RUN_PREFIX, plen) == 0 &&
-	    parse_num(name + plen, strlen(name + plen), &n);
-}
-
 /* True while the cgroup at dirfd has a process (cgroup.procs not empty). */
-static bool
-populated(int dirfd)
+bool
+sb_cg_populated(int dirfd)
 {
 	char buf[8];
 
-	return read_at(dirfd, "cgroup.procs", buf, sizeof(buf)) > 0;
+	return sb_cg_read_at(dirfd, "cgroup.procs", buf, sizeof(buf)) > 0;
 }
 
 static void
@@ -292,16 +202,17 @@ remove_when_empty(int parent, const char *name)
 	int fd, rc;
 
 	for (waited = 0;; waited++) {
-		if (unlinkat(parent, name, AT_REMOVEDIR) == 0 || errno == ENOENT)
+		if (unlinkat(parent, name, AT_REMOVEDIR) == 0 ||
+		    errno == ENOENT)
 			return 0;
 		rc = -errno;
 		if (rc != -EBUSY ||
 		    waited * SB_CG_EMPTY_STEP_US >= SB_CG_EMPTY_WAIT_MS * 1000u)
 			return rc;
-		if ((fd = open_dir_at(parent, name)) < 0)
+		if ((fd = sb_cg_open_dir_at(parent, name)) < 0)
 			return -errno;
-		if (!populated(fd)) {
-			/* empty, yet busy: a child cgroup, not ours to wait on */
+		if (!sb_cg_populated(fd)) {
+			/* empty, yet busy: a child cgroup, not ours to wait */
 			(void)close(fd);
 			return rc;
 		}
@@ -322,9 +233,9 @@ kill_all(int version, int dirfd)
 	long pid;
 	int pfd;
 
-	if (version == 2 && write_at(dirfd, "cgroup.kill", "1") == 0)
+	if (version == 2 && sb_cg_write_at(dirfd, "cgroup.kill", "1") == 0)
 		return;
-	if (read_at(dirfd, "cgroup.procs", buf, sizeof(buf)) <= 0)
+	if (sb_cg_read_at(dirfd, "cgroup.procs", buf, sizeof(buf)) <= 0)
 		return;
 	for (p = buf; *p != '\0'; p = end) {
 		pid = strtol(p, &end, 10);
@@ -337,8 +248,8 @@ kill_all(int version, int dirfd)
 		if ((pfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0U)) < 0)
 			continue;
 		(void)snprintf(key, sizeof(key), "\n%ld\n", pid);
-		again[0] = '\n';	/* each line, the first too, between \n */
-		if (read_at(dirfd, "cgroup.procs", again + 1,
+		again[0] = '\n';	/* each line between \n */
+		if (sb_cg_read_at(dirfd, "cgroup.procs", again + 1,
 		    sizeof(again) - 1) > 0 && strstr(again, key) != NULL)
 			(void)syscall(SYS_pidfd_send_signal, pfd, SIGKILL, NULL,
 			    0U);
@@ -347,11 +258,13 @@ kill_all(int version, int dirfd)
 }
 
 /*
- * The directory name of a server that is gone: its run cgroups, then (v2)
- * its leaf, then itself. Its lock held by anyone (a live server in another
- * pid namespace, where the name's pid proves nothing; or flock refused),
- * anything in it that our naming does not explain, or a leaf with a
- * process in it, and it is left alone. Returns 1 if removed.
+ * The dir name under base of a server that is gone: its lock is free
+ * (a live server holds it shared, from before it makes anything in it,
+ * across pid namespaces; its forked children share it). What is left in
+ * each child cgroup is killed (a dead server's sandboxes die by
+ * PDEATHSIG anyway), the children removed, then the dir. A v2 leaf with
+ * a process, or a child that has children, and the dir is left alone.
+ * Returns 1 if removed.
  */
 static int
 remove_stale(int version, int base, const char *name)
@@ -360,18 +273,11 @@ remove_stale(int version, int base, const char *name)
 	DIR *d;
 	int fd, dfd, sub, ok = 1;
 
-	if ((fd = open_dir_at(base, name)) < 0)
+	if ((fd = sb_cg_open_dir_at(base, name)) < 0)
 		return 0;
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		(void)close(fd);
-		return 0;
-	}
-	if (version == 2 && (sub = open_dir_at(fd, SB_CG_SERVER_LEAF)) >= 0) {
-		ok = !populated(sub);
-		(void)close(sub);
-	}
 	/* CLOEXEC: another thread may fork and exec while we read it */
-	if (!ok || (dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0 ||
+	    (dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0)) < 0) {
 		(void)close(fd);
 		return 0;
 	}
@@ -380,21 +286,20 @@ remove_stale(int version, int base, const char *name)
 		(void)close(fd);
 		return 0;
 	}
-	while ((de = readdir(d)) != NULL && ok) {
-		if (de->d_type != DT_DIR || strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
-			continue;
-		if (!run_name(de->d_name) && !(version == 2 &&
-		    strcmp(de->d_name, SB_CG_SERVER_LEAF) == 0))
-			ok = 0;
-	}
-	rewinddir(d);
 	while (ok && (de = readdir(d)) != NULL) {
 		if (de->d_type != DT_DIR || strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0)
 			continue;
-		/* a dead server's sandboxes die with it (PDEATHSIG) */
-		if (remove_when_empty(fd, de->d_name) < 0)
+		if ((sub = sb_cg_open_dir_at(fd, de->d_name)) < 0) {
+			ok = 0;
+			break;
+		}
+		if (version == 2 && strcmp(de->d_name, SB_CG_SERVER_LEAF) == 0)
+			ok = !sb_cg_populated(sub);
+		else
+			kill_all(version, sub);
+		(void)close(sub);
+		if (ok && remove_when_empty(fd, de->d_name) < 0)
 			ok = 0;
 	}
 	(void)closedir(d);
@@ -402,14 +307,13 @@ remove_stale(int version, int base, const char *name)
 	return ok && unlinkat(base, name, AT_REMOVEDIR) == 0;
 }
 
-/* Removes the directories of dead servers under base; how many. */
-static unsigned
-clean_stale(int version, int base, const char *own)
+/* Removes the dirs of dead servers under base (any name of ours but
+ * own: names prove nothing, the lock does); how many. */
+unsigned
+sb_cg_clean_stale(int version, int base, const char *own)
 {
-	unsigned long long start;
 	struct dirent *de;
 	unsigned n = 0;
-	long pid;
 	DIR *d;
 	int dfd;
 
@@ -421,10 +325,9 @@ clean_stale(int version, int base, const char *own)
 	}
 	while ((de = readdir(d)) != NULL) {
 		if (de->d_type != DT_DIR || strcmp(de->d_name, own) == 0 ||
-		    !server_name(de->d_name, &pid, &start))
+		    strncmp(de->d_name, SB_CG_PREFIX,
+		    sizeof(SB_CG_PREFIX) - 1) != 0)
 			continue;
-		if (start_time(pid) == start)
-			continue;	/* that server lives */
 		n += (unsigned)remove_stale(version, base, de->d_name);
 	}
 	(void)closedir(d);
@@ -436,14 +339,14 @@ clean_stale(int version, int base, const char *own)
  * controller list holds ctl (v1; ctl NULL: the v2 line "0::"). mnt gets
  * the list (the hierarchy's directory under /sys/fs/cgroup). 0 or -1.
  */
-static int
-own_cgroup(const char *ctl, char *mnt, size_t mntlen, char *path,
+int
+sb_cg_own_path(const char *ctl, char *mnt, size_t mntlen, char *path,
     size_t pathlen)
 {
 	char buf[SB_CG_READ_MAX], list[128], *line, *save = NULL, *c, *s2;
 	char *p1, *p2;
 
-	if (read_at(AT_FDCWD, "/proc/self/cgroup", buf, sizeof(buf)) <= 0)
+	if (sb_cg_read_at(AT_FDCWD, "/proc/self/cgroup", buf, sizeof(buf)) <= 0)
 		return -1;
 	for (line = strtok_r(buf, "\n", &save); line != NULL;
 	    line = strtok_r(NULL, "\n", &save)) {
@@ -479,8 +382,8 @@ own_cgroup(const char *ctl, char *mnt, size_t mntlen, char *path,
 }
 
 /* Opens a cgroup directory by absolute path and checks its filesystem. */
-static int
-open_cgroup_dir(const char *path, long magic)
+int
+sb_cg_open_fs(const char *path, long magic)
 {
 	struct statfs sf;
 	int fd;
@@ -494,51 +397,16 @@ open_cgroup_dir(const char *path, long magic)
 	return fd;
 }
 
-static bool
-host_has_swap(void)
-{
-	char buf[512];
-
-	/* the header line only: no swap device or file */
-	return read_at(AT_FDCWD, "/proc/swaps", buf, sizeof(buf)) > 0 &&
-	    strchr(buf, '\n') != NULL && strchr(buf, '\n')[1] != '\0';
-}
-
-static void
-set_why(struct sb_cgroups *cg, const char *fix, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void
-set_why(struct sb_cgroups *cg, const char *fix, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	(void)vsnprintf(cg->info.why, sizeof(cg->info.why), fmt, ap);
-	va_end(ap);
-	(void)snprintf(cg->info.fix, sizeof(cg->info.fix), "%s", fix);
-}
-
-static const char fix_v1_root[] = "run the server as root (its tools still "
-    "run as uid 65534); or on a cgroup v2 host, under systemd with "
-    "Delegate=yes";
-static const char fix_v2[] = "systemd: Delegate=yes in the server's unit; "
-    "a container: a cgroup namespace of its own with /sys/fs/cgroup "
-    "writable (Docker mounts it read-only unless --privileged, "
-    "moby/moby#42040; Kubernetes: writable cgroups, KEP-5474, GKE "
-    "writableCgroups); or a directory delegated to the server's uid, "
-    "named by --cgroup-parent";
-
 /*
  * Makes the server's dir, name under base, and holds a shared flock on
  * it for the server's life (the lock goes with the fd, in cg_release).
- * Another server's clean_stale may take its lock between our mkdir and
+ * Another server's sb_cg_clean_stale may take its lock between our mkdir and
  * ours, and remove it: the lock waits for that one to finish, and if
  * name is no longer the dir we locked, it is made again. The fd, or
  * -errno.
  */
-static int
-make_own_dir(int base, const char *name)
+int
+sb_cg_make_own_dir(int base, const char *name)
 {
 	struct stat a, b;
 	int fd, tries, e;
@@ -546,7 +414,7 @@ make_own_dir(int base, const char *name)
 	for (tries = 0; tries < SB_CG_MAKE_TRIES; tries++) {
 		if (mkdirat(base, name, 0755) < 0)
 			return -errno;
-		if ((fd = open_dir_at(base, name)) < 0) {
+		if ((fd = sb_cg_open_dir_at(base, name)) < 0) {
 			if (errno == ENOENT)
 				continue;
 			return -errno;
@@ -568,260 +436,25 @@ make_own_dir(int base, const char *name)
 	return -EAGAIN;
 }
 
-/* v1: the server's dir under its own cgroup in each hierarchy. */
-static int
-init_v1(struct sb_cgroups *cg)
+void
+sb_cg_why(struct sb_cgroups *cg, const char *fix, const char *fmt, ...)
 {
-	char mnt[128], own[SB_PATH_MAX], path[SB_PATH_MAX + 160];
-	int c, fd, w = 0;
+	va_list ap;
 
-	for (c = 0; c < SB_CG_NCTL; c++) {
-		if (own_cgroup(ctl_names[c], mnt, sizeof(mnt), own,
-		    sizeof(own)) < 0) {
-			if (c == SB_CG_CPU)
-				continue;
-			set_why(cg, "boot with cgroup v2 "
-			    "(systemd.unified_cgroup_hierarchy=1), or a kernel "
-			    "with the v1 controller (CONFIG_MEMCG_V1)",
-			    "cgroup v1, but no %s hierarchy holds this process",
-			    ctl_names[c]);
-			return -ENOENT;
-		}
-		(void)snprintf(path, sizeof(path), "%s/%s%s", SB_CG_MNT, mnt,
-		    strcmp(own, "/") == 0 ? "" : own);
-		if ((fd = open_cgroup_dir(path, CGROUP_SUPER_MAGIC)) < 0) {
-			if (c == SB_CG_CPU)
-				continue;
-			set_why(cg, "mount the cgroup v1 hierarchies at "
-			    SB_CG_MNT, "cgroup v1: cannot open %s: %s", path,
-			    strerror(-fd));
-			return fd;
-		}
-		cg->base[c] = fd;
-		cg->info.stale_removed += clean_stale(1, fd, cg->name);
-		if ((cg->dir[c] = make_own_dir(fd, cg->name)) < 0) {
-			int e = -cg->dir[c];
-
-			cg->dir[c] = -1;
-
-			if (c == SB_CG_CPU)
-				continue;
-			set_why(cg, e == EACCES || e == EPERM || e == EROFS ?
-			    fix_v1_root : "see the error", "cgroup v1: cannot "
-			    "make a cgroup in %s as uid %u: %s", path,
-			    (unsigned)geteuid(), strerror(e));
-			return -e;
-		}
-		cg->have[c] = true;
-		if ((size_t)w < sizeof(cg->info.where))
-			w += snprintf(cg->info.where + w,
-			    sizeof(cg->info.where) - (size_t)w, "%s%s:%s/%s",
-			    w > 0 ? ", " : "", mnt, strcmp(own, "/") == 0 ? "" :
-			    own, cg->name);
-		if ((size_t)w >= sizeof(cg->info.where))
-			w = (int)sizeof(cg->info.where) - 1;
-	}
-	if (cg->have[SB_CG_CPU] && faccessat(cg->dir[SB_CG_CPU],
-	    "cpu.cfs_quota_us", W_OK, 0) < 0)
-		cg->have[SB_CG_CPU] = false;
-	cg->memsw = faccessat(cg->dir[SB_CG_MEMORY],
-	    "memory.memsw.limit_in_bytes", W_OK, 0) == 0;
-	return 0;
+	va_start(ap, fmt);
+	(void)vsnprintf(cg->info.why, sizeof(cg->info.why), fmt, ap);
+	va_end(ap);
+	(void)snprintf(cg->info.fix, sizeof(cg->info.fix), "%s", fix);
 }
 
-/* Whether the controller name is in a space-separated list. */
 static bool
-in_list(const char *list, const char *name)
+host_has_swap(void)
 {
-	size_t n = strlen(name);
-	const char *p;
+	char buf[512];
 
-	for (p = list; (p = strstr(p, name)) != NULL; p += n)
-		if ((p == list || p[-1] == ' ') &&
-		    (p[n] == ' ' || p[n] == '\n' || p[n] == '\0'))
-			return true;
-	return false;
-}
-
-/*
- * v2: a process that made a context before sits in that context's leaf,
- * <base>/mcp-sandbox.<our pid>.<start>.<n>/server: its base is the one
- * to use again, not the leaf (own is cut to it in place).
- */
-static void
-own_leaf_parent(char *own)
-{
-	unsigned long long start;
-	char *leaf, *dir;
-	long pid;
-
-	if ((leaf = strrchr(own, '/')) == NULL || leaf == own ||
-	    strcmp(leaf + 1, SB_CG_SERVER_LEAF) != 0)
-		return;
-	*leaf = '\0';
-	if ((dir = strrchr(own, '/')) != NULL &&
-	    server_name(dir + 1, &pid, &start) && pid == (long)getpid()) {
-		*(dir == own ? dir + 1 : dir) = '\0';
-		return;
-	}
-	*leaf = '/';
-}
-
-/*
- * v2: the base is delegated to us (or named), has the controllers, and
- * we move into <base>/<name>/server so that both can hand them down.
- */
-static int
-init_v2(struct sb_cgroups *cg, const struct sb_config *cfg)
-{
-	char own[SB_PATH_MAX], mnt[8], path[SB_PATH_MAX + 32];
-	char ctls[512], xv[8], on[512];
-	struct stat st;
-	bool delegated;
-	ssize_t n;
-	int base, dir = -1, leaf = -1, rc;
-
-	if (own_cgroup(NULL, mnt, sizeof(mnt), own, sizeof(own)) < 0) {
-		set_why(cg, fix_v2, "cgroup v2, but /proc/self/cgroup names no "
-		    "cgroup of this process");
-		return -ENOENT;
-	}
-	own_leaf_parent(own);
-	if (cfg->cgroup_parent != NULL) {
-		if (!sb_path_is_normal(cfg->cgroup_parent) ||
-		    !sb_path_under(cfg->cgroup_parent, SB_CG_MNT) ||
-		    strlen(cfg->cgroup_parent) >= sizeof(path)) {
-			set_why(cg, "name an absolute, normalised directory "
-			    "under " SB_CG_MNT, "cgroup_parent %s is not a "
-			    "directory under " SB_CG_MNT, cfg->cgroup_parent);
-			return -EINVAL;
-		}
-		(void)snprintf(path, sizeof(path), "%s", cfg->cgroup_parent);
-	} else {
-		(void)snprintf(path, sizeof(path), "%s%s", SB_CG_MNT,
-		    strcmp(own, "/") == 0 ? "" : own);
-	}
-	if ((base = open_cgroup_dir(path, CGROUP2_SUPER_MAGIC)) < 0) {
-		set_why(cg, fix_v2, "cgroup v2: cannot open %s: %s", path,
-		    strerror(-base));
-		return base;
-	}
-	cg->base[SB_CG_MEMORY] = base;
-	/*
-	 * Named, a namespace's (or the host's) root, marked by systemd
-	 * (trusted.* is readable by root only), or, for an unprivileged
-	 * server, chowned to it the way systemd delegates to a User=.
-	 */
-	delegated = cfg->cgroup_parent != NULL || strcmp(own, "/") == 0 ||
-	    getxattr(path, "trusted.delegate", xv, sizeof(xv)) > 0 ||
-	    getxattr(path, "user.delegate", xv, sizeof(xv)) > 0 ||
-	    (geteuid() != 0 && fstatat(base, "cgroup.subtree_control", &st,
-	    0) == 0 && st.st_uid == geteuid());
-	if (!delegated) {
-		set_why(cg, fix_v2, "cgroup v2: the server's cgroup %s is not "
-		    "delegated to it (no Delegate=yes, not a cgroup namespace "
-		    "of its own)", path);
-		return -EPERM;
-	}
-	if ((n = read_at(base, "cgroup.controllers", ctls, sizeof(ctls))) < 0)
-		(void)snprintf(ctls, sizeof(ctls), "unreadable, %s",
-		    strerror((int)-n));
-	if (n < 0 || !in_list(ctls, "memory") || !in_list(ctls, "pids")) {
-		set_why(cg, fix_v2, "cgroup v2: %s does not offer the memory "
-		    "and pids controllers (cgroup.controllers: %s)", path,
-		    ctls);
-		return -ENOENT;
-	}
-	cg->info.stale_removed = clean_stale(2, base, cg->name);
-	if ((dir = make_own_dir(base, cg->name)) < 0 ||
-	    mkdirat(dir, SB_CG_SERVER_LEAF, 0755) < 0 ||
-	    (leaf = open_dir_at(dir, SB_CG_SERVER_LEAF)) < 0) {
-		rc = dir < 0 ? dir : -errno;
-		if (dir < 0)
-			dir = -1;
-		set_why(cg, fix_v2, "cgroup v2: cannot make a cgroup in %s as "
-		    "uid %u: %s", path, (unsigned)geteuid(), strerror(-rc));
-		goto fail;
-	}
-	cg->dir[SB_CG_MEMORY] = dir;
-	/* what the base handed down before us, to leave it so (cg_release) */
-	if (read_at(base, "cgroup.subtree_control", on, sizeof(on)) < 0)
-		on[0] = '\0';
-	cg->base_had_memory = in_list(on, "memory");
-	cg->base_had_pids = in_list(on, "pids");
-	cg->base_had_cpu = in_list(on, "cpu");
-	/* "0": the writer's own process, every thread of it */
-	if ((rc = write_at(leaf, "cgroup.procs", "0")) < 0) {
-		set_why(cg, fix_v2, "cgroup v2: cannot move the server into "
-		    "%s/%s/" SB_CG_SERVER_LEAF ": %s", path, cg->name,
-		    strerror(-rc));
-		goto fail;
-	}
-	if ((rc = write_at(base, "cgroup.subtree_control", "+memory +pids")) <
-	    0 || (rc = write_at(dir, "cgroup.subtree_control",
-	    "+memory +pids")) < 0) {
-		set_why(cg, "give the server a cgroup of its own (systemd "
-		    "Delegate=yes does)", "cgroup v2: cannot enable memory and "
-		    "pids for the children of %s: %s%s", path, strerror(-rc),
-		    rc == -EBUSY ? " (other processes live in it: the kernel "
-		    "hands controllers only to cgroups without processes)" :
-		    "");
-		/* back where we were, if we can */
-		(void)write_at(base, "cgroup.procs", "0");
-		goto fail;
-	}
-	cg->have[SB_CG_MEMORY] = cg->have[SB_CG_PIDS] = true;
-	cg->have[SB_CG_CPU] = in_list(ctls, "cpu") &&
-	    write_at(base, "cgroup.subtree_control", "+cpu") == 0 &&
-	    write_at(dir, "cgroup.subtree_control", "+cpu") == 0;
-	cg->memsw = faccessat(leaf, "memory.swap.max", W_OK, 0) == 0;
-	(void)close(leaf);
-	(void)snprintf(cg->info.where, sizeof(cg->info.where), "%.190s/%.60s",
-	    path, cg->name);
-	return 0;
- fail:
-	if (leaf >= 0) {
-		(void)close(leaf);
-		(void)unlinkat(dir, SB_CG_SERVER_LEAF, AT_REMOVEDIR);
-	}
-	if (dir >= 0)
-		(void)unlinkat(base, cg->name, AT_REMOVEDIR);
-	if (dir >= 0 && cg->dir[SB_CG_MEMORY] != dir)
-		(void)close(dir);
-	cg->dir[SB_CG_MEMORY] = -1;
-	return rc;
-}
-
-/*
- * v2, at the end: leave the base as we found it, so that whoever placed
- * us there can place a process there again (systemd starts ExecStart in
- * the unit's cgroup after ExecStartPre=mcp-sandbox --check, and the
- * kernel refuses a process in a cgroup that hands controllers down): the
- * controllers we turned on off again, ourselves back in the base, our
- * leaf and dir gone. A step the kernel refuses (another server shares a
- * named base) leaves the rest, which the next start removes as stale.
- */
-static void
-restore_v2(struct sb_cgroups *cg)
-{
-	int base = cg->base[SB_CG_MEMORY], dir = cg->dir[SB_CG_MEMORY];
-	char off[32] = "";
-
-	if (base < 0 || dir < 0)
-		return;
-	(void)write_at(dir, "cgroup.subtree_control", "-cpu -memory -pids");
-	if (!cg->base_had_cpu)
-		(void)strcat(off, "-cpu ");
-	if (!cg->base_had_memory)
-		(void)strcat(off, "-memory ");
-	if (!cg->base_had_pids)
-		(void)strcat(off, "-pids");
-	if (off[0] != '\0' && write_at(base, "cgroup.subtree_control", off) < 0)
-		return;
-	if (write_at(base, "cgroup.procs", "0") < 0)
-		return;
-	(void)unlinkat(dir, SB_CG_SERVER_LEAF, AT_REMOVEDIR);
-	(void)unlinkat(base, cg->name, AT_REMOVEDIR);
+	/* the header line only: no swap device or file */
+	return sb_cg_read_at(AT_FDCWD, "/proc/swaps", buf, sizeof(buf)) > 0 &&
+	    strchr(buf, '\n') != NULL && strchr(buf, '\n')[1] != '\0';
 }
 
 static void
@@ -830,7 +463,7 @@ cg_release(struct sb_cgroups *cg)
 	int c;
 
 	if (cg->version == 2 && cg->have[SB_CG_MEMORY])
-		restore_v2(cg);
+		sb_cg_v2_restore(cg);
 	for (c = 0; c < SB_CG_NCTL; c++) {
 		if (cg->dir[c] >= 0 && cg->base[c] >= 0 && cg->version == 1)
 			(void)unlinkat(cg->base[c], cg->name, AT_REMOVEDIR);
@@ -848,6 +481,7 @@ sb_cgroup_init(struct sb_cgroups *cg, const struct sb_config *cfg,
 	static atomic_uint contexts;
 
 	struct statfs sf;
+	uint64_t rnd;
 	int c, rc = 0;
 
 	memset(cg, 0, sizeof(*cg));
@@ -855,24 +489,27 @@ sb_cgroup_init(struct sb_cgroups *cg, const struct sb_config *cfg,
 		cg->dir[c] = cg->base[c] = -1;
 	atomic_init(&cg->seq, 0);
 	if (cfg->cgroup == SB_CGROUP_OFF) {
-		set_why(cg, "leave sb_config.cgroup at SB_CGROUP_AUTO",
+		sb_cg_why(cg, "leave sb_config.cgroup at SB_CGROUP_AUTO",
 		    "turned off (sb_config.cgroup is SB_CGROUP_OFF)");
 		return 0;
 	}
-	(void)snprintf(cg->name, sizeof(cg->name), SB_CG_PREFIX "%ld.%llu.%u",
-	    (long)getpid(), start_time((long)getpid()),
-	    atomic_fetch_add(&contexts, 1));
+	/* unique across pid namespaces sharing a base: random bits */
+	if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd))
+		rnd = (uint64_t)time(NULL) << 20;
+	(void)snprintf(cg->name, sizeof(cg->name), SB_CG_PREFIX
+	    "%ld.%u.%016llx", (long)getpid(), atomic_fetch_add(&contexts, 1),
+	    (unsigned long long)rnd);
 	if (statfs(SB_CG_MNT, &sf) < 0) {
-		set_why(cg, "mount cgroup2 at " SB_CG_MNT " (a container: "
+		sb_cg_why(cg, "mount cgroup2 at " SB_CG_MNT " (a container: "
 		    "give it its cgroup filesystem)", "no cgroup filesystem "
 		    "at " SB_CG_MNT ": %s", strerror(errno));
 		rc = -ENOENT;
 	} else if (sf.f_type == CGROUP2_SUPER_MAGIC) {
 		cg->version = 2;
-		rc = init_v2(cg, cfg);
+		rc = sb_cg_v2_init(cg, cfg);
 	} else {
 		cg->version = 1;
-		rc = init_v1(cg);
+		rc = sb_cg_v1_init(cg);
 	}
 	if (rc < 0) {
 		cg_release(cg);
@@ -886,7 +523,7 @@ sb_cgroup_init(struct sb_cgroups *cg, const struct sb_config *cfg,
 	cg->info.cpu = cg->have[SB_CG_CPU];
 	cg->info.swap_off = cg->version != 0 && (cg->memsw || cg->no_swap);
 	if (cg->version != 0 && !cg->have[SB_CG_CPU])
-		set_why(cg, cg->version == 1 ? "mount the v1 cpu hierarchy" :
+		sb_cg_why(cg, cg->version == 1 ? "mount the v1 cpu hierarchy" :
 		    "delegate the cpu controller too", "no cpu controller in "
 		    "reach: CPU time is bounded by RLIMIT_CPU per process");
 	if (rc < 0 && cfg->cgroup == SB_CGROUP_REQUIRED) {
@@ -930,7 +567,7 @@ oom_event(struct sb_cg_run *r)
 	    O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
 		return -errno;
 	(void)snprintf(line, sizeof(line), "%d %d", r->oom_efd, ofd);
-	rc = write_at(r->dir[SB_CG_MEMORY], "cgroup.event_control", line);
+	rc = sb_cg_write_at(r->dir[SB_CG_MEMORY], "cgroup.event_control", line);
 	(void)close(ofd);
 	return rc;
 }
@@ -948,11 +585,12 @@ set_limits(struct sb_cgroups *cg, int c, int fd, struct sb_cg_run *r,
 		if ((rc = write_u64_at(fd, "memory.max", r->mem_bytes)) < 0)
 			return rc;
 		*what = "memory.swap.max";
-		if (cg->memsw && (rc = write_at(fd, "memory.swap.max", "0")) < 0)
+		if (cg->memsw && (rc = sb_cg_write_at(fd, "memory.swap.max",
+		    "0")) < 0)
 			return rc;
-		/* out of memory: the whole run goes, not one of its processes */
+		/* out of memory: the whole run goes, not one process */
 		*what = "memory.oom.group";
-		if ((rc = write_at(fd, "memory.oom.group", "1")) < 0)
+		if ((rc = sb_cg_write_at(fd, "memory.oom.group", "1")) < 0)
 			return rc;
 		*what = "pids.max";
 		if ((rc = write_u64_at(fd, "pids.max", r->pids_max)) < 0)
@@ -960,7 +598,8 @@ set_limits(struct sb_cgroups *cg, int c, int fd, struct sb_cg_run *r,
 		*what = "cpu.max";
 		(void)snprintf(cpu, sizeof(cpu), "%u %u", SB_CG_CPU_QUOTA_US,
 		    SB_CG_CPU_PERIOD_US);
-		if (cg->have[SB_CG_CPU] && (rc = write_at(fd, "cpu.max", cpu)) < 0)
+		if (cg->have[SB_CG_CPU] && (rc = sb_cg_write_at(fd, "cpu.max",
+		    cpu)) < 0)
 			return rc;
 		return 0;
 	}
@@ -976,7 +615,7 @@ set_limits(struct sb_cgroups *cg, int c, int fd, struct sb_cg_run *r,
 		    "memory.memsw.limit_in_bytes", r->mem_bytes)) < 0)
 			return rc;
 		if (!cg->memsw)
-			(void)write_at(fd, "memory.swappiness", "0");
+			(void)sb_cg_write_at(fd, "memory.swappiness", "0");
 		return 0;
 	case SB_CG_PIDS:
 		*what = "pids.max";
@@ -1013,7 +652,7 @@ sb_cg_run_make(struct sb_cgroups *cg, const struct sb_limits *l,
 			continue;
 		what = "mkdir";
 		if (mkdirat(cg->dir[c], r->name, 0755) < 0 ||
-		    (fd = open_dir_at(cg->dir[c], r->name)) < 0) {
+		    (fd = sb_cg_open_dir_at(cg->dir[c], r->name)) < 0) {
 			rc = -errno;
 			goto fail;
 		}
@@ -1022,14 +661,14 @@ sb_cg_run_make(struct sb_cgroups *cg, const struct sb_limits *l,
 			goto fail;
 	}
 	what = "cgroup.event_control";
-	c = SB_CG_MEMORY;	/* the message's controller; the loop left c past all */
+	c = SB_CG_MEMORY;	/* the message's; the loop left c past all */
 	if (cg->version == 1 && (rc = oom_event(r)) < 0)
 		goto fail;
 	return 0;
  fail:
 	(void)snprintf(msg, sizeof(msg), "%.40s %.63s/%.31s", what,
 	    cg->version == 1 ?
-	    ctl_names[c] : cg->name, r->name);
+	    sb_cg_ctl_names[c] : cg->name, r->name);
 	sb_fail(res, SB_STAGE_CGROUP, -rc, msg);
 	sb_cg_run_remove(cg, r);
 	return rc;
@@ -1048,7 +687,8 @@ sb_cg_run_attach(struct sb_cgroups *cg, struct sb_cg_run *r, pid_t pid,
 		if ((rc = write_u64_at(r->dir[c], "cgroup.procs",
 		    (uint64_t)pid)) < 0) {
 			(void)snprintf(msg, sizeof(msg), "joining %.63s/%.31s",
-			    cg->version == 1 ? ctl_names[c] : cg->name, r->name);
+			    cg->version == 1 ? sb_cg_ctl_names[c] : cg->name,
+			    r->name);
 			sb_fail(res, SB_STAGE_CGROUP, -rc, msg);
 			return rc;
 		}

@@ -319,21 +319,17 @@ struct sb_netns_pool {
 #define SB_MAX_UID_SLOTS	SB_MAX_NETNS_POOL
 /*
  * The default range is this many blocks of SB_MAX_UID_SLOTS uids from
- * SB_SLOT_UID_BASE (0x70000000..0x70003fff): one block per server on the
- * host, each held by an flock on its file in /run (root-only writable).
+ * SB_SLOT_UID_BASE (0x70000000..0x70003fff): a server without a range of
+ * its own takes the first block no other server holds.
  */
 #define SB_UID_BLOCKS		256
-#define SB_UID_LOCK_FMT		"/run/mcp-sandbox-uids-%u.lock"
 /*
- * An explicit range (sb_config.uid_base) is held by an OFD write lock on
- * its uids' bytes of this file, so that two servers never share a uid of
- * it, even where their ranges only overlap; and by the flocks of the
- * default blocks it overlaps (at most two: a range holds at most
- * SB_MAX_UID_SLOTS uids), which default-range servers then pass over, and
- * other explicit ranges in those blocks are refused.
+ * The one lock file of every range (root-only /run): a server holds an
+ * OFD write lock on its range's uids as byte offsets (uids.c).
  */
-#define SB_UID_RANGE_LOCK	"/run/mcp-sandbox-uids-explicit.lock"
-#define SB_UID_SPAN_BLOCKS	2
+#define SB_UID_LOCK		"/run/mcp-sandbox-uids.lock"
+/* What a refused range's message tells to do. */
+#define SB_UID_FLAG		"another range (--uid-base)"
 /* The highest uid a map can name ((uid_t)-1 is none). */
 #define SB_ID_LAST_UID		4294967294U
 
@@ -350,9 +346,7 @@ struct sb_uid_pool {
 	 * ctx->uid's on disk, whichever slot a session's call lands in.
 	 */
 	int userns_fd[SB_MAX_UID_SLOTS];
-	int lock_fd;		/* the block's flock (default range), or -1 */
-	int range_fd;		/* explicit range: its OFD lock, or -1 */
-	int span_fd[SB_UID_SPAN_BLOCKS];	/* and the blocks it overlaps */
+	int lock_fd;		/* SB_UID_LOCK, the range's lock on it, or -1 */
 	char why[200];		/* why there is no pool, for --check */
 };
 
@@ -375,7 +369,7 @@ enum sb_cg_ctl {
 /* Server-wide: where run cgroups are made (built by sb_cgroup_init). */
 struct sb_cgroups {
 	int version;			/* 1 or 2; 0: none, rlimits only */
-	/* the server's own dir, "mcp-sandbox.<pid>.<start>": v1 one per
+	/* the server's own dir, "mcp-sandbox.<pid>.<n>.<r>": v1 one per
 	 * hierarchy, v2 dir[SB_CG_MEMORY] only; O_DIRECTORY fds or -1 */
 	int dir[SB_CG_NCTL];
 	int base[SB_CG_NCTL];		/* its parent (ours to nest in), or -1 */

@@ -77,10 +77,12 @@ enum sb_stage {
  * A root server's per-slot kernel uids (sb_config.uid_slots): slot i runs
  * as base + i, so that per-uid kernel pools (pipe pages, epoll watches,
  * fds in flight) are not one for all sandboxes. The default range starts
- * here, just above systemd-nspawn's container range (0x80000-0x6fffffff),
- * in blocks of 64, one per server on the host (16384 uids in all);
- * sb_ctx_new() takes a block no other server holds and checks it unused
- * (no passwd entry, subuid range or process of it).
+ * here, just above systemd-nspawn's container range (0x80000-0x6fffffff)
+ * and below systemd's foreign range (0x7ffe0000), which no distribution
+ * hands out: blocks of 64, one per server on the host (16384 uids in all).
+ * sb_ctx_new() takes one no other server holds; it does not look whether
+ * the host uses it (nothing can tell): a host that does names another
+ * range (sb_config.uid_base).
  */
 #define SB_SLOT_UID_BASE	0x70000000u
 
@@ -106,9 +108,12 @@ struct sb_config {
 	 * unprivileged server, run as uid. 0: none.
 	 */
 	unsigned uid_slots;
-	uid_t uid_base;		/* first of them (0: a free block of the default) */
-	/* a directory whose entries must not be owned by the range (or NULL) */
-	const char *uid_check_dir;
+	/*
+	 * The first of them, a range the host leaves to the server; another
+	 * server holding a uid of it fails sb_ctx_new(). 0: a free block of
+	 * the default range (SB_SLOT_UID_BASE).
+	 */
+	uid_t uid_base;
 	unsigned netns_pool;	/* pre-created empty netns (0: a fresh one per run) */
 	const char *staging;	/* host dir the new root is built on ("/tmp") */
 	enum sb_cgroup_mode cgroup;

@@ -72,31 +72,17 @@ static void
 make_parent(void)
 {
 	const char *base = workspace_tmp_base();
+	int fd;
 
-	if (workspace_parent_template(wsc.parent, sizeof(wsc.parent),
-	    base) != 0) {
-		wsc.err = ENAMETOOLONG;
+	/* held until the server is gone: the reapers' proof that it lives */
+	if ((fd = workspace_parent_make(wsc.parent, sizeof(wsc.parent),
+	    base)) < 0) {
+		wsc.err = -fd;
 		wsc.parent[0] = '\0';
 		return;
 	}
-	/* mkdtemp: random name, mode 0700, ours; fails if it exists */
-	if (mkdtemp(wsc.parent) == NULL) {
-		wsc.err = errno;
-		wsc.parent[0] = '\0';
-		return;
-	}
-	if (chmod(wsc.parent, 0700) != 0) {
-		wsc.err = errno;
-		(void)rmdir(wsc.parent);
-		wsc.parent[0] = '\0';
-		return;
-	}
+	wsc.lockfd = fd;
 	wsc.creator = getpid();
-	/* held until the server is gone: a reaper that cannot lock the
-	 * parent exclusively knows it in use, whatever its name says */
-	if ((wsc.lockfd = open(wsc.parent, O_RDONLY | O_DIRECTORY |
-	    O_CLOEXEC)) >= 0)
-		(void)flock(wsc.lockfd, LOCK_SH);
 	(void)atexit(workspace_teardown);
 	/* what servers killed before us left behind (SIGKILL) */
 	(void)workspace_reap_dead(base);

@@ -62,27 +62,27 @@ typedef void (*workspace_check_fn)(void *arg, const char *layer, bool ok,
 void workspace_check(uint32_t cap_mb, workspace_check_fn fn, void *arg);
 
 /*
- * The mkdtemp template of the server's private parent in base: it names
- * the server (boot, pid namespace, pid, start time) so that a later server
- * can tell a dead one's (workspace_reap.c). 0, or -1 if it does not fit.
+ * Makes the server's private parent in base (path gets its name) and
+ * holds a shared flock on it: the fd, to keep for the server's life (the
+ * proof workspace_reap_dead() goes by), or -errno.
  */
-int workspace_parent_template(char *tmpl, size_t len, const char *base);
+int workspace_parent_make(char *path, size_t len, const char *base);
 
 /*
  * Removes from base the private parents (and every workspace in them) of
- * servers that are provably gone: named exactly as
- * workspace_parent_template() names them, directories owned by our euid,
- * made in an earlier boot or in our pid namespace by a process that no
- * longer exists. The first fresh workspace's parent, once made, calls it.
- * Returns how many it removed.
+ * servers that are gone: directories named as workspace_parent_make()
+ * names them, owned by our euid, whose flock we can take exclusively.
+ * The first fresh workspace's parent, once made, calls it. Returns how
+ * many it removed.
  */
+int workspace_reap_dead(const char *base);
+
 /*
  * Removes the tree at path (a file, a link, or a directory and everything
  * in it, whatever its modes and depth) without following a link out of it;
  * no unmount. 0, or -errno of the first failure.
  */
 int workspace_tree_remove(const char *path);
-int workspace_reap_dead(const char *base);
 
 /* Removes a fresh workspace recursively; keeps a user's. NULL is a no-op. */
 void workspace_free(struct workspace *ws);

@@ -18,6 +18,7 @@ Exit 0 pass, 1 fail, 77 skipped (no cgroup can be had here).
 """
 import argparse
 import json
+import fcntl
 import os
 import select
 import signal
@@ -315,9 +316,21 @@ def case_fork_bomb(s):
     alive_and_clean(s, srv)
 
 
+def decoy_tmp(base, final):
+    """Where a decoy server dir is made (and locked) before it takes its
+    final name: one no server reaps, as servers of other tests may start
+    meanwhile. v2 cgroups cannot be renamed (cgroup2 has no kernfs rename):
+    there the final name itself, and the VM runs one server at a time."""
+    if version() == 2:
+        return final
+    return os.path.join(base, f"decoy.{os.getpid()}")
+
+
 def case_server_killed(s):
     """SIGKILL of the server mid-run leaves its cgroups; the next server
-    removes them at start (and only them)."""
+    removes them at start, and of the other dirs of ours exactly those
+    whose lock is free: a dir a live process holds stays, one named for a
+    live pid (ours) but unheld goes (names prove nothing)."""
     srv = Server(s.binary, flags(), s.unpriv)
     pid = srv.p.pid
     srv.start("tools/call", {"name": "run_code", "arguments": {
@@ -329,14 +342,22 @@ def case_server_killed(s):
         time.sleep(0.005)
     runs = runs_in(server_dirs(where, pid))
     expect(runs, "the run's cgroup never appeared")
-    # a dir of a live other server, named like ours: must survive
-    decoy = None
-    if version() == 1:
-        decoy = os.path.join(where[0], f"{PREFIX}{os.getpid()}."
-                             + open(f"/proc/{os.getpid()}/stat").read()
-                             .rsplit(")", 1)[1].split()[19] + ".0")
-        os.mkdir(decoy)
+    base = os.path.dirname(server_dirs(where, pid)[0])
+    held = os.path.join(base, f"{PREFIX}{os.getpid()}.0.held")
+    unheld = os.path.join(base, f"{PREFIX}{os.getpid()}.0.unheld")
+    lock = None
     try:
+        for d in (held, unheld):
+            tmp = decoy_tmp(base, d)
+            os.mkdir(tmp)
+            os.mkdir(os.path.join(tmp, "run.0"))
+            if s.unpriv:
+                os.chown(tmp, NOBODY, NOBODY)   # dirs it could remove
+            if d == held:
+                lock = os.open(tmp, os.O_RDONLY | os.O_DIRECTORY)
+                fcntl.flock(lock, fcntl.LOCK_SH)
+            if tmp != d:
+                os.rename(tmp, d)
         srv.p.kill()
         srv.p.wait()
         # its sandbox dies with it (PDEATHSIG); its cgroups stay
@@ -349,14 +370,20 @@ def case_server_killed(s):
                "proves nothing")
         again = Server(s.binary, flags(), s.unpriv)
         eq(server_dirs(where, pid), [], "stale cgroups of the killed server")
-        if decoy is not None:
-            expect(os.path.isdir(decoy), "a live server's dir was removed")
+        expect(os.path.isdir(os.path.join(held, "run.0")),
+               "a held dir was removed")
+        expect(not os.path.exists(unheld), "an unheld dir named for a live "
+               "pid was kept")
         r = again.tool("run_command", {"command": "echo", "args": ["ok"]})
         eq(r["structuredContent"]["stdout"], "ok\n", "next server serves")
         eq(again.close()[0], 0, "exit")
     finally:
-        if decoy is not None and os.path.isdir(decoy):
-            os.rmdir(decoy)
+        if lock is not None:
+            os.close(lock)
+        for d in (held, unheld, os.path.join(base, f"decoy.{os.getpid()}")):
+            for x in (os.path.join(d, "run.0"), d):
+                if os.path.isdir(x):
+                    os.rmdir(x)
 
 
 HOLDER = """
@@ -380,18 +407,21 @@ def case_live_elsewhere(s):
     with open("/proc/1/stat") as f:
         start = int(f.read().rsplit(")", 1)[1].split()[19])
     decoy = os.path.join(base, f"{PREFIX}1.{start + 1}.0")
-    os.mkdir(decoy)
-    os.mkdir(os.path.join(decoy, "run.0"))
+    tmp = decoy_tmp(base, decoy)
+    os.mkdir(tmp)
+    os.mkdir(os.path.join(tmp, "run.0"))
     if s.unpriv:
-        os.chown(decoy, NOBODY, NOBODY)     # a dir it could remove
+        os.chown(tmp, NOBODY, NOBODY)       # a dir it could remove
     holder = None
     try:
         holder = subprocess.Popen(["unshare", "--pid", "--fork", sys.executable,
-                                   "-c", HOLDER, decoy],
+                                   "-c", HOLDER, tmp],
                                   stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, text=True)
         eq(holder.stdout.readline(), "1\n", "the holder: pid 1 of its own "
            "pid namespace, holding the lock")
+        if tmp != decoy:
+            os.rename(tmp, decoy)
         srv = Server(s.binary, flags(), s.unpriv)
         r = srv.tool("run_command", {"command": "echo", "args": ["ok"]})
         eq(r["structuredContent"]["stdout"], "ok\n", "the server serves")
@@ -409,9 +439,10 @@ def case_live_elsewhere(s):
         if holder is not None:
             holder.kill()
             holder.wait()
-        for d in (os.path.join(decoy, "run.0"), decoy):
-            if os.path.isdir(d):
-                os.rmdir(d)
+        for top in (tmp, decoy):
+            for d in (os.path.join(top, "run.0"), top):
+                if os.path.isdir(d):
+                    os.rmdir(d)
 
 
 def check_output(s, extra):

@@ -5,6 +5,7 @@
  * user's workspace is kept.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -127,31 +128,6 @@ START_TEST(user_workspace_is_kept)
 }
 END_TEST
 
-/* Our name parts: boot id prefix, pid namespace inode, start time. */
-static void
-ids(char boot[9], unsigned long long *pidns, unsigned long long *start)
-{
-	char buf[1100], *p;
-	struct stat st;
-	FILE *f;
-	int i;
-
-	f = fopen("/proc/sys/kernel/random/boot_id", "re");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(fscanf(f, "%8s", boot), 1);
-	(void)fclose(f);
-	ck_assert_int_eq(stat("/proc/self/ns/pid", &st), 0);
-	*pidns = (unsigned long long)st.st_ino;
-	f = fopen("/proc/self/stat", "re");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_ptr_nonnull(fgets(buf, sizeof(buf), f));
-	(void)fclose(f);
-	p = strrchr(buf, ')');
-	for (i = 2; i < 22; i++)
-		p = strchr(p + 1, ' ');
-	ck_assert_int_eq(sscanf(p + 1, "%llu", start), 1);
-}
-
 static void
 mk(const char *base, const char *name)
 {
@@ -177,90 +153,142 @@ there(const char *base, const char *name)
 }
 
 /*
- * workspace_reap_dead removes only what our naming and ownership prove is
- * a dead server's workspace, as an attacker sharing TMPDIR would have it
- * try otherwise: a symlink named like a dead one, a file, a directory of
- * another owner, another pid namespace, a live server, the old naming.
+ * A process in a pid namespace of its own (pid 1 there) holding a shared
+ * lock on dir, as a live server in a container sharing TMPDIR would;
+ * *go's write end lets it go. Its pid here, or 0 where we cannot unshare.
  */
-START_TEST(reap_removes_only_provably_dead_servers_workspaces)
+static pid_t
+holder_elsewhere(const char *dir, int *go)
 {
-	char base[] = "/tmp/tools-ws-reap-XXXXXX", boot[9], other[9];
-	char n[16][160], outside[PATH_MAX], link_at[PATH_MAX + 200];
-	unsigned long long pidns, start;
+	int p[2], r[2], fd;
+	pid_t pid, kid;
+	char c;
+
+	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
+	ck_assert_int_eq(pipe2(r, O_CLOEXEC), 0);
+	if ((pid = fork()) == 0) {
+		(void)close(p[1]);
+		(void)close(r[0]);
+		if (unshare(CLONE_NEWPID) != 0)
+			_exit(3);
+		if ((kid = fork()) == 0) {
+			if (getpid() != 1 || (fd = open(dir, O_RDONLY |
+			    O_DIRECTORY)) < 0 || flock(fd, LOCK_SH) != 0 ||
+			    write(r[1], "r", 1) != 1)
+				_exit(1);
+			(void)!read(p[0], &c, 1);	/* EOF: let go */
+			_exit(0);
+		}
+		(void)close(r[1]);
+		_exit(kid > 0 && waitpid(kid, NULL, 0) == kid ? 0 : 2);
+	}
+	(void)close(p[0]);
+	(void)close(r[1]);
+	ck_assert_int_gt(pid, 0);
+	if (read(r[0], &c, 1) != 1) {
+		(void)close(r[0]);
+		(void)close(p[1]);
+		(void)waitpid(pid, NULL, 0);
+		return 0;
+	}
+	(void)close(r[0]);
+	*go = p[1];
+	return pid;
+}
+
+/*
+ * workspace_reap_dead removes exactly the parents whose lock is free, as
+ * an attacker sharing TMPDIR would have it try otherwise: a dir named
+ * like a parent whose lock nobody holds goes with its hostile tree (a
+ * symlink out, a deep chain, a dir without permissions), never following
+ * a link; one held here, or by pid 1 of another pid namespace, stays; so
+ * do a symlink and a file named like parents, names of another shape
+ * (--check's), and a dir of another owner. Released, a held one goes.
+ */
+START_TEST(reap_removes_exactly_the_unheld_parents)
+{
+	static const char *const keep[] = { "mcp-sandbox-aB3dE8",
+	    "mcp-sandbox-aB3dE7", "mcp-sandbox-aB3dE6", "mcp-sandbox-aB3dE5",
+	    "mcp-sandbox-check-aB3dE4", "mcp-sandbox-aB3dE",
+	    "mcp-sandbox-aB3d-9",
+	    "mcp-sandbox-ws-aB3dE3" };
+	char base[] = "/tmp/tools-ws-reap-XXXXXX", outside[PATH_MAX];
+	char path[PATH_MAX + 200], deep[PATH_MAX];
 	struct stat st;
-	pid_t dead;
-	int i, live;
+	size_t i;
+	pid_t far;
+	int live, go = -1;
 
 	ck_assert_ptr_nonnull(mkdtemp(base));
-	ids(boot, &pidns, &start);
-	if ((dead = fork()) == 0)
-		_exit(0);
-	ck_assert_int_eq(waitpid(dead, NULL, 0), dead);
-	(void)snprintf(other, sizeof(other), "%08x",
-	    (unsigned)strtoul(boot, NULL, 16) ^ 1u);
-	/* removed: a dead pid; a reused pid (our pid, another start time);
-	 * another boot */
-	(void)snprintf(n[0], sizeof(n[0]), "mcp-sandbox-%s-%llu-%d-%llu-aB3dE9",
-	    boot, pidns, (int)dead, start);
-	(void)snprintf(n[1], sizeof(n[1]), "mcp-sandbox-%s-%llu-%d-%llu-aB3dE9",
-	    boot, pidns, (int)getpid(), start + 1);
-	(void)snprintf(n[2], sizeof(n[2]), "mcp-sandbox-%s-%llu-%d-%llu-aB3dE9",
-	    other, pidns, (int)getpid(), start);
-	/* kept: ourselves; another pid namespace; the old naming; a near
-	 * miss of the pattern; a symlink and a file named like dead ones */
-	(void)snprintf(n[3], sizeof(n[3]), "mcp-sandbox-%s-%llu-%d-%llu-aB3dE9",
-	    boot, pidns, (int)getpid(), start);
-	(void)snprintf(n[4], sizeof(n[4]), "mcp-sandbox-%s-%llu-%d-%llu-aB3dE9",
-	    boot, pidns + 1, (int)dead, start);
-	(void)snprintf(n[5], sizeof(n[5]), "mcp-sandbox-aB3dE9");
-	(void)snprintf(n[6], sizeof(n[6]), "mcp-sandbox-%s-%llu-%d-%llu-aB3dE9x",
-	    boot, pidns, (int)dead, start);
-	(void)snprintf(n[7], sizeof(n[7]), "mcp-sandbox-%s-%llu-%d-%llu-aB3dE8",
-	    boot, pidns, (int)dead, start);
-	(void)snprintf(n[8], sizeof(n[8]), "mcp-sandbox-%s-%llu-%d-%llu-aB3dE7",
-	    boot, pidns, (int)dead, start);
-	/* kept: named as of another boot, but its server holds its lock (a
-	 * live one on another machine sharing TMPDIR) */
-	(void)snprintf(n[9], sizeof(n[9]), "mcp-sandbox-%s-%llu-%d-%llu-aB3dE6",
-	    other, pidns, (int)dead, start);
-	for (i = 0; i <= 6; i++)
-		mk(base, n[i]);
-	mk(base, n[9]);
-	(void)snprintf(link_at, sizeof(link_at), "%s/%s", base, n[9]);
-	ck_assert_int_ge(live = open(link_at, O_RDONLY | O_DIRECTORY |
-	    O_CLOEXEC), 0);
-	ck_assert_int_eq(flock(live, LOCK_SH), 0);
 	(void)snprintf(outside, sizeof(outside), "%s.outside", base);
 	ck_assert_int_eq(mkdir(outside, 0700), 0);
-	(void)snprintf(link_at, sizeof(link_at), "%s/%s", base, n[7]);
-	ck_assert_int_eq(symlink(outside, link_at), 0);
-	(void)snprintf(link_at, sizeof(link_at), "%s/%s", base, n[8]);
-	ck_assert_int_eq(close(open(link_at, O_CREAT | O_WRONLY | O_CLOEXEC,
+	(void)snprintf(path, sizeof(path), "%s/kept", outside);
+	ck_assert_int_eq(close(open(path, O_CREAT | O_WRONLY | O_CLOEXEC,
 	    0600)), 0);
-	/* a symlink inside a dead one is removed, never followed */
-	(void)snprintf(link_at, sizeof(link_at), "%s/%s/out", base, n[0]);
-	ck_assert_int_eq(symlink(outside, link_at), 0);
+	/* removed: unheld, with a hostile tree */
+	mk(base, "mcp-sandbox-aB3dE9");
+	(void)snprintf(path, sizeof(path), "%s/mcp-sandbox-aB3dE9/out", base);
+	ck_assert_int_eq(symlink(outside, path), 0);
+	(void)snprintf(deep, sizeof(deep), "%s/mcp-sandbox-aB3dE9", base);
+	for (i = 0; i < 40; i++) {
+		(void)strcat(deep, "/d");
+		ck_assert_int_eq(mkdir(deep, 0700), 0);
+	}
+	(void)snprintf(path, sizeof(path), "%s/up", deep);
+	ck_assert_int_eq(symlink("../../../../../../..", path), 0);
+	(void)snprintf(path, sizeof(path), "%s/mcp-sandbox-aB3dE9/locked",
+	    base);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	(void)snprintf(path, sizeof(path), "%s/mcp-sandbox-aB3dE9/locked/f",
+	    base);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	(void)snprintf(path, sizeof(path), "%s/mcp-sandbox-aB3dE9/locked",
+	    base);
+	ck_assert_int_eq(chmod(path, 0), 0);
+	/* kept: held here; held elsewhere; a symlink and a file named like
+	 * parents; names of other shapes */
+	mk(base, keep[0]);
+	(void)snprintf(path, sizeof(path), "%s/%s", base, keep[0]);
+	ck_assert_int_ge(live = open(path, O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC), 0);
+	ck_assert_int_eq(flock(live, LOCK_SH), 0);
+	mk(base, keep[1]);
+	(void)snprintf(path, sizeof(path), "%s/%s", base, keep[1]);
+	far = geteuid() == 0 ? holder_elsewhere(path, &go) : 0;
+	(void)snprintf(path, sizeof(path), "%s/%s", base, keep[2]);
+	ck_assert_int_eq(symlink(outside, path), 0);
+	(void)snprintf(path, sizeof(path), "%s/%s", base, keep[3]);
+	ck_assert_int_eq(close(open(path, O_CREAT | O_WRONLY | O_CLOEXEC,
+	    0600)), 0);
+	for (i = 4; i < sizeof(keep) / sizeof(keep[0]); i++)
+		mk(base, keep[i]);
 
-	ck_assert_int_eq(workspace_reap_dead(base), 3);
-	for (i = 0; i <= 2; i++)
-		ck_assert_msg(!there(base, n[i]), "%s was kept", n[i]);
-	for (i = 3; i <= 9; i++)
-		ck_assert_msg(there(base, n[i]), "%s was removed", n[i]);
-	ck_assert_int_eq(stat(outside, &st), 0);
+	ck_assert_int_eq(workspace_reap_dead(base), far > 0 ? 1 : 2);
+	ck_assert(!there(base, "mcp-sandbox-aB3dE9"));
+	for (i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
+		ck_assert_msg(i == 1 && far == 0 ? !there(base, keep[i]) :
+		    there(base, keep[i]), "%s", keep[i]);
+	(void)snprintf(path, sizeof(path), "%s/kept", outside);
+	ck_assert_int_eq(stat(path, &st), 0);
 	/* of another owner: kept (as root we can make one) */
 	if (geteuid() == 0) {
-		mk(base, n[0]);
-		(void)snprintf(link_at, sizeof(link_at), "%s/%s", base, n[0]);
-		ck_assert_int_eq(chown(link_at, 12345, 12345), 0);
+		mk(base, "mcp-sandbox-aB3dE9");
+		(void)snprintf(path, sizeof(path), "%s/mcp-sandbox-aB3dE9",
+		    base);
+		ck_assert_int_eq(chown(path, 12345, 12345), 0);
 		ck_assert_int_eq(workspace_reap_dead(base), 0);
-		ck_assert(there(base, n[0]));
+		ck_assert(there(base, "mcp-sandbox-aB3dE9"));
 	}
-	/* once its server lets go, it is a dead one's */
+	/* once their holders let go, they are dead ones' */
 	ck_assert_int_eq(close(live), 0);
-	ck_assert_int_eq(workspace_reap_dead(base), 1);
-	ck_assert(!there(base, n[9]));
+	if (far > 0) {
+		ck_assert_int_eq(close(go), 0);
+		ck_assert_int_eq(waitpid(far, NULL, 0), far);
+	}
+	ck_assert_int_eq(workspace_reap_dead(base), far > 0 ? 2 : 1);
+	ck_assert(!there(base, keep[0]) && !there(base, keep[1]));
 	ck_assert_int_eq(workspace_remove_tree(base), 0);
-	ck_assert_int_eq(rmdir(outside), 0);
+	ck_assert_int_eq(workspace_remove_tree(outside), 0);
 }
 END_TEST
 
@@ -271,24 +299,16 @@ END_TEST
  */
 START_TEST(reap_as_an_unprivileged_server_keeps_others)
 {
-	char base[] = "/tmp/tools-ws-reap-unpriv-XXXXXX", boot[9];
-	char mine[160], roots[160], path[PATH_MAX + 200];
-	unsigned long long pidns, start;
-	pid_t dead, kid;
+	char base[] = "/tmp/tools-ws-reap-unpriv-XXXXXX";
+	const char *mine = "mcp-sandbox-aB3dE9", *roots = "mcp-sandbox-zZ9yY8";
+	char path[PATH_MAX + 200];
+	pid_t kid;
 	int status;
 
 	if (geteuid() != 0)
 		return;		/* needs root to become 65534 and to chown */
 	ck_assert_ptr_nonnull(mkdtemp(base));
 	ck_assert_int_eq(chmod(base, 01777), 0);
-	ids(boot, &pidns, &start);
-	if ((dead = fork()) == 0)
-		_exit(0);
-	ck_assert_int_eq(waitpid(dead, NULL, 0), dead);
-	(void)snprintf(mine, sizeof(mine), "mcp-sandbox-%s-%llu-%d-%llu-aB3dE9",
-	    boot, pidns, (int)dead, start);
-	(void)snprintf(roots, sizeof(roots), "mcp-sandbox-%s-%llu-%d-%llu-zZ9yY8",
-	    boot, pidns, (int)dead, start);
 	mk(base, mine);
 	mk(base, roots);
 	(void)snprintf(path, sizeof(path), "%s/%s", base, mine);
@@ -309,30 +329,30 @@ START_TEST(reap_as_an_unprivileged_server_keeps_others)
 }
 END_TEST
 
-/* The private parent of fresh workspaces is named after its server, so
- * that a later one can judge. */
-START_TEST(the_parent_names_its_server)
+/* The private parent of fresh workspaces is held by its server for its
+ * life: no reaper can take it exclusively. */
+START_TEST(the_parent_is_held_by_its_server)
 {
 	struct workspace *ws = fresh();
-	char boot[9], want[160];
-	unsigned long long pidns, start;
 	const char *parent = workspace_parent(), *name;
+	char base[PATH_MAX];
 	int fd;
 
 	ck_assert_ptr_nonnull(parent);
 	name = strrchr(parent, '/') + 1;
-	ids(boot, &pidns, &start);
-	(void)snprintf(want, sizeof(want), "mcp-sandbox-%s-%llu-%d-%llu-",
-	    boot, pidns, (int)getpid(), start);
-	ck_assert_msg(strncmp(name, want, strlen(want)) == 0, "%s", name);
-	ck_assert_uint_eq(strlen(name), strlen(want) + 6);
+	ck_assert_msg(strncmp(name, "mcp-sandbox-", 12) == 0 &&
+	    strlen(name) == 12 + 6, "%s", name);
 	ck_assert_int_eq(strncmp(ws->path, parent, strlen(parent)), 0);
-	/* and holds its lock: no reaper can take it exclusively */
 	ck_assert_int_ge(fd = open(parent, O_RDONLY | O_DIRECTORY |
 	    O_CLOEXEC), 0);
 	ck_assert_int_eq(flock(fd, LOCK_EX | LOCK_NB), -1);
 	ck_assert_int_eq(errno, EWOULDBLOCK);
 	ck_assert_int_eq(close(fd), 0);
+	/* a reap of its base passes over it */
+	(void)snprintf(base, sizeof(base), "%.*s", (int)(name - 1 - parent),
+	    parent);
+	(void)workspace_reap_dead(base);
+	ck_assert_int_eq(access(ws->path, F_OK), 0);
 	workspace_free(ws);
 }
 END_TEST
@@ -347,8 +367,8 @@ workspace_suite(void)
 	tcase_add_test(tc, removal_never_follows_symlinks_out);
 	tcase_add_test(tc, removal_copes_with_locked_and_deep_trees);
 	tcase_add_test(tc, user_workspace_is_kept);
-	tcase_add_test(tc, reap_removes_only_provably_dead_servers_workspaces);
-	tcase_add_test(tc, the_parent_names_its_server);
+	tcase_add_test(tc, reap_removes_exactly_the_unheld_parents);
+	tcase_add_test(tc, the_parent_is_held_by_its_server);
 	tcase_add_test(tc, reap_as_an_unprivileged_server_keeps_others);
 	suite_add_tcase(s, tc);
 	return s;
