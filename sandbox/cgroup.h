@@ -1,8 +1,8 @@
 /*
- * cgroup.h: between cgroup.c (the per-run part, and what both versions
- * share: small-file access, the server dir's making and reaping) and the
- * setup of each version, cgroup_v1.c and cgroup_v2.c. Internal to those
- * three files.
+ * cgroup.h: between cgroup.c (the per-run part), the setup of each
+ * version (cgroup_v1.c, cgroup_v2.c) and what all three share
+ * (cgroup_dir.c: small-file access, the server dir's making and
+ * reaping). Internal to those four files.
  */
 #ifndef SB_CGROUP_H
 #define SB_CGROUP_H
@@ -27,13 +27,17 @@
 
 extern const char *const sb_cg_ctl_names[SB_CG_NCTL];
 
-/* cgroup.c */
+/* cgroup_dir.c */
 /* A small file at dirfd/name, NUL-terminated: bytes or -errno. */
 ssize_t sb_cg_read_at(int dirfd, const char *name, char *buf, size_t len);
 /* s in one write(): 0 or -errno. */
 int sb_cg_write_at(int dirfd, const char *name, const char *s);
 int sb_cg_open_dir_at(int dirfd, const char *name);
 bool sb_cg_populated(int dirfd);
+/* Every process in dirfd's cgroup (and below) killed. */
+void sb_cg_kill_all(int version, int dirfd);
+/* parent/name removed once empty, waiting a bounded time: 0 or -errno. */
+int sb_cg_remove_when_empty(int parent, const char *name);
 /* This process's cgroup in the hierarchy of ctl (v1) or v2 (NULL). */
 int sb_cg_own_path(const char *ctl, char *mnt, size_t mntlen, char *path,
     size_t pathlen);

@@ -302,19 +302,21 @@ END_TEST
 /* A started run given up on is killed and reaped, its fds released. */
 START_TEST(started_run_discarded_leaves_nothing)
 {
-	static const char *const argv[] = { "/bin/sleep", "987125", NULL };
+	char secs[16];
+	const char *argv[] = { "/bin/sleep", secs, NULL };
 	int fds = count_fds();
 	struct sb_ctx *ctx = new_ctx(1);
 	struct sb_started *s = NULL;
 	struct sb_request req;
 	struct sb_result res;
 
+	(void)snprintf(secs, sizeof(secs), "%ld", 900000000L + (long)getpid());
 	request(&req, argv);
 	ck_assert_int_eq(sb_start(ctx, &req, &s, &res), 0);
 	sb_result_fini(&res);
 	ck_assert(sb_started_alive(s));
 	sb_discard(s);
-	ck_assert_int_eq(count_procs("/bin/sleep", "987125"), 0);
+	ck_assert_int_eq(count_procs("/bin/sleep", secs), 0);
 	sb_ctx_free(ctx);	/* its netns pool holds an fd until then */
 	ck_assert_int_eq(count_fds(), fds);
 }
@@ -1202,20 +1204,21 @@ START_TEST(a_uid_range_out_of_bounds_is_refused)
 END_TEST
 
 /*
- * A started (warm) run binds the .git that was there at its start
- * read-only; another run's end moves that one aside and a new .git takes
- * its name, which is not read-only inside: the started run is not current
- * (it must not serve), and were it to finish, the new one, the sandbox
- * uid's, is moved aside at its end as one made meanwhile.
+ * A started (warm) run binds the .git/config there at its start
+ * read-only. Renamed away on the host, .git names nothing: still current
+ * (a .git this run makes is moved aside at its end). A new .git in its
+ * place is not read-only inside: not current; nor is one that gained a
+ * submodule git dir since (not bound in this run). Finished anyway, the
+ * new .git (another inode than at the start) is moved aside.
  */
 START_TEST(a_protected_name_replaced_after_start_is_not_current)
 {
 	static const char *const argv[] = { "/bin/sh", "-c", "touch started",
 	    NULL };
 	static const char *const prot[] = { ".git", NULL };
-	char *ws = make_workspace(), git[256], aside[256], aside2[256];
-	char started[256];
-	int i;
+	char *ws = make_workspace(), git[256], aside[256], cfg[300];
+	char started[256], mods[300], sub[300], moved[700];
+	int i, fd;
 	uid_t owner = geteuid() == 0 ? 65534 : geteuid();
 	struct sb_ctx *ctx = new_ctx(0);
 	struct sb_started *s = NULL;
@@ -1224,9 +1227,15 @@ START_TEST(a_protected_name_replaced_after_start_is_not_current)
 
 	(void)snprintf(git, sizeof(git), "%s/.git", ws);
 	(void)snprintf(aside, sizeof(aside), "%s/.git.old", ws);
-	(void)snprintf(aside2, sizeof(aside2), "%s/.git.from-sandbox-1", ws);
+	(void)snprintf(cfg, sizeof(cfg), "%s/config", git);
+	(void)snprintf(mods, sizeof(mods), "%s/modules", git);
+	(void)snprintf(sub, sizeof(sub), "%s/modules/m", git);
 	ck_assert_int_eq(mkdir(git, 0755), 0);
+	ck_assert_int_eq(mkdir(mods, 0755), 0);
+	ck_assert((fd = open(cfg, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) >= 0);
+	(void)close(fd);
 	ck_assert_int_eq(chown(git, owner, owner), 0);
+	ck_assert_int_eq(chown(cfg, owner, owner), 0);
 	request(&req, argv);
 	req.workspace_host = ws;
 	req.workspace_writable = true;
@@ -1234,23 +1243,33 @@ START_TEST(a_protected_name_replaced_after_start_is_not_current)
 	(void)snprintf(started, sizeof(started), "%s/started", ws);
 	ck_assert_int_eq(sb_start(ctx, &req, &s, &res), 0);
 	sb_result_fini(&res);
-	/* its root (and the .git over itself) made, before we move it */
+	/* its root (and .git/config over itself) made, before we change it */
 	for (i = 0; i < 3000 && access(started, F_OK) != 0; i++)
 		(void)nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
 	ck_assert_int_eq(access(started, F_OK), 0);
 	ck_assert(sb_started_current(s));
-	ck_assert_int_eq(rename(git, aside), 0);
+	ck_assert_int_eq(mkdir(sub, 0755), 0);
 	ck_assert(!sb_started_current(s));
+	ck_assert_int_eq(rmdir(sub), 0);
+	ck_assert_int_eq(rename(git, aside), 0);
+	ck_assert(sb_started_current(s));
 	ck_assert_int_eq(mkdir(git, 0755), 0);
 	ck_assert_int_eq(chown(git, owner, owner), 0);
 	ck_assert(!sb_started_current(s));
 	ck_assert_int_eq(sb_finish(s, &req, NULL, &res), 0);
 	ck_assert(res.exited && res.exit_code == 0);
-	ck_assert_str_eq(res.protect_moved, ".git moved to "
-	    ".git.from-sandbox-1");
+	ck_assert_msg(strncmp(res.protect_moved, ".git moved to "
+	    ".git.from-sandbox-", 32) == 0 && strlen(res.protect_moved) ==
+	    32 + 16, "%s", res.protect_moved);
+	(void)snprintf(moved, sizeof(moved), "%s/%s", ws,
+	    res.protect_moved + 14);
 	sb_result_fini(&res);
 	sb_ctx_free(ctx);
-	ck_assert_int_eq(rmdir(aside2), 0);
+	ck_assert_int_eq(rmdir(moved), 0);
+	(void)snprintf(cfg, sizeof(cfg), "%s/config", aside);
+	(void)snprintf(mods, sizeof(mods), "%s/modules", aside);
+	ck_assert_int_eq(unlink(cfg), 0);
+	ck_assert_int_eq(rmdir(mods), 0);
 	ck_assert_int_eq(rmdir(aside), 0);
 	ck_assert_int_eq(unlink(started), 0);
 	ck_assert_int_eq(rmdir(ws), 0);
@@ -1422,13 +1441,13 @@ mounts_at(const char *path)
  * send those binds back into the server's mount namespace (and every
  * peer's), one more per run, never removed: the owner's .git read-only
  * on the host. Here, in a mount namespace of the test's own, a shared
- * tmpfs is the workspace: after a run its .git is no mount point and
- * still writable from outside, while it was read-only inside.
+ * tmpfs is the workspace: after a run its .git/config is no mount point
+ * and still writable from outside, while it was read-only inside.
  */
 START_TEST(protected_names_stay_in_the_sandbox)
 {
 	static const char *const argv[] = { "/bin/sh", "-c",
-	    "if echo x 2>/dev/null > .git/hook; then echo written; "
+	    "if echo x 2>/dev/null > .git/config; then echo written; "
 	    "else echo refused; fi", NULL };
 	static const char *const protect[] = { ".git", NULL };
 	struct sb_request req;
@@ -1448,6 +1467,10 @@ START_TEST(protected_names_stay_in_the_sandbox)
 	(void)snprintf(git, sizeof(git), "%s/.git", ws);
 	ck_assert_int_eq(mkdir(git, 0755), 0);
 	ck_assert_int_eq(chown(git, 65534, 65534), 0);
+	(void)snprintf(after, sizeof(after), "%s/config", git);
+	fd = open(after, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	ck_assert_msg(fd >= 0, "%s: %s", after, strerror(errno));
+	close(fd);
 	ctx = uid_ctx(1, 0, &res, &rc);
 	ck_assert_msg(rc == 0, "%s", res.message);
 	request(&req, argv);
@@ -1462,9 +1485,8 @@ START_TEST(protected_names_stay_in_the_sandbox)
 		sb_result_fini(&res);
 	}
 	sb_ctx_free(ctx);
-	ck_assert_int_eq(mounts_at(git), 0);
-	(void)snprintf(after, sizeof(after), "%s/after", git);
-	fd = open(after, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	ck_assert_int_eq(mounts_at(after), 0);
+	fd = open(after, O_WRONLY | O_APPEND | O_CLOEXEC);
 	ck_assert_msg(fd >= 0, "%s: %s", after, strerror(errno));
 	close(fd);
 	ck_assert_int_eq(umount2(ws, MNT_DETACH), 0);
