@@ -14,8 +14,8 @@ import tempfile
 import time
 import unittest
 
-from http_client import (ACCEPT_BOTH, MODERN, Conn, Server, initialize_body,
-                         modern_headers, modern_meta)
+from http_client import (ACCEPT_BOTH, MODERN, STOP_DEADLINE_S, Conn, Server,
+                         initialize_body, modern_headers, modern_meta)
 
 BIN = None
 
@@ -30,9 +30,17 @@ MAX_HEADER_BYTES = 16 * 1024
 MAX_CONNECTIONS = 256
 MAX_SESSIONS = 64
 MAX_SESSION_CALLS = 16
+HEADER_DEADLINE_S = 10
 BODY_DEADLINE_S = 30
-# --body-deadline for the tests that wait for one: the shortest allowed
-SHORT_BODY_DEADLINE_S = 1
+SHUTDOWN_GRACE_S = 10
+# MCP_HTTP_FLAG_MIN_S: the least --header-deadline, --body-deadline and
+# --shutdown-grace accept; the tests that wait for one use it
+FLAG_MIN_S = 1
+SHORT_BODY_DEADLINE_S = FLAG_MIN_S
+# the flags that shorten a time, with their defaults (the most they take)
+SECONDS_FLAGS = (("--header-deadline", HEADER_DEADLINE_S),
+                 ("--body-deadline", BODY_DEADLINE_S),
+                 ("--shutdown-grace", SHUTDOWN_GRACE_S))
 
 
 def rpc_error(resp):
@@ -916,11 +924,11 @@ class Auth(unittest.TestCase):
 
 class Stop(unittest.TestCase):
     """SIGTERM with calls that never end on their own, in both eras: after
-    the grace period (test_tenancy.py) they are stopped and still answer;
-    the server exits 0."""
+    the grace period (test_tenancy.py; the shortest here) they are stopped
+    and still answer; the server exits 0."""
 
     def test_sigterm_answers_calls_in_both_eras(self):
-        srv = Server(BIN)
+        srv = Server(BIN, "--shutdown-grace", str(FLAG_MIN_S))
         held = []
         try:
             sid = start_session(srv)
@@ -955,6 +963,12 @@ class Stop(unittest.TestCase):
                     rest += line
                 self.assertIn(b'"id":%d,"result"' % rid, rest)
                 self.assertIn(b'cancelled', rest)
+            self.assertEqual(srv.proc.wait(STOP_DEADLINE_S), 0)
+            log = srv.stderr()
+            self.assertIn("requests in flight have %d s to finish" %
+                          FLAG_MIN_S, log)
+            self.assertIn("requests still running after %d s; killing "
+                          "their sandboxes" % FLAG_MIN_S, log)
         finally:
             rc = srv.stop()
             for x in held:
@@ -1003,15 +1017,23 @@ class Cli(unittest.TestCase):
         self.assert_usage_error(["--token-file", "/dev/null"], "need --http")
         self.assert_usage_error(["--allow-origin", "http://a.example"],
                                 "need --http")
-        self.assert_usage_error(["--body-deadline", "5"],
-                                "--body-deadline needs --http")
+        for flag, _ in SECONDS_FLAGS:
+            self.assert_usage_error([flag, "5"], flag + " needs --http")
 
-    def test_bad_body_deadline(self):
-        for v in ("0", "%d" % (BODY_DEADLINE_S + 1), "-1", "+5", "5s", "",
-                  "99999999999999999999"):
-            self.assert_usage_error(["--http", "127.0.0.1:0",
-                                     "--body-deadline", v],
-                                    "bad --body-deadline")
+    def test_bad_seconds(self):
+        for flag, most in SECONDS_FLAGS:
+            for v in ("0", "%d" % (most + 1), "-1", "+5", "5s", "", " 5",
+                      "99999999999999999999"):
+                self.assert_usage_error(
+                    ["--http", "127.0.0.1:0", flag, v],
+                    'bad %s "%s": use whole seconds from %d to %d' %
+                    (flag, v, FLAG_MIN_S, most))
+
+    def test_seconds_at_their_bounds_are_taken(self):
+        for flag, most in SECONDS_FLAGS:
+            for v in (FLAG_MIN_S, most):
+                srv = Server(BIN, flag, str(v))
+                self.assertEqual(srv.stop(), 0, (flag, v))
 
     def test_bad_origin(self):
         for v in ("a.example", "ftp://a.example", "http://a.example/path",
@@ -1049,11 +1071,13 @@ class Cli(unittest.TestCase):
                 if re.match(r"\s+--(http|token-file|allow-origin) ", l)]
         self.assertEqual(len(ours), 3)
         self.assertTrue(all(len(l) <= 80 for l in ours), ours)
-        line = [l for l in out.splitlines()
-                if re.match(r"\s+--body-deadline SECONDS ", l)]
-        self.assertEqual(len(line), 1, out)
-        self.assertIn("(1-%d, the default)" % BODY_DEADLINE_S, line[0])
-        self.assertLessEqual(len(line[0]), 80)
+        for flag, most in SECONDS_FLAGS:
+            line = [l for l in out.splitlines()
+                    if re.match(r"\s+%s SECONDS " % flag, l)]
+            self.assertEqual(len(line), 1, out)
+            self.assertIn("(%d-%d, the default)" % (FLAG_MIN_S, most),
+                          line[0])
+            self.assertLessEqual(len(line[0]), 80)
 
     def test_fixtures_are_absent_without_the_flag(self):
         srv = Server(BIN, fixtures=False)
