@@ -14,15 +14,15 @@ import tempfile
 import time
 import unittest
 
-from http_client import (ACCEPT_BOTH, MODERN, STOP_DEADLINE_S, Conn, Server,
-                         initialize_body, modern_headers, modern_meta)
+# the helpers the test scripts share: tests/lib
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+from http_client import (ACCEPT_BOTH, MODERN, STOP_DEADLINE_S,  # noqa: E402
+                         Conn, Server, _read_response, initialize_body,
+                         modern_headers, modern_meta, raw_post)
+from mcptest import pids_with, poll_until  # noqa: E402
 
 BIN = None
-
-# Bounded polling for effects that land on another thread (a cancelled
-# call reaching its end): attempts x pause, not a timing assertion.
-POLL_ATTEMPTS = 400
-POLL_PAUSE_S = 0.025
 
 # The caps in transport/http_limits.h and server/mcp_limits.h.
 MAX_MSG = 4 * 1024 * 1024
@@ -56,14 +56,6 @@ def start_session(srv, headers=None):
     r2 = srv.post({"jsonrpc": "2.0", "method": "notifications/initialized"}, h)
     assert r2.status == 202, r2.status
     return sid
-
-
-def poll_until(fn):
-    for _ in range(POLL_ATTEMPTS):
-        if fn():
-            return True
-        time.sleep(POLL_PAUSE_S)
-    return False
 
 
 class Legacy(unittest.TestCase):
@@ -495,14 +487,10 @@ class Modern(unittest.TestCase):
                                       "_meta": modern_meta(progressToken=1)}}
                           ).encode()
         h = modern_headers("tools/call", "test_wait_cancel")
-        head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % self.srv.port
-        head += "Content-Type: application/json\r\nAccept: %s\r\n" % ACCEPT_BOTH
-        head += "".join("%s: %s\r\n" % kv for kv in h.items())
-        head += "Content-Length: %d\r\n\r\n" % len(body)
         before = self.srv.metric(
             'mcp_tool_calls_total{tool="test_wait_cancel",outcome="ok"}')
         c = Conn(self.srv.port)
-        c.send_raw(head.encode() + body)
+        c.send_raw(raw_post(self.srv.port, body, h))
         self.assertTrue(c.f.readline().startswith(b"HTTP/1.1 200"))
         while b"notifications/progress" not in c.f.readline():
             pass
@@ -512,20 +500,6 @@ class Modern(unittest.TestCase):
             == before + 1), "the call did not end after its stream closed")
         self.assertGreaterEqual(self.srv.metric(
             'mcp_http_streams_closed_total{cancelled="true"}'), 1)
-
-
-def pids_with(marker):
-    """Pids whose command line contains marker (bytes)."""
-    out = []
-    for d in os.listdir("/proc"):
-        if d.isdigit():
-            try:
-                with open("/proc/%s/cmdline" % d, "rb") as f:
-                    if marker in f.read():
-                        out.append(int(d))
-            except OSError:
-                pass
-    return out
 
 
 class ModernSandbox(unittest.TestCase):
@@ -576,12 +550,8 @@ class ModernSandbox(unittest.TestCase):
                                                     "timeout_ms": 60000},
                                       "_meta": modern_meta()}}).encode()
         h = modern_headers("tools/call", "run_code")
-        head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-        head += "Content-Type: application/json\r\nAccept: %s\r\n" % ACCEPT_BOTH
-        head += "".join("%s: %s\r\n" % kv for kv in h.items())
-        head += "Content-Length: %d\r\n\r\n" % len(body)
         c = Conn(self.srv.port)
-        c.send_raw(head.encode() + body)
+        c.send_raw(raw_post(self.srv.port, body, h))
         if not poll_until(lambda: pids_with(marker.encode())):
             c.close()
             self.skipTest("the sandboxed program never started (no sandbox "
@@ -683,7 +653,6 @@ class Guards(unittest.TestCase):
                     "Content-Type: application/json\r\nAccept: %s\r\n"
                     "Content-Length: %d\r\n\r\n" % (ACCEPT_BOTH, MAX_MSG + 1))
             c.send_raw(head.encode())
-            from http_client import _read_response
             r = _read_response(c.f)
             self.assertEqual(r.status, 413)
             self.assertEqual(rpc_error(r)["code"], -32600)
@@ -701,7 +670,6 @@ class Guards(unittest.TestCase):
             for _ in range(MAX_MSG // len(chunk) + 1):
                 c.send_raw(b"%x\r\n" % len(chunk) + chunk + b"\r\n")
             c.send_raw(b"0\r\n\r\n")
-            from http_client import _read_response
             r = _read_response(c.f)
             self.assertEqual(r.status, 413)
         finally:
@@ -726,7 +694,6 @@ class Guards(unittest.TestCase):
             # waits past a deadline: at least pause_s pass, whatever the load
             time.sleep(pause_s)
             c.send_raw(body[10:])
-            from http_client import _read_response
             return _read_response(c.f)
         finally:
             c.close()
@@ -824,7 +791,6 @@ class Guards(unittest.TestCase):
                     source_address=("127.0.0.%d" % (2 + i % 2), 0))
                 c.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
                 idle.append(c)
-            from http_client import _read_response
             for c in idle:
                 self.assertEqual(_read_response(c.makefile("rb")).status,
                                  200)
@@ -943,13 +909,9 @@ class Stop(unittest.TestCase):
                                           "_meta": modern_meta(progressToken=2)}}
                               ).encode()
             h = modern_headers("tools/call", "test_wait_cancel")
-            head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-            head += "Content-Type: application/json\r\nAccept: %s\r\n" % ACCEPT_BOTH
-            head += "".join("%s: %s\r\n" % kv for kv in h.items())
-            head += "Content-Length: %d\r\n\r\n" % len(body)
             d = srv.conn()
             held.append(d)
-            d.send_raw(head.encode() + body)
+            d.send_raw(raw_post(srv.port, body, h))
             self.assertTrue(d.f.readline().startswith(b"HTTP/1.1 200"))
             while b"notifications/progress" not in d.f.readline():
                 pass

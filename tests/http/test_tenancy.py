@@ -16,9 +16,13 @@ import tempfile
 import time
 import unittest
 
-from http_client import (ACCEPT_BOTH, STOP_DEADLINE_S, Conn, Server,
-                         _read_response, initialize_body, modern_headers,
-                         modern_meta)
+# the helpers the test scripts share: tests/lib
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+from http_client import (ACCEPT_BOTH, STOP_DEADLINE_S, Conn,  # noqa: E402
+                         Server, _read_response, initialize_body,
+                         modern_headers, modern_meta, raw_post)
+from mcptest import poll_until  # noqa: E402
 
 BIN = None
 
@@ -32,31 +36,12 @@ SHUTDOWN_ABORT_S = 5
 # shutdown grace give --header-deadline, --body-deadline, --shutdown-grace
 SHORT_S = 1
 
-POLL_ATTEMPTS = 400
-POLL_PAUSE_S = 0.025
-
 TOKEN_A = "a" * 40
 TOKEN_B = "b" * 40
 
 
-def poll_until(fn):
-    for _ in range(POLL_ATTEMPTS):
-        if fn():
-            return True
-        time.sleep(POLL_PAUSE_S)
-    return False
-
-
 def bearer(tok):
     return {"Authorization": "Bearer " + tok}
-
-
-def raw_post(port, body, headers):
-    head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % port
-    head += "Content-Type: application/json\r\nAccept: %s\r\n" % ACCEPT_BOTH
-    head += "".join("%s: %s\r\n" % kv for kv in headers.items())
-    head += "Content-Length: %d\r\n\r\n" % len(body)
-    return head.encode() + body
 
 
 def stateless(srv, rid, name, args, tok=None, meta=None):
