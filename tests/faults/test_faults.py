@@ -154,7 +154,10 @@ class Kill(unittest.TestCase):
 
     def http_signal(self, tmp, sig):
         marker = "httpmark_%d_%d" % (os.getpid(), time.monotonic_ns())
-        srv = Server(BIN, env={"PATH": PATH, "TMPDIR": tmp})
+        # the calls never end on their own: SIGTERM stops them after the
+        # grace, the shortest here (1 s, not 10)
+        srv = Server(BIN, "--shutdown-grace", "1",
+                     env={"PATH": PATH, "TMPDIR": tmp})
         held = []
         r = srv.post(initialize_body())
         sid = r.header("Mcp-Session-Id")
