@@ -73,6 +73,22 @@ def closed_by_peer(s, timeout):
         return False
 
 
+def trickle(s, byte, pause_s, start, limit_s):
+    """Sends byte every pause_s until the peer closes s: the seconds from
+    start (time.monotonic()) until then, or None if it kept s open for
+    limit_s."""
+    while time.monotonic() - start < limit_s:
+        try:
+            s.sendall(byte)
+        except (BrokenPipeError, ConnectionResetError):
+            break
+        if closed_by_peer(s, pause_s):
+            break
+    else:
+        return None
+    return time.monotonic() - start
+
+
 class Tenancy(unittest.TestCase):
     """Two tokens: two principals that share nothing."""
 
@@ -165,21 +181,11 @@ class SlowClients(unittest.TestCase):
             start = time.monotonic()    # before the accept, so a lower bound
             s = conn_from(srv.port, "127.0.0.1")
             s.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
-            closed = False
             # a header byte every 0.2 s: each would reset an idle timeout
-            while time.monotonic() - start < IDLE_TIMEOUT_S:
-                try:
-                    s.sendall(b"X")
-                except (BrokenPipeError, ConnectionResetError):
-                    closed = True
-                    break
-                if closed_by_peer(s, 0.2):
-                    closed = True
-                    break
-            elapsed = time.monotonic() - start
+            elapsed = trickle(s, b"X", 0.2, start, IDLE_TIMEOUT_S)
             s.close()
-            self.assertTrue(closed, "the trickling client kept its "
-                            "connection")
+            self.assertIsNotNone(elapsed, "the trickling client kept its "
+                                 "connection")
             self.assertGreaterEqual(elapsed, SHORT_S)
             self.assertEqual(srv.metric(
                 'mcp_http_rejected_total{reason="header_deadline"}'),
@@ -203,20 +209,12 @@ class SlowClients(unittest.TestCase):
                        "Content-Type: application/json\r\nAccept: %s\r\n"
                        "Content-Length: 100000\r\n\r\n{" %
                        (srv.port, ACCEPT_BOTH)).encode())
-            closed = False
             # a byte every 0.5 s: the body would take 14 hours
-            while time.monotonic() - start < 6 * (SHORT_S + BODY_GRACE_S):
-                try:
-                    s.sendall(b" ")
-                except (BrokenPipeError, ConnectionResetError):
-                    closed = True
-                    break
-                if closed_by_peer(s, 0.5):
-                    closed = True
-                    break
-            elapsed = time.monotonic() - start
+            elapsed = trickle(s, b" ", 0.5, start,
+                              6 * (SHORT_S + BODY_GRACE_S))
             s.close()
-            self.assertTrue(closed, "the trickling body kept its connection")
+            self.assertIsNotNone(elapsed, "the trickling body kept its "
+                                 "connection")
             # the deadline runs from the headers, sent after start
             self.assertGreaterEqual(elapsed, SHORT_S + BODY_GRACE_S)
             self.assertEqual(srv.metric(
