@@ -976,10 +976,11 @@ http_daemon_start(struct http_ctx *ctx, unsigned int flags, int listen_fd)
 
 /*
  * Stops serving: the listening socket closes at once; requests in flight
- * get --shutdown-grace (MCP_HTTP_SHUTDOWN_GRACE_S) to finish (new ones on open connections
- * get 503, every response says Connection: close); then the sandboxes of
- * calls still running are killed and those calls answer with their tool
- * error, for MCP_HTTP_SHUTDOWN_ABORT_S; what is left then is cancelled.
+ * get --shutdown-grace (MCP_HTTP_SHUTDOWN_GRACE_S) to finish (new ones on
+ * open connections get 503, every response says Connection: close); then
+ * the sandboxes of calls still running are killed and those calls answer
+ * with their tool error, for MCP_HTTP_SHUTDOWN_ABORT_S; what is left then
+ * is cancelled.
  * The daemon stops, and every call thread is gone when this returns.
  */
 void
