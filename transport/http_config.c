@@ -18,8 +18,15 @@ const struct http_flag http_flags[] = {
 	{ "http", 1, "[ADDR:]PORT", "serve HTTP at ADDR:PORT/mcp (127.0.0.1)" },
 	{ "token-file", 1, "FILE", "require a bearer token (one per line)" },
 	{ "allow-origin", 1, "ORIGIN", "also accept this Origin (repeatable)" },
-	{ "body-deadline", 1, "SECONDS", "a body must arrive in this (1-"
+	{ "header-deadline", 1, "SECONDS", "headers must arrive in this ("
+	    HTTP_STR(MCP_HTTP_FLAG_MIN_S) "-"
+	    HTTP_STR(MCP_HTTP_HEADER_DEADLINE_S) ", the default)" },
+	{ "body-deadline", 1, "SECONDS", "a body must arrive in this ("
+	    HTTP_STR(MCP_HTTP_FLAG_MIN_S) "-"
 	    HTTP_STR(MCP_HTTP_BODY_DEADLINE_S) ", the default)" },
+	{ "shutdown-grace", 1, "SECONDS", "SIGTERM lets calls run this ("
+	    HTTP_STR(MCP_HTTP_FLAG_MIN_S) "-"
+	    HTTP_STR(MCP_HTTP_SHUTDOWN_GRACE_S) ", the default)" },
 	{ NULL, 0, NULL, NULL },
 };
 
@@ -27,25 +34,31 @@ void
 http_config_init(struct http_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
+	cfg->header_deadline_s = MCP_HTTP_HEADER_DEADLINE_S;
 	cfg->body_deadline_s = MCP_HTTP_BODY_DEADLINE_S;
+	cfg->shutdown_grace_s = MCP_HTTP_SHUTDOWN_GRACE_S;
 }
 
+/*
+ * A flag that may only shorten a time of http_limits.h: whole seconds
+ * from MCP_HTTP_FLAG_MIN_S to max, the default.
+ */
 static int
-parse_body_deadline(struct http_config *cfg, const char *v, char *err,
-    size_t errlen)
+parse_seconds(struct http_config *cfg, const char *name, const char *v,
+    unsigned max, unsigned *ret_s, char *err, size_t errlen)
 {
 	unsigned long s;
 	char *end;
 
 	s = v[0] >= '0' && v[0] <= '9' ? strtoul(v, &end, 10) : 0;
-	if (s < 1 || s > MCP_HTTP_BODY_DEADLINE_S || *end != '\0') {
-		(void)snprintf(err, errlen, "bad --body-deadline \"%.32s\": "
-		    "use whole seconds from 1 to %d", v,
-		    MCP_HTTP_BODY_DEADLINE_S);
+	if (s < MCP_HTTP_FLAG_MIN_S || s > max || *end != '\0') {
+		(void)snprintf(err, errlen, "bad --%s \"%.32s\": use whole "
+		    "seconds from %d to %u", name, v, MCP_HTTP_FLAG_MIN_S, max);
 		return -1;
 	}
-	cfg->body_deadline_s = (unsigned)s;
-	cfg->body_deadline_set = true;
+	*ret_s = (unsigned)s;
+	if (cfg->seconds_flag == NULL)
+		cfg->seconds_flag = name;
 	return 0;
 }
 
@@ -169,8 +182,17 @@ http_config_set_flag(struct http_config *cfg, const char *name,
 	}
 	if (strcmp(name, "allow-origin") == 0)
 		return parse_origin(cfg, value, err, errlen);
+	if (strcmp(name, "header-deadline") == 0)
+		return parse_seconds(cfg, "header-deadline", value,
+		    MCP_HTTP_HEADER_DEADLINE_S, &cfg->header_deadline_s, err,
+		    errlen);
 	if (strcmp(name, "body-deadline") == 0)
-		return parse_body_deadline(cfg, value, err, errlen);
+		return parse_seconds(cfg, "body-deadline", value,
+		    MCP_HTTP_BODY_DEADLINE_S, &cfg->body_deadline_s, err, errlen);
+	if (strcmp(name, "shutdown-grace") == 0)
+		return parse_seconds(cfg, "shutdown-grace", value,
+		    MCP_HTTP_SHUTDOWN_GRACE_S, &cfg->shutdown_grace_s, err,
+		    errlen);
 	(void)snprintf(err, errlen, "unknown option \"--%s\"", name);
 	return -1;
 }
@@ -184,9 +206,9 @@ http_config_check(const struct http_config *cfg, char *err, size_t errlen)
 			    "--allow-origin need --http");
 			return -1;
 		}
-		if (cfg->body_deadline_set) {
-			(void)snprintf(err, errlen,
-			    "--body-deadline needs --http");
+		if (cfg->seconds_flag != NULL) {
+			(void)snprintf(err, errlen, "--%s needs --http",
+			    cfg->seconds_flag);
 			return -1;
 		}
 		return 0;

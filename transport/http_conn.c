@@ -2,8 +2,8 @@
  * The connections the HTTP transport has open, tracked from accept to
  * close for limits libmicrohttpd does not have in this form: a deadline
  * for a request's headers that no amount of trickled bytes extends
- * (MCP_HTTP_HEADER_DEADLINE_S), the same for its body (--body-deadline
- * and MCP_HTTP_BODY_GRACE_S), and a cap on the connections one client
+ * (--header-deadline), the same for its body (--body-deadline and
+ * MCP_HTTP_BODY_GRACE_S), and a cap on the connections one client
  * address may hold (MCP_HTTP_MAX_CONN_PER_ADDR). A connection past a
  * deadline is shut down (shutdown(2)): libmicrohttpd then reads end of
  * file and closes it as its own. The entry leaves the table in the
@@ -71,9 +71,10 @@ past(const struct timespec *t, const struct timespec *now)
 }
 
 void
-http_conns_init(struct http_conns *cs)
+http_conns_init(struct http_conns *cs, unsigned int header_s)
 {
 	memset(cs, 0, sizeof(*cs));
+	cs->header_s = (int)header_s;
 	(void)pthread_mutex_init(&cs->lock, NULL);
 }
 
@@ -117,7 +118,7 @@ http_conn_started(struct http_conns *cs, const struct sockaddr *addr,
 		memcpy(&c->addr, addr, addr_len(addr));
 	c->fd = fd;
 	c->in_headers = true;
-	deadline_in(&c->deadline, MCP_HTTP_HEADER_DEADLINE_S);
+	deadline_in(&c->deadline, cs->header_s);
 	(void)pthread_mutex_lock(&cs->lock);
 	c->next = cs->head;
 	cs->head = c;

@@ -148,9 +148,11 @@ struct sockaddr;
 struct http_conns {
 	pthread_mutex_t lock;
 	struct http_conn *head;		/* owned */
+	int header_s;			/* first headers due this long after
+					 * accept (--header-deadline) */
 };
 
-void http_conns_init(struct http_conns *cs);
+void http_conns_init(struct http_conns *cs, unsigned int header_s);
 void http_conns_fini(struct http_conns *cs);
 /* Whether a client at addr may open one more connection. */
 bool http_conn_admit(struct http_conns *cs, const struct sockaddr *addr);

@@ -47,13 +47,22 @@
  * a client sending one header byte every few seconds would hold its
  * connection (and a thread) for ever. Honest clients send their headers
  * in one packet. A later request on a keep-alive connection gets
- * MCP_HTTP_IDLE_TIMEOUT_S from the end of the previous one instead.
+ * MCP_HTTP_IDLE_TIMEOUT_S from the end of the previous one instead. The
+ * default, and the most --header-deadline accepts (it may only be
+ * shortened: a test that should not wait 10 s for the close).
  */
 #define MCP_HTTP_HEADER_DEADLINE_S	10
 
 /*
- * How often the header deadlines are checked: a connection past its
- * deadline is closed at most this late.
+ * The shortest deadline or grace the flags that shorten them accept
+ * (--header-deadline, --body-deadline, --shutdown-grace): a second, the
+ * resolution of the deadline tick below.
+ */
+#define MCP_HTTP_FLAG_MIN_S		1
+
+/*
+ * How often the header and body deadlines are checked: a connection past
+ * its deadline is closed at most this late.
  */
 #define MCP_HTTP_DEADLINE_TICK_MS	1000
 
@@ -68,7 +77,9 @@
  * Seconds a SIGTERM waits for the requests in flight to finish, after the
  * listening socket is closed and while new requests on open connections
  * get 503: long enough for ordinary calls, short enough for a service
- * manager's stop timeout (systemd's default is 90 s).
+ * manager's stop timeout (systemd's default is 90 s). The default, and
+ * the most --shutdown-grace accepts (shorter: a test of the stop, or a
+ * service whose calls are not worth waiting for).
  */
 #define MCP_HTTP_SHUTDOWN_GRACE_S	10
 

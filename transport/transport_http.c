@@ -863,7 +863,7 @@ http_ctx_open(struct http_ctx *ctx, const struct server *srv,
 	http_sessions_init(&ctx->sessions, workspace_dir, ws_owner,
 	    &ctx->metrics);
 	http_tenants_init(&ctx->tenants, workspace_dir, ws_owner);
-	http_conns_init(&ctx->conns);
+	http_conns_init(&ctx->conns, cfg->header_deadline_s);
 	if (http_mhd_load(&ctx->mhd, err, sizeof(err)) != 0) {
 		log_err("%s", err);
 		return -1;
@@ -976,10 +976,11 @@ http_daemon_start(struct http_ctx *ctx, unsigned int flags, int listen_fd)
 
 /*
  * Stops serving: the listening socket closes at once; requests in flight
- * get MCP_HTTP_SHUTDOWN_GRACE_S to finish (new ones on open connections
- * get 503, every response says Connection: close); then the sandboxes of
- * calls still running are killed and those calls answer with their tool
- * error, for MCP_HTTP_SHUTDOWN_ABORT_S; what is left then is cancelled.
+ * get --shutdown-grace (MCP_HTTP_SHUTDOWN_GRACE_S) to finish (new ones on
+ * open connections get 503, every response says Connection: close); then
+ * the sandboxes of calls still running are killed and those calls answer
+ * with their tool error, for MCP_HTTP_SHUTDOWN_ABORT_S; what is left then
+ * is cancelled.
  * The daemon stops, and every call thread is gone when this returns.
  */
 void
@@ -990,9 +991,9 @@ http_ctx_stop(struct http_ctx *ctx, struct MHD_Daemon *d)
 	if ((lfd = ctx->mhd.quiesce_daemon(d)) >= 0)
 		(void)close(lfd);
 	atomic_store(&ctx->draining, true);
-	if (!wait_requests(ctx, MCP_HTTP_SHUTDOWN_GRACE_S)) {
-		log_info("shutdown: requests still running after %d s; "
-		    "killing their sandboxes", MCP_HTTP_SHUTDOWN_GRACE_S);
+	if (!wait_requests(ctx, (int)ctx->cfg->shutdown_grace_s)) {
+		log_info("shutdown: requests still running after %u s; "
+		    "killing their sandboxes", ctx->cfg->shutdown_grace_s);
 		abort_everything(ctx);
 		if (!wait_requests(ctx, MCP_HTTP_SHUTDOWN_ABORT_S))
 			log_info("shutdown: cancelling what is left");
@@ -1052,8 +1053,8 @@ transport_http_run(const struct server *srv, const struct http_config *cfg,
 	    ctx.n_tokens > 0 ? ", bearer token required" : "");
 
 	sig = wait_for_signal(&ctx);
-	log_info("signal %d: stopping; requests in flight have %d s to "
-	    "finish", sig, MCP_HTTP_SHUTDOWN_GRACE_S);
+	log_info("signal %d: stopping; requests in flight have %u s to "
+	    "finish", sig, cfg->shutdown_grace_s);
 	http_ctx_stop(&ctx, d);
 	rc = 0;
  out:

@@ -37,8 +37,10 @@ struct http_config {
 	/* --allow-origin values, borrowed from argv */
 	const char *origins[MCP_HTTP_MAX_ORIGINS];
 	size_t n_origins;
+	unsigned header_deadline_s;	/* --header-deadline, 1..10 (10) */
 	unsigned body_deadline_s;	/* --body-deadline, 1..30 (30) */
-	bool body_deadline_set;		/* given on the command line */
+	unsigned shutdown_grace_s;	/* --shutdown-grace, 1..10 (10) */
+	const char *seconds_flag;	/* the first of those given, or NULL */
 };
 
 void http_config_init(struct http_config *cfg);

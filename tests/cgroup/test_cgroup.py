@@ -26,6 +26,11 @@ import subprocess
 import sys
 import time
 
+# the helpers the test scripts share: tests/lib
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+from mcptest import Fail, eq, expect, text  # noqa: E402
+
 SKIP = 77
 NOBODY = 65534
 MNT = "/sys/fs/cgroup"
@@ -34,20 +39,6 @@ DEADLINE_S = 30          # every read from the server
 MEMORY_MB = 64           # the sandbox's limit in these cases
 HOLD_MB = 256            # what each payload tries to hold (4x the limit)
 PLAIN_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-
-
-class Fail(Exception):
-    pass
-
-
-def expect(cond, what):
-    if not cond:
-        raise Fail(what)
-
-
-def eq(got, want, what):
-    if got != want:
-        raise Fail(f"{what}: got {got!r}, want {want!r}")
 
 
 def version():
@@ -171,10 +162,6 @@ class Server:
             raise Fail("the server did not exit after EOF")
         err = self.p.stderr.read().decode(errors="replace")
         return rc, err
-
-
-def text(res):
-    return res["content"][0]["text"]
 
 
 CGROUP_PARENT = []      # --cgroup-parent DIR, from our own command line

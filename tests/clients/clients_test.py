@@ -31,6 +31,11 @@ import sys
 import tempfile
 import time
 
+# the helpers the test scripts share: tests/lib
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+from mcptest import Report  # noqa: E402
+
 SKIP = 77
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -41,14 +46,11 @@ SKILLS = os.path.join(ROOT, "tests", "integration", "tools", "skills")
 DB = os.path.join(ROOT, "tests", "integration", "tools", "empty.sqlite")
 NOBODY = 65534
 
-failures = []
+REPORT = None           # Report(the client), made by main()
 
 
 def check(name, cond, detail=""):
-    print(("ok   " if cond else "FAIL ") + name +
-          ("" if cond else f": {str(detail)[:3000]}"), flush=True)
-    if not cond:
-        failures.append(name)
+    return REPORT.check(name, cond, detail)
 
 
 def env_with(node, home, **extra):
@@ -347,8 +349,10 @@ args = [{args}]
 
 
 def main():
+    global REPORT
     client, binary, node = sys.argv[1], os.path.abspath(sys.argv[2]), \
         sys.argv[3]
+    REPORT = Report(client)
     if not node or not os.path.exists(node):
         print("skip: Node 22 is not installed (tests/setup.sh --test)")
         return SKIP
@@ -369,11 +373,7 @@ def main():
     print(f"time {client}: {time.monotonic() - t0:.1f} s")
     if rc == SKIP:
         return SKIP
-    if failures:
-        print(f"{len(failures)} failed: {', '.join(failures)}")
-        return 1
-    print(f"{client}: all passed")
-    return 0
+    return REPORT.end()
 
 
 if __name__ == "__main__":

@@ -33,6 +33,11 @@ import sys
 import tempfile
 import time
 
+# the helpers the test scripts share: tests/lib
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+from mcptest import Report  # noqa: E402
+
 SKIP = 77
 BASE = "localhost/mcp-sandbox-base:bookworm"
 IMAGE = "localhost/mcp-sandbox:test"
@@ -44,28 +49,12 @@ ULIMITS = ["--ulimit", "nofile=4096:4096", "--ulimit", "nproc=4096:4096"]
 BUILD_DEADLINE_S = 1500  # first build downloads the toolchain with apt
 RUN_DEADLINE_S = 60
 
-failures = []
-timings = []
-
-
-def check(name, cond, detail=""):
-    print(("ok   " if cond else "FAIL ") + name +
-          ("" if cond else f": {detail}"), flush=True)
-    if not cond:
-        failures.append(name)
+REPORT = Report("container")
+check = REPORT.check
 
 
 def run(args, timeout=RUN_DEADLINE_S, **kw):
     return subprocess.run(args, capture_output=True, timeout=timeout, **kw)
-
-
-def timed(name, fn, *a):
-    t0 = time.monotonic()
-    print(f"== {name}", flush=True)
-    try:
-        return fn(*a)
-    finally:
-        timings.append((name, time.monotonic() - t0))
 
 
 def make_base():
@@ -261,20 +250,21 @@ def main():
             print(f"skip: {tool} is not installed (tests/setup.sh --test "
                   "installs podman, runc and mmdebstrap)")
             return SKIP
-    if not timed("base image (mmdebstrap, podman import)", make_base):
+    with REPORT.step("base image (mmdebstrap, podman import)"):
+        ok = make_base()
+    if not ok:
         return 1
-    if not timed("podman build docker/Dockerfile", build, src):
+    with REPORT.step("podman build docker/Dockerfile"):
+        ok = build(src)
+    if not ok:
         return 1
-    timed("--check in the container", check_in_container, src)
-    timed("--check with /proc masked", check_masked, src)
-    timed("serve over HTTP, sandboxed calls", serve_over_http, src)
-    for name, t in timings:
-        print(f"time {name}: {t:.1f} s")
-    if failures:
-        print(f"{len(failures)} failed: {', '.join(failures)}")
-        return 1
-    print("container: all passed")
-    return 0
+    with REPORT.step("--check in the container"):
+        check_in_container(src)
+    with REPORT.step("--check with /proc masked"):
+        check_masked(src)
+    with REPORT.step("serve over HTTP, sandboxed calls"):
+        serve_over_http(src)
+    return REPORT.end()
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ proxy's 403 (X-Egress-Denied header and body).
 usage: test_egress.py BINARY [--unpriv] [CASE...]
 """
 
-import ctypes
 import errno
 import hashlib
 import http.server
@@ -28,23 +27,14 @@ import tempfile
 import threading
 import zipfile
 
+# the helpers the test scripts share: tests/lib
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+from mcptest import Fail, eq, expect, landlock_abi, text  # noqa: E402
+
 PLAIN_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 CALL_TIMEOUT = 60.0     # seconds one tools/call may take here
 PROXY = "127.0.0.1:3128"
-
-
-class Fail(Exception):
-    pass
-
-
-def check(cond, what):
-    if not cond:
-        raise Fail(what)
-
-
-def eq(got, want, what):
-    if got != want:
-        raise Fail("%s:\n  got  %r\n  want %r" % (what, got, want))
 
 
 # ---- fixtures: CA, certificates, content, servers -------------------------
@@ -219,23 +209,19 @@ class Mcp:
 
     def call(self, tool, args):
         r = self.rpc("tools/call", {"name": tool, "arguments": args})
-        check("result" in r, "tools/call failed: %r" % r)
+        expect("result" in r, "tools/call failed: %r" % r)
         return r["result"]
 
     def close(self):
         self.p.stdin.close()
         rc = self.p.wait(timeout=30)
-        check(rc == 0, "server exit status %d" % rc)
+        expect(rc == 0, "server exit status %d" % rc)
 
 
 def net(result):
     sc = result.get("structuredContent", {})
-    check("network" in sc, "no network in structuredContent: %r" % result)
+    expect("network" in sc, "no network in structuredContent: %r" % result)
     return sc["network"]
-
-
-def text(result):
-    return result["content"][0]["text"]
 
 
 def stdout(result):
@@ -268,9 +254,9 @@ def case_curl_http(m):
         c["address"], c["status"], c["reason"]),
        ("GET", "a.test", HTTP, True, "a.test:%d" % HTTP,
         "127.0.0.1:%d" % HTTP, 0, ""), "the record")
-    check(c["bytes_up"] > 0 and c["bytes_down"] > len("hello from loopback\n"),
+    expect(c["bytes_up"] > 0 and c["bytes_down"] > len("hello from loopback\n"),
           "bytes each way: %r" % c)
-    check("--- network ---\nGET a.test:%d allowed (rule a.test:%d) via "
+    expect("--- network ---\nGET a.test:%d allowed (rule a.test:%d) via "
           "127.0.0.1:%d: " % (HTTP, HTTP, HTTP) in text(r), "text: " + text(r))
 
 
@@ -303,11 +289,11 @@ def case_pip_download(m):
         "--disable-pip-version-check", "--cert", "/workspace/ca.pem",
         "--index-url", "https://pypi.test:%d/simple/" % HTTPS,
         "-d", "/workspace/dl", "demo-pkg"]})
-    check(r["structuredContent"]["exit_code"] == 0, "pip failed: " + text(r))
-    check(os.path.exists(os.path.join(WS, "dl", "demo_pkg-1.0-py3-none-any.whl")),
+    expect(r["structuredContent"]["exit_code"] == 0, "pip failed: " + text(r))
+    expect(os.path.exists(os.path.join(WS, "dl", "demo_pkg-1.0-py3-none-any.whl")),
           "the wheel is not in the workspace")
     conns = net(r)["connections"]
-    check(len(conns) >= 1 and all(c["method"] == "CONNECT" and
+    expect(len(conns) >= 1 and all(c["method"] == "CONNECT" and
                                   c["host"] == "pypi.test" and c["allowed"]
                                   for c in conns), "records: %r" % conns)
 
@@ -322,7 +308,7 @@ def case_npm_registry(m):
         "--no-update-notifier", "--no-audit", "--no-fund"]})
     eq(stdout(r).strip(), "1.2.3", "npm view's answer (" + text(r) + ")")
     conns = net(r)["connections"]
-    check(any(c["method"] == "GET" and c["host"] == "npm.test" and c["allowed"]
+    expect(any(c["method"] == "GET" and c["host"] == "npm.test" and c["allowed"]
               for c in conns), "records: %r" % conns)
 
 
@@ -339,11 +325,11 @@ def case_denial_header_and_body(m):
     reason = "'c.test' is not in allowed_domains"
     refused(r, "c.test", HTTP, 403, reason)
     out = stdout(r)
-    check(out.startswith("HTTP/1.1 403 Forbidden\r\n"), "status line: %r" % out)
-    check("\r\nX-Egress-Denied: %s\r\n" % reason in out, "header: %r" % out)
-    check(out.endswith("\r\n\r\nmcp-sandbox egress proxy refused GET c.test:%d: "
+    expect(out.startswith("HTTP/1.1 403 Forbidden\r\n"), "status line: %r" % out)
+    expect("\r\nX-Egress-Denied: %s\r\n" % reason in out, "header: %r" % out)
+    expect(out.endswith("\r\n\r\nmcp-sandbox egress proxy refused GET c.test:%d: "
                        "%s\n" % (HTTP, reason)), "body: %r" % out)
-    check("GET c.test:%d refused (403): %s" % (HTTP, reason) in text(r),
+    expect("GET c.test:%d refused (403): %s" % (HTTP, reason) in text(r),
           "text: " + text(r))
 
 
@@ -352,7 +338,7 @@ def case_unlisted_https(m):
                                    "https://c.test:%d/" % HTTPS))
     refused(r, "c.test", HTTPS, 403, "'c.test' is not in allowed_domains",
             "CONNECT")
-    check("CONNECT tunnel failed, response 403" in
+    expect("CONNECT tunnel failed, response 403" in
           r["structuredContent"]["stderr"], "curl says: " + text(r))
 
 
@@ -397,7 +383,7 @@ def case_loopback_name_unpinned(m):
     want = ["'localhost' resolves to a loopback address (%s), which is "
             "refused unless pinned with --resolve or allowed by address" % a
             for a in ("127.0.0.1:%d" % HTTP, "[::1]:%d" % HTTP)]
-    check(c["reason"] in want and c["status"] == 403 and not c["allowed"],
+    expect(c["reason"] in want and c["status"] == 403 and not c["allowed"],
           "record: %r" % c)
 
 
@@ -519,14 +505,8 @@ def case_host_header_not_authority(m):
                                        "http://a.test:%d/hello.txt" % HTTP))
         refused(r, "", 0, 400,
                 "malformed request: the Host header is not host[:port]", "")
-        check(stdout(r).startswith("HTTP/1.1 400 Bad Request\r\n"),
+        expect(stdout(r).startswith("HTTP/1.1 400 Bad Request\r\n"),
               "the client's view with Host %r: %r" % (bad, stdout(r)))
-
-
-def landlock_abi():
-    libc = ctypes.CDLL(None, use_errno=True)
-    v = libc.syscall(444, None, 0, 1)   # landlock_create_ruleset(VERSION)
-    return v if v > 0 else 0
 
 
 def case_raw_sockets(m):
@@ -579,7 +559,7 @@ def case_raw_sockets(m):
 def case_network_false(m):
     r = m.call("run_command", dict(curl("http://a.test:%d/hello.txt" % HTTP),
                                    network=False))
-    check("network" not in r["structuredContent"], "network: %r" % r)
+    expect("network" not in r["structuredContent"], "network: %r" % r)
     # no proxy variables, and no DNS inside
     eq(r["structuredContent"]["exit_code"], 6, "curl cannot resolve: " + text(r))
 
@@ -611,7 +591,7 @@ def case_malformed(m):
                    "HTTP/1.1 431 Request Header Fields Too Large",
                    "HTTP/1.1 400 Bad Request", "HTTP/1.1 400 Bad Request",
                    "HTTP/1.1 400 Bad Request"], "the proxy's answers")
-    check(lines[6].startswith("HTTP/1.") and lines[6].endswith(" 200 OK"),
+    expect(lines[6].startswith("HTTP/1.") and lines[6].endswith(" 200 OK"),
           "the proxy keeps serving: %r" % lines[6])
     eq([c["reason"] for c in net(r)["connections"]], [
         "malformed request: malformed request line",
@@ -654,7 +634,7 @@ def case_concurrent_64(m):
            for _ in range(64)]
     for i in ids:
         r = m.wait(i)
-        check("result" in r and "structuredContent" in r["result"],
+        expect("result" in r and "structuredContent" in r["result"],
               "call failed: %r" % r)
         eq(stdout(r["result"]), "hello from loopback\n", "call %d" % i)
         eq(one(r["result"])["allowed"], True, "call %d's record" % i)
@@ -679,17 +659,17 @@ def case_caps(binary, unpriv):
             n["connection_cap_hit"], len(n["connections"])),
            (5, 2, 1, True, 4), "the totals")
         eq(n["connections"][3]["reason"], cap, "the cap's record")
-        check("[1 more connections refused past the cap, not recorded]" in
+        expect("[1 more connections refused past the cap, not recorded]" in
               text(r), "text: " + text(r))
         r = m.call("run_command", curl("-o", "/dev/null",
                                        "http://a.test:%d/big.bin" % HTTP))
         c = one(r)
         eq((c["allowed"], c["reason"]),
            (True, "byte cap reached (max_bytes 65536 per call)"), "the cap")
-        check(c["bytes_up"] + c["bytes_down"] <= 65536 and
+        expect(c["bytes_up"] + c["bytes_down"] <= 65536 and
               c["bytes_down"] > 32768, "bytes: %r" % c)
         eq(net(r)["byte_cap_hit"], True, "byte_cap_hit")
-        check(r["structuredContent"]["exit_code"] != 0, "curl saw the cut")
+        expect(r["structuredContent"]["exit_code"] != 0, "curl saw the cut")
     finally:
         m.close()
 
@@ -750,7 +730,7 @@ def case_no_network_policy(binary, unpriv):
            "network.allowed_domains). A call can narrow the policy, never "
            "widen it: call again without network.", "the refusal")
         r = m.call("run_command", curl("http://a.test/"))
-        check("network" not in r["structuredContent"], "no network part")
+        expect("network" not in r["structuredContent"], "no network part")
     finally:
         m.close()
 
@@ -780,11 +760,11 @@ def case_tools_list(m):
             "(HTTP_PROXY and HTTPS_PROXY are set, no DNS inside; a refusal is "
             "a 403 saying why; network: false runs a call without it)" %
             ", ".join(ALLOW))
-    check("isolated sandbox: has " + said + ", read-only system" in
+    expect("isolated sandbox: has " + said + ", read-only system" in
           d["run_command"], d["run_command"])
-    check("offers. Has " + said + ", read-only system" in d["run_code"],
+    expect("offers. Has " + said + ", read-only system" in d["run_code"],
           d["run_code"])
-    check("no network" in d["run_skill_script"], d["run_skill_script"])
+    expect("no network" in d["run_skill_script"], d["run_skill_script"])
 
 
 def case_print_config(binary, unpriv):
@@ -797,9 +777,9 @@ def case_print_config(binary, unpriv):
     eq(n["resolve"], PINS, "resolve")
     out = subprocess.run([binary] + COMMON + ["--check"], capture_output=True,
                          text=True, env={"PATH": PLAIN_PATH}).stdout
-    check("ok       network proxy (egress): works: 127.0.0.1:3128 listens "
+    expect("ok       network proxy (egress): works: 127.0.0.1:3128 listens "
           "inside the sandbox's netns, served from outside\n" in out, out)
-    check("info     egress policy: through the proxy to %s !bad.w.test "
+    expect("info     egress policy: through the proxy to %s !bad.w.test "
           "!127.0.0.2" % " ".join(ALLOW) in out, out)
 
 

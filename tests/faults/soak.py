@@ -19,10 +19,12 @@ import sys
 import threading
 import time
 
+# the helpers the test scripts share: tests/lib
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "http"))
+                                "..", "lib"))
 from http_client import Conn, Server, initialize_body  # noqa: E402
 from http_client import modern_headers, modern_meta  # noqa: E402
+from mcptest import descendants  # noqa: E402
 
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
@@ -67,25 +69,6 @@ CALLS = [
     ("run_code", {"language": "python3", "code": "print(6*7)"}),
     ("run_code", {"language": "sh", "code": "echo $((6*7))"}),
 ]
-
-
-def descendants(pid):
-    parent = {}
-    for d in os.listdir("/proc"):
-        if d.isdigit():
-            try:
-                with open("/proc/%s/stat" % d) as f:
-                    st = f.read()
-                parent[int(d)] = int(st[st.rindex(")") + 2:].split()[1])
-            except (OSError, ValueError):
-                pass
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        kids = [c for c, pp in parent.items() if pp == p]
-        out += kids
-        todo += kids
-    return out
 
 
 def fd_targets(pid):

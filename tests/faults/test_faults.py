@@ -15,10 +15,13 @@ import tempfile
 import time
 import unittest
 
+# the helpers the test scripts share: tests/lib
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "http"))
-from http_client import (ACCEPT_BOTH, Conn, Server, initialize_body,  # noqa
-                         modern_headers, modern_meta)
+                                "..", "lib"))
+from http_client import (Conn, Server, initialize_body,  # noqa: E402
+                         modern_headers, modern_meta, raw_post)
+from mcptest import (POLL_ATTEMPTS, POLL_PAUSE_S, descendants,  # noqa: E402
+                     pids_with, poll_until)
 
 BIN = None
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -26,57 +29,11 @@ PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 # $TMPDIR (workspace/workspace.c), named after the server (workspace_reap.c).
 PARENT_PREFIX = "mcp-sandbox-"
 
-# Bounded polling for effects on other threads or processes: attempts x
-# pause, not a timing assertion.
-POLL_ATTEMPTS = 400
-POLL_PAUSE_S = 0.025
-
 # Connections of a disconnect storm (each cut at a different point).
 STORM = 64
 # Samples in a row that must agree before fds/threads/processes count as
 # settled (QUIET_SAMPLES x POLL_PAUSE_S = 1 s).
 QUIET_SAMPLES = 40
-
-
-def poll_until(fn):
-    for _ in range(POLL_ATTEMPTS):
-        if fn():
-            return True
-        time.sleep(POLL_PAUSE_S)
-    return False
-
-
-def pids_with(marker):
-    out = []
-    for d in os.listdir("/proc"):
-        if d.isdigit():
-            try:
-                with open("/proc/%s/cmdline" % d, "rb") as f:
-                    if marker in f.read():
-                        out.append(int(d))
-            except OSError:
-                pass
-    return out
-
-
-def descendants(pid):
-    """Every process whose parent chain reaches pid (pid itself not)."""
-    parent = {}
-    for d in os.listdir("/proc"):
-        if d.isdigit():
-            try:
-                with open("/proc/%s/stat" % d) as f:
-                    st = f.read()
-                parent[int(d)] = int(st[st.rindex(")") + 2:].split()[1])
-            except (OSError, ValueError):
-                pass
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        kids = [c for c, pp in parent.items() if pp == p]
-        out += kids
-        todo += kids
-    return out
 
 
 def workspaces(tmp):
@@ -197,7 +154,10 @@ class Kill(unittest.TestCase):
 
     def http_signal(self, tmp, sig):
         marker = "httpmark_%d_%d" % (os.getpid(), time.monotonic_ns())
-        srv = Server(BIN, env={"PATH": PATH, "TMPDIR": tmp})
+        # the calls never end on their own: SIGTERM stops them after the
+        # grace, the shortest here (1 s, not 10)
+        srv = Server(BIN, "--shutdown-grace", "1",
+                     env={"PATH": PATH, "TMPDIR": tmp})
         held = []
         r = srv.post(initialize_body())
         sid = r.header("Mcp-Session-Id")
@@ -352,14 +312,6 @@ class Storms(unittest.TestCase):
         self.assertTrue(poll_until(lambda: self.srv.metric(name) ==
                                    done + STORM))
         self.assert_back(base)
-
-
-def raw_post(port, body, headers):
-    head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % port
-    head += "Content-Type: application/json\r\nAccept: %s\r\n" % ACCEPT_BOTH
-    head += "".join("%s: %s\r\n" % kv for kv in headers.items())
-    head += "Content-Length: %d\r\n\r\n" % len(body)
-    return head.encode() + body
 
 
 if __name__ == "__main__":

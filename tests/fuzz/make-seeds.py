@@ -7,16 +7,22 @@
   calculate  the expressions of the unit tests and the cases
   http       each case line as a raw HTTP request in both eras
 Seeds are named by the SHA-1 of their bytes, as libFuzzer names inputs.
-usage: make-seeds.py   (run from anywhere; rewrites corpus/)"""
+ctest's unit.generated (tests/check_generated.py) fails when the committed
+corpora are not what this writes.
+usage: make-seeds.py [--out DIR]   (run from anywhere; rewrites corpus/,
+                                    or DIR/TARGET instead)"""
 import glob
 import hashlib
 import json
 import os
 import re
 import shutil
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TESTS = os.path.dirname(HERE)
+OUT = os.path.join(HERE, "corpus")     # --out
+TARGETS = ("jsonrpc", "validator", "calculate", "http")   # not proxy
 TOKEN = "0123456789abcdef0123456789abcdef"   # fuzz_http.c's FUZZ_TOKEN
 MODERN = "2026-07-28"
 MAX_SEED = 65536
@@ -27,7 +33,7 @@ def put(target, data):
         data = data.encode()
     if len(data) > MAX_SEED:
         return
-    d = os.path.join(HERE, "corpus", target)
+    d = os.path.join(OUT, target)
     with open(os.path.join(d, hashlib.sha1(data).hexdigest()), "wb") as f:
         f.write(data)
 
@@ -72,8 +78,8 @@ def modernise(msg):
 
 
 def main():
-    for t in ("jsonrpc", "validator", "calculate", "http"):
-        d = os.path.join(HERE, "corpus", t)
+    for t in TARGETS:
+        d = os.path.join(OUT, t)
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)
     exprs = set()
@@ -136,4 +142,8 @@ def main():
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--out"] and len(sys.argv) == 3:
+        OUT = sys.argv[2]
+    elif len(sys.argv) > 1:
+        sys.exit("usage: make-seeds.py [--out DIR]")
     main()

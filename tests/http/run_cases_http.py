@@ -25,9 +25,11 @@ import time
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, "..", "integration"))
 import run_cases  # noqa: E402  (the stdio checker, reused as is)
+# the helpers the test scripts share: tests/lib
+sys.path.insert(0, os.path.join(here, "..", "lib"))
+from http_client import ACCEPT_BOTH, _read_response  # noqa: E402
 
 CaseError = run_cases.CaseError
-ACCEPT = "application/json, text/event-stream"
 
 # Cases that cannot mean the same over HTTP, and why.
 STDIO_ONLY = {
@@ -69,32 +71,6 @@ class _Proc:
         return getattr(self._p, name)
 
 
-def _read_response(f):
-    line = f.readline()
-    if not line:
-        raise CaseError("connection closed without an answer")
-    status = int(line.split()[1])
-    headers = {}
-    while True:
-        h = f.readline().decode("latin-1").rstrip("\r\n")
-        if not h:
-            break
-        k, _, v = h.partition(":")
-        headers[k.strip().lower()] = v.strip()
-    body = b""
-    if headers.get("transfer-encoding", "").lower() == "chunked":
-        while True:
-            size = int(f.readline().split(b";")[0], 16)
-            if size == 0:
-                f.readline()
-                break
-            body += f.read(size)
-            f.readline()
-    elif "content-length" in headers:
-        body = f.read(int(headers["content-length"]))
-    return status, headers, body
-
-
 class HttpServer:
     """run_cases.Server's interface over HTTP."""
 
@@ -132,7 +108,7 @@ class HttpServer:
         if self.port is None:
             return
         body = data[:-1] if data.endswith(b"\n") else data
-        headers = {"Content-Type": "application/json", "Accept": ACCEPT}
+        headers = {"Content-Type": "application/json", "Accept": ACCEPT_BOTH}
         try:
             msg = json.loads(body)
         except ValueError:
@@ -159,19 +135,22 @@ class HttpServer:
             head += "Content-Length: %d\r\nConnection: close\r\n\r\n" % len(body)
             s.sendall(head.encode() + body)
             f = s.makefile("rb")
-            status, rh, rbody = _read_response(f)
+            try:
+                r = _read_response(f)
+            except ConnectionError:
+                raise CaseError("connection closed without an answer")
             f.close()
         finally:
             s.close()
-        if rh.get("mcp-session-id"):
-            self.sid = rh["mcp-session-id"]
-        if rh.get("content-type", "").startswith("text/event-stream"):
-            for block in rbody.decode().split("\n\n"):
+        if r.header("Mcp-Session-Id"):
+            self.sid = r.header("Mcp-Session-Id")
+        if (r.header("Content-Type") or "").startswith("text/event-stream"):
+            for block in r.body.decode().split("\n\n"):
                 for l in block.split("\n"):
                     if l.startswith("data: "):
                         self.buf += l[6:].encode() + b"\n"
-        elif rbody:
-            self.buf += rbody + b"\n"
+        elif r.body:
+            self.buf += r.body + b"\n"
 
     def line(self):
         if b"\n" not in self.buf:

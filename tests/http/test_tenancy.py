@@ -16,45 +16,32 @@ import tempfile
 import time
 import unittest
 
-from http_client import (ACCEPT_BOTH, Conn, Server, _read_response,
-                         initialize_body, modern_headers, modern_meta)
+# the helpers the test scripts share: tests/lib
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+from http_client import (ACCEPT_BOTH, STOP_DEADLINE_S, Conn,  # noqa: E402
+                         Server, _read_response, initialize_body,
+                         modern_headers, modern_meta, raw_post)
+from mcptest import poll_until  # noqa: E402
 
 BIN = None
 
-# server/http_limits.h
+# transport/http_limits.h
 MAX_SESSIONS = 64
-HEADER_DEADLINE_S = 10
 IDLE_TIMEOUT_S = 60
 BODY_GRACE_S = 5
 MAX_CONN_PER_ADDR = 128
-SHUTDOWN_GRACE_S = 10
 SHUTDOWN_ABORT_S = 5
-
-POLL_ATTEMPTS = 400
-POLL_PAUSE_S = 0.025
+# MCP_HTTP_FLAG_MIN_S: what the tests that wait for a deadline or the
+# shutdown grace give --header-deadline, --body-deadline, --shutdown-grace
+SHORT_S = 1
 
 TOKEN_A = "a" * 40
 TOKEN_B = "b" * 40
 
 
-def poll_until(fn):
-    for _ in range(POLL_ATTEMPTS):
-        if fn():
-            return True
-        time.sleep(POLL_PAUSE_S)
-    return False
-
-
 def bearer(tok):
     return {"Authorization": "Bearer " + tok}
-
-
-def raw_post(port, body, headers):
-    head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % port
-    head += "Content-Type: application/json\r\nAccept: %s\r\n" % ACCEPT_BOTH
-    head += "".join("%s: %s\r\n" % kv for kv in headers.items())
-    head += "Content-Length: %d\r\n\r\n" % len(body)
-    return head.encode() + body
 
 
 def stateless(srv, rid, name, args, tok=None, meta=None):
@@ -84,6 +71,22 @@ def closed_by_peer(s, timeout):
         return True
     except socket.timeout:
         return False
+
+
+def trickle(s, byte, pause_s, start, limit_s):
+    """Sends byte every pause_s until the peer closes s: the seconds from
+    start (time.monotonic()) until then, or None if it kept s open for
+    limit_s."""
+    while time.monotonic() - start < limit_s:
+        try:
+            s.sendall(byte)
+        except (BrokenPipeError, ConnectionResetError):
+            break
+        if closed_by_peer(s, pause_s):
+            break
+    else:
+        return None
+    return time.monotonic() - start
 
 
 class Tenancy(unittest.TestCase):
@@ -170,36 +173,33 @@ class SlowClients(unittest.TestCase):
         assert cls.srv.stop() == 0
 
     def test_header_deadline_runs_from_accept_whatever_arrives(self):
-        before = self.srv.metric(
-            'mcp_http_rejected_total{reason="header_deadline"}')
-        s = conn_from(self.srv.port, "127.0.0.1")
-        start = time.monotonic()
-        s.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
-        closed = False
-        # one header byte a second: each would reset an idle timeout
-        while time.monotonic() - start < IDLE_TIMEOUT_S:
-            try:
-                s.sendall(b"X")
-            except (BrokenPipeError, ConnectionResetError):
-                closed = True
-                break
-            if closed_by_peer(s, 1.0):
-                closed = True
-                break
-        elapsed = time.monotonic() - start
-        s.close()
-        self.assertTrue(closed, "the trickling client kept its connection")
-        self.assertGreaterEqual(elapsed, HEADER_DEADLINE_S - 1)
-        self.assertEqual(self.srv.metric(
-            'mcp_http_rejected_total{reason="header_deadline"}'), before + 1)
-        # and an honest request is served as ever
-        self.assertEqual(self.srv.get("/healthz").status, 200)
+        # a server of its own with the shortest deadline (1 s, not 10)
+        srv = Server(BIN, "--header-deadline", str(SHORT_S))
+        try:
+            before = srv.metric(
+                'mcp_http_rejected_total{reason="header_deadline"}')
+            start = time.monotonic()    # before the accept, so a lower bound
+            s = conn_from(srv.port, "127.0.0.1")
+            s.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            # a header byte every 0.2 s: each would reset an idle timeout
+            elapsed = trickle(s, b"X", 0.2, start, IDLE_TIMEOUT_S)
+            s.close()
+            self.assertIsNotNone(elapsed, "the trickling client kept its "
+                                 "connection")
+            self.assertGreaterEqual(elapsed, SHORT_S)
+            self.assertEqual(srv.metric(
+                'mcp_http_rejected_total{reason="header_deadline"}'),
+                before + 1)
+            # and an honest request is served as ever
+            self.assertEqual(srv.get("/healthz").status, 200)
+        finally:
+            self.assertEqual(srv.stop(), 0)
 
     def test_a_trickled_body_is_cut_off_past_its_deadline(self):
         # the body deadline (1 s here) is checked as bytes arrive and its
         # 408 can only go out when the body ends: a body still trickling
         # MCP_HTTP_BODY_GRACE_S past it loses its connection instead
-        srv = Server(BIN, "--body-deadline", "1")
+        srv = Server(BIN, "--body-deadline", str(SHORT_S))
         try:
             before = srv.metric(
                 'mcp_http_rejected_total{reason="body_deadline"}')
@@ -209,21 +209,14 @@ class SlowClients(unittest.TestCase):
                        "Content-Type: application/json\r\nAccept: %s\r\n"
                        "Content-Length: 100000\r\n\r\n{" %
                        (srv.port, ACCEPT_BOTH)).encode())
-            closed = False
             # a byte every 0.5 s: the body would take 14 hours
-            while time.monotonic() - start < 6 * (1 + BODY_GRACE_S):
-                try:
-                    s.sendall(b" ")
-                except (BrokenPipeError, ConnectionResetError):
-                    closed = True
-                    break
-                if closed_by_peer(s, 0.5):
-                    closed = True
-                    break
-            elapsed = time.monotonic() - start
+            elapsed = trickle(s, b" ", 0.5, start,
+                              6 * (SHORT_S + BODY_GRACE_S))
             s.close()
-            self.assertTrue(closed, "the trickling body kept its connection")
-            self.assertGreaterEqual(elapsed, 1 + BODY_GRACE_S - 1)
+            self.assertIsNotNone(elapsed, "the trickling body kept its "
+                                 "connection")
+            # the deadline runs from the headers, sent after start
+            self.assertGreaterEqual(elapsed, SHORT_S + BODY_GRACE_S)
             self.assertEqual(srv.metric(
                 'mcp_http_rejected_total{reason="body_deadline"}'),
                 before + 1)
@@ -350,7 +343,23 @@ class HalfClose(unittest.TestCase):
 class Shutdown(unittest.TestCase):
     """SIGTERM: stop accepting, let requests in flight finish."""
 
-    def test_sigterm_lets_calls_finish_then_answers_the_rest(self):
+    def start_calls(self, srv, *bodies):
+        """Connections, each with a stateless call that has sent progress."""
+        conns = []
+        for body in bodies:
+            c = Conn(srv.port)
+            conns.append(c)
+            c.send_raw(raw_post(srv.port, json.dumps(body).encode(),
+                                modern_headers("tools/call",
+                                               body["params"]["name"])))
+            self.assertTrue(c.f.readline().startswith(b"HTTP/1.1 200"))
+            while b"notifications/progress" not in c.f.readline():
+                pass
+        return conns
+
+    def test_sigterm_lets_calls_finish_and_answers_the_rest(self):
+        # the default grace (10 s), which the test does not wait for: the
+        # call that would hold it is ended by its client closing
         srv = Server(BIN)
         quick = {"jsonrpc": "2.0", "id": 21, "method": "tools/call",
                  "params": {"name": "test_tool_with_progress",
@@ -358,21 +367,23 @@ class Shutdown(unittest.TestCase):
         held = {"jsonrpc": "2.0", "id": 22, "method": "tools/call",
                 "params": {"name": "test_wait_cancel",
                            "_meta": modern_meta(progressToken=2)}}
-        c1, c2 = Conn(srv.port), Conn(srv.port)
         idle = Conn(srv.port)   # keep-alive, between requests
+        conns = [idle]
         try:
             self.assertEqual(idle.request("GET", "/healthz").status, 200)
-            for c, body in ((c1, quick), (c2, held)):
-                c.send_raw(raw_post(srv.port, json.dumps(body).encode(),
-                                    modern_headers("tools/call",
-                                                   body["params"]["name"])))
-                self.assertTrue(c.f.readline().startswith(b"HTTP/1.1 200"))
-                while b"notifications/progress" not in c.f.readline():
-                    pass
-            t0 = time.monotonic()
+            c1, c2 = self.start_calls(srv, quick, held)
+            conns += [c1, c2]
             srv.proc.send_signal(signal.SIGTERM)
-            # the listening socket closes: no new connection
-            self.assertTrue(poll_until(lambda: refused(srv.port)))
+            # the listening socket closes: no new connection. Until the
+            # signal is handled connections are taken; one that lands in
+            # the backlog as the listener closes is reset by the close;
+            # after it, every one is refused. One attempt at a time, so
+            # at most one meets the close.
+            seen = []
+            self.assertTrue(poll_until(lambda: seen.append(
+                connect_outcome(srv.port)) or seen[-1] == "refused"), seen)
+            self.assertRegex(" ".join(seen),
+                             r"^(connected )*(reset )?refused$")
             # a new request on an open connection (the held call keeps
             # the grace period going): 503, and the connection closes
             r = idle.request("GET", "/healthz")
@@ -382,18 +393,41 @@ class Shutdown(unittest.TestCase):
             m = last_event(c1)
             self.assertEqual(m["id"], 21)
             self.assertIn("result", m)
-            # the one that cannot is stopped after the grace period and
-            # still answers: the fixture says "cancelled" once its cancel
-            # handle fires, as a sandboxed run answers for its killed run
-            m = last_event(c2)
-            waited = time.monotonic() - t0
-            self.assertEqual(m["id"], 22)
-            self.assertEqual(m["result"]["content"][0]["text"], "cancelled")
-            self.assertGreaterEqual(waited, SHUTDOWN_GRACE_S - 1)
-            self.assertEqual(srv.proc.wait(SHUTDOWN_ABORT_S + 10), 0)
+            # the held call's client goes: its call is cancelled, nothing
+            # is in flight, and the server exits inside the grace
+            c2.close()
+            self.assertEqual(srv.proc.wait(STOP_DEADLINE_S), 0)
+            self.assertNotIn("requests still running", srv.stderr())
         finally:
             rc = srv.stop()
-            for c in (c1, c2, idle):
+            for c in conns:
+                c.close()
+        self.assertEqual(rc, 0)
+
+    def test_sigterm_stops_calls_still_running_after_the_grace(self):
+        srv = Server(BIN, "--shutdown-grace", str(SHORT_S))
+        held = {"jsonrpc": "2.0", "id": 23, "method": "tools/call",
+                "params": {"name": "test_wait_cancel",
+                           "_meta": modern_meta(progressToken=3)}}
+        conns = []
+        try:
+            conns = self.start_calls(srv, held)
+            t0 = time.monotonic()
+            srv.proc.send_signal(signal.SIGTERM)
+            # stopped after the grace period and still answers: the
+            # fixture says "cancelled" once its cancel handle fires, as a
+            # sandboxed run answers for its killed run
+            m = last_event(conns[0])
+            waited = time.monotonic() - t0
+            self.assertEqual(m["id"], 23)
+            self.assertEqual(m["result"]["content"][0]["text"], "cancelled")
+            self.assertGreaterEqual(waited, SHORT_S)
+            self.assertEqual(srv.proc.wait(SHUTDOWN_ABORT_S + 10), 0)
+            self.assertIn("requests still running after %d s; killing "
+                          "their sandboxes" % SHORT_S, srv.stderr())
+        finally:
+            rc = srv.stop()
+            for c in conns:
                 c.close()
         self.assertEqual(rc, 0)
 
@@ -411,12 +445,20 @@ def last_event(c):
     return msgs[-1]
 
 
-def refused(port):
+def connect_outcome(port):
+    """What a new connection to port meets, one of:
+    "connected": a listener took it (into its backlog at least);
+    "reset": it was in the backlog of a listener that closed before
+      connect() collected the result: the kernel resets what a closing
+      listener had queued and never accepted (ECONNRESET);
+    "refused": no listener (ECONNREFUSED)."""
     try:
         socket.create_connection(("127.0.0.1", port), timeout=1).close()
-        return False
+        return "connected"
+    except ConnectionResetError:
+        return "reset"
     except ConnectionRefusedError:
-        return True
+        return "refused"
 
 
 if __name__ == "__main__":

@@ -26,27 +26,25 @@ import subprocess
 import sys
 import tempfile
 
+# the helpers the test scripts share: tests/lib
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+from mcptest import Report  # noqa: E402
+
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 ENV = {"PATH": PATH, "LANG": "C.UTF-8"}
 NOBODY = 65534
 DEADLINE = 20  # seconds for any one run of the binary
 
 BIN = None
-failures = []
+REPORT = Report("cli")
+check = REPORT.check
 
 
 def run(args, stdin=b"", prefix=(), env=None):
     return subprocess.run(list(prefix) + [BIN] + args, input=stdin,
                           capture_output=True, timeout=DEADLINE,
                           env=env or ENV)
-
-
-def check(name, cond, detail=""):
-    if cond:
-        print(f"ok   {name}")
-    else:
-        print(f"FAIL {name}: {detail}")
-        failures.append(name)
 
 
 def last_err_line(r):
@@ -292,11 +290,7 @@ def main():
         test_call_log()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    if failures:
-        print(f"{len(failures)} failed: {', '.join(failures)}")
-        return 1
-    print("cli: all passed")
-    return 0
+    return REPORT.end()
 
 
 if __name__ == "__main__":

@@ -31,7 +31,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
+
+# the helpers the test scripts share: tests/lib
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+from mcptest import Report  # noqa: E402
 
 SKIP = 77
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -47,32 +51,14 @@ FILES = ["/usr/bin/mcp-sandbox", "/usr/share/man/man1/mcp-sandbox.1.gz",
          "/usr/share/bash-completion/completions/mcp-sandbox"]
 UNIT = "/lib/systemd/system/mcp-sandbox.service"
 
-failures = []
-timings = []
-
-
-def check(name, cond, detail=""):
-    print(("ok   " if cond else "FAIL ") + name +
-          ("" if cond else f": {detail}"), flush=True)
-    if not cond:
-        failures.append(name)
+REPORT = Report("package")
+check = REPORT.check
+Step = REPORT.step
 
 
 def sh(args, timeout=600, **kw):
     return subprocess.run(args, capture_output=True, timeout=timeout,
                           env=kw.pop("env", ENV), **kw)
-
-
-class Step:
-    def __init__(self, name):
-        self.name = name
-
-    def __enter__(self):
-        self.t0 = time.monotonic()
-        print(f"== {self.name}", flush=True)
-
-    def __exit__(self, *exc):
-        timings.append((self.name, time.monotonic() - self.t0))
 
 
 def build_deb(src, work):
@@ -292,7 +278,7 @@ def main():
     try:
         with Step("build the .deb"):
             deb = build_deb(src, work)
-        if failures:
+        if REPORT.failures:
             return 1
         with Step("inspect it"):
             inspect_deb(deb, version)
@@ -318,13 +304,7 @@ def main():
                 check("nothing left", not left, left)
         shutil.rmtree(work, ignore_errors=True)
         lock.close()
-    for name, t in timings:
-        print(f"time {name}: {t:.1f} s")
-    if failures:
-        print(f"{len(failures)} failed: {', '.join(failures)}")
-        return 1
-    print("package: all passed")
-    return 0
+    return REPORT.end()
 
 
 if __name__ == "__main__":

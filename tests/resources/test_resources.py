@@ -24,9 +24,11 @@ import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "http"))
+# the helpers the test scripts share: tests/lib
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 from http_client import (MODERN, Server, initialize_body,  # noqa: E402
                          modern_headers, modern_meta)
+from mcptest import poll_until  # noqa: E402
 
 BIN = None
 UNPRIV = False
@@ -34,9 +36,6 @@ PLAIN_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 SETPRIV = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 # Longest wait for one stdio response line (a deadline, not a timing check).
 READ_DEADLINE_S = 30
-# Bounded polling for a file another process makes: attempts x pause.
-POLL_ATTEMPTS = 400
-POLL_PAUSE_S = 0.025
 
 # The caps in tools/workspace_files.h and server/session.h.
 IMAGE_MAX = 256 * 1024
@@ -739,11 +738,8 @@ class ReportAttacks(unittest.TestCase):
                     "params": {"name": "run_code", "arguments": {
                         "language": "python3", "code": swap}}})
             started = os.path.join(self.ws, "count")
-            for _ in range(POLL_ATTEMPTS):
-                if os.path.exists(started):
-                    break
-                time.sleep(POLL_PAUSE_S)
-            self.assertTrue(os.path.exists(started), "the swapper ran")
+            self.assertTrue(poll_until(lambda: os.path.exists(started)),
+                            "the swapper ran")
             seen = []
             for i in range(self.READERS):
                 last = i == self.READERS - 1

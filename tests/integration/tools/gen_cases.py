@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
 """Writes the integration cases of the policy tools as .case files
 beside this script (format: tests/integration/README.md). Run it after
-changing a case here; the .case files are committed. $CASEDIR is the folder
-of the case file (the skills and the empty database live here)."""
+changing a case here; the .case files are committed, and ctest's
+unit.generated (tests/check_generated.py) fails when they are not what this
+writes. $CASEDIR is the folder of the case file (the skills and the empty
+database live here).
+usage: gen_cases.py [--out DIR]   (DIR: where to write, this folder)"""
 import json
 import os
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = HERE      # --out
 INIT = [
     '> {"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}',
     '<~ {"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25"}}',
@@ -14,7 +19,19 @@ INIT = [
 ]
 RUN_KEYS = ["exit_code", "signal", "timed_out", "stdout", "stderr", "stdout_bytes",
             "stderr_bytes", "stdout_truncated", "stderr_truncated", "duration_ms",
+            "memory_peak_bytes", "memory_limit_reached", "process_limit_reached",
             "files", "files_omitted"]
+# No run of these cases reaches the cgroup's limits (tests/cgroup does).
+RUN_FIXED = {"memory_limit_reached": False, "process_limit_reached": False}
+
+
+def run_fields(**fields):
+    """A run's structuredContent: every key of the output schema, in its
+    order; "$any" but for RUN_FIXED and fields."""
+    sc = {k: "$any" for k in RUN_KEYS}
+    sc.update(RUN_FIXED)
+    sc.update(fields)
+    return sc
 
 
 class Case:
@@ -50,8 +67,7 @@ class Case:
     def ran(self, text, is_error=False, files=None, files_text=None, **fields):
         """A run's result; files (exact list) and files_text (the listing
         block) when the run created or changed files."""
-        sc = {k: "$any" for k in RUN_KEYS}
-        sc.update(fields)
+        sc = run_fields(**fields)
         r = {"content": [{"type": "text", "text": text}], "structuredContent": sc}
         if files is not None:
             sc["files"] = files
@@ -70,7 +86,7 @@ class Case:
 
     def write(self):
         self.lines += ["!close", "!exit 0"]
-        with open(os.path.join(HERE, self.name), "w", encoding="utf-8") as f:
+        with open(os.path.join(OUT, self.name), "w", encoding="utf-8") as f:
             f.write("\n".join(self.lines) + "\n")
 
 
@@ -262,7 +278,7 @@ structured result, exit 2 is invalid input, the original folder never changes.""
     c.expect({"content": [{"type": "text", "text": json.dumps(sc) + "\n"}], "structuredContent": sc})
     c.call("run_skill_script", {"skill": "greeter", "script": "scripts/greet.py"})
     c.expect({"content": [{"type": "text", "text": "The script rejected its input (exit 2): usage: greet.py NAME\n"}],
-              "structuredContent": {k: "$any" for k in RUN_KEYS}, "isError": True})
+              "structuredContent": run_fields(), "isError": True})
     c.call("run_skill_script", {"skill": "texttools", "script": "wordcount.js", "stdin": "one two  three\nfour"})
     c.expect({"content": [{"type": "text", "text": "{\"words\":4}\n"}], "structuredContent": {"words": 4}})
     c.comment("the script changes its copy; the original stays as it was")
@@ -336,7 +352,7 @@ its own output back (the unsandboxed peer mixed them up in 75 of 80).""")
     for i in range(64):
         resp = {"jsonrpc": "2.0", "id": i + 1, "result": {
             "content": [{"type": "text", "text": "The code exited with status 0.\n--- stdout ---\nvalue-%d\n" % i}],
-            "structuredContent": dict({k: "$any" for k in RUN_KEYS}, stdout="value-%d\n" % i, exit_code=0)}}
+            "structuredContent": run_fields(stdout="value-%d\n" % i, exit_code=0)}}
         c.lines.append("<* " + json.dumps(resp, separators=(",", ":")))
     c.write()
 
@@ -347,13 +363,17 @@ A config error stops the start with the path, the line and the key.""",
              "--config $CASEDIR/bad-config.json")
     c.lines = [l for l in c.lines if not l.startswith(">") and not l.startswith("<")]
     c.lines += ["!exit 2", "!stderr bad-config.json:4: limits.memory_mb: must be an integer in 16..65536"]
-    with open(os.path.join(HERE, c.name), "w", encoding="utf-8") as f:
+    with open(os.path.join(OUT, c.name), "w", encoding="utf-8") as f:
         f.write("\n".join(c.lines) + "\n")
-    with open(os.path.join(HERE, "bad-config.json"), "w") as f:
+    with open(os.path.join(OUT, "bad-config.json"), "w") as f:
         f.write('{\n\t"commands": ["cat"],\n\t"limits": {\n\t\t"memory_mb": 4\n\t}\n}\n')
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--out"] and len(sys.argv) == 3:
+        OUT = sys.argv[2]
+    elif len(sys.argv) > 1:
+        sys.exit(__doc__.rsplit("\n", 1)[-1])
     run_command()
     run_code()
     output_caps()

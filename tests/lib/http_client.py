@@ -1,6 +1,6 @@
-"""Raw HTTP/1.1 for the transport tests: exact bytes out, status, headers
-and body back. No HTTP library between the test and the server, so every
-header is the one the test wrote."""
+"""Raw HTTP/1.1 for the transport tests (tests/http, faults, resources):
+exact bytes out, status, headers and body back. No HTTP library between
+the test and the server, so every header is the one the test wrote."""
 import json
 import os
 import re
@@ -43,7 +43,18 @@ class Response:
         return out
 
 
+def raw_post(port, body, headers):
+    """The bytes of a POST to /mcp with body (bytes) and headers."""
+    head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % port
+    head += "Content-Type: application/json\r\nAccept: %s\r\n" % ACCEPT_BOTH
+    head += "".join("%s: %s\r\n" % kv for kv in headers.items())
+    head += "Content-Length: %d\r\n\r\n" % len(body)
+    return head.encode() + body
+
+
 def _read_response(f):
+    """One response from the file f of a socket; ConnectionError when the
+    connection closes before its status line."""
     line = f.readline()
     if not line:
         raise ConnectionError("connection closed before a status line")

@@ -1,0 +1,133 @@
+"""Helpers the Python test scripts share (one copy each, here): failures
+for the scripts that run one case per process, bounded polling, the
+processes /proc shows, the Landlock ABI, the text of a tool result, and
+the ok/FAIL report of the scripts that check many things and go on.
+HTTP requests by hand are in http_client.py beside this file.
+
+A script finds this directory with, before its imports from here:
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(
+        __file__)), "..", "lib"))
+
+(tests/vm copies this file beside the script it runs, where Python looks
+first anyway)."""
+import contextlib
+import ctypes
+import os
+import time
+
+# Bounded polling for effects that land on another thread or process:
+# attempts x pause, 10 s in all, not a timing assertion.
+POLL_ATTEMPTS = 400
+POLL_PAUSE_S = 0.025
+
+
+class Fail(Exception):
+    """A case's check failed: the script prints it and exits 1."""
+
+
+def expect(cond, what):
+    if not cond:
+        raise Fail(what)
+
+
+def eq(got, want, what):
+    if got != want:
+        raise Fail("%s:\n  got  %r\n  want %r" % (what, got, want))
+
+
+def poll_until(fn, attempts=POLL_ATTEMPTS, pause_s=POLL_PAUSE_S):
+    """Whether fn() became true within attempts tries, pause_s apart."""
+    for _ in range(attempts):
+        if fn():
+            return True
+        time.sleep(pause_s)
+    return False
+
+
+def text(result):
+    """The text of a tool result's first content block."""
+    return result["content"][0]["text"]
+
+
+def pids_with(marker):
+    """Pids whose command line contains marker (bytes)."""
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open("/proc/%s/cmdline" % d, "rb") as f:
+                    if marker in f.read():
+                        out.append(int(d))
+            except OSError:
+                pass
+    return out
+
+
+def descendants(pid):
+    """Every process whose parent chain reaches pid (pid itself not)."""
+    parent = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open("/proc/%s/stat" % d) as f:
+                    st = f.read()
+                parent[int(d)] = int(st[st.rindex(")") + 2:].split()[1])
+            except (OSError, ValueError):
+                pass
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        kids = [c for c, pp in parent.items() if pp == p]
+        out += kids
+        todo += kids
+    return out
+
+
+def landlock_abi():
+    """The kernel's Landlock ABI version, 0 without Landlock."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    # landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION)
+    v = libc.syscall(444, None, ctypes.c_size_t(0), ctypes.c_uint(1))
+    return v if v > 0 else 0
+
+
+class Report:
+    """ok/FAIL lines, one a check, for scripts that go on past a failure;
+    end() prints the timings and the failures and gives the exit code."""
+
+    DETAIL_MAX = 3000       # characters of a failure's detail shown
+
+    def __init__(self, what):
+        self.what = what
+        self.failures = []
+        self.timings = []
+
+    def check(self, name, cond, detail=""):
+        if cond:
+            print("ok   " + name, flush=True)
+        else:
+            print("FAIL %s: %s" % (name, str(detail)[:self.DETAIL_MAX]),
+                  flush=True)
+            self.failures.append(name)
+        return cond
+
+    @contextlib.contextmanager
+    def step(self, name):
+        """with report.step(name): a step announced and timed."""
+        t0 = time.monotonic()
+        print("== " + name, flush=True)
+        try:
+            yield
+        finally:
+            self.timings.append((name, time.monotonic() - t0))
+
+    def end(self):
+        for name, t in self.timings:
+            print("time %s: %.1f s" % (name, t))
+        if self.failures:
+            print("%d failed: %s" % (len(self.failures),
+                                     ", ".join(self.failures)))
+            return 1
+        print("%s: all passed" % self.what)
+        return 0
