@@ -481,11 +481,12 @@ extern const char sb_hostname[];
 extern const struct sock_filter *const sb_bpf_insns;
 extern const unsigned short sb_bpf_len;
 
-/* seccomp.c: the policy through libseccomp (the reference). This and the
- * next live in mcp_sandbox_bpf, for the generator and the tests only. */
+/* tests/adversarial/seccomp_reference.c: the policy through libseccomp,
+ * the oracle of the unit test that checks the compact program */
 int sb_seccomp_reference(struct sock_fprog *ret)
     __attribute__((warn_unused_result));
-/* seccomp_compact.c: the same policy as a shallow range tree (loaded) */
+/* seccomp_compact.c: the same policy as a shallow range tree (loaded);
+ * in mcp_sandbox_bpf, for the generator and the tests only */
 int sb_seccomp_build(struct sock_fprog *ret)
     __attribute__((warn_unused_result));
 

@@ -622,7 +622,7 @@ START_TEST(policy_denies_the_named_groups)
 		    denied[i]);
 	ck_assert_int_eq(action_of("clone3"), SB_SYS_ENOSYS);
 	ck_assert_int_eq(action_of("read"), SB_SYS_ALLOW);
-	/* filtered by argument in seccomp.c, never listed plainly */
+	/* filtered by argument, never listed plainly */
 	ck_assert_int_eq(action_of("clone"), -1);
 	ck_assert_int_eq(action_of("ioctl"), -1);
 	ck_assert_int_eq(action_of("socket"), -1);

@@ -1,5 +1,6 @@
 /*
- * seccomp (reference): the policy compiled by libseccomp. ENOSYS for
+ * seccomp_reference: the sandbox's policy (sandbox/policy.c) compiled by
+ * libseccomp, the oracle of test_sandbox_unit; nothing at run time uses it. ENOSYS for
  * unknown syscalls, EPERM for the named groups, other architectures and
  * x32 killed, argument filters for clone, socket, socketpair, personality
  * and the mode of the calls in sb_mode_rules, and a
