@@ -197,7 +197,7 @@ const struct sb_syscall_rule sb_syscall_rules[] = {
 	A(msync), A(mincore), A(mlock), A(mlock2), A(munlock), A(mlockall),
 	A(munlockall), A(remap_file_pages), A(membarrier),
 	A(pkey_alloc), A(pkey_free), A(pkey_mprotect),
-	/* processes; clone is argument-filtered in seccomp.c */
+	/* processes; clone is argument-filtered (seccomp_compact.c) */
 	A(fork), A(vfork), A(execve), A(execveat), A(exit), A(exit_group),
 	A(wait4), A(waitid), A(kill), A(tkill), A(tgkill),
 	A(getpid), A(getppid), A(gettid), A(getpgid), A(getpgrp),
@@ -233,7 +233,7 @@ const struct sb_syscall_rule sb_syscall_rules[] = {
 	A(poll), A(ppoll), A(select), A(pselect6), A(epoll_create),
 	A(epoll_create1), A(epoll_ctl), A(epoll_wait), A(epoll_pwait),
 	A(epoll_pwait2), A(eventfd), A(eventfd2), A(restart_syscall),
-	/* sockets (socket() itself is filtered by family in seccomp.c) */
+	/* sockets (socket() itself is filtered by family: seccomp_compact.c) */
 	A(connect), A(accept), A(accept4), A(bind),
 	A(listen), A(shutdown), A(sendto), A(recvfrom), A(sendmsg),
 	A(recvmsg), A(sendmmsg), A(recvmmsg), A(getsockname),
