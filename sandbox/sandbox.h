@@ -70,6 +70,7 @@ enum sb_stage {
 	SB_STAGE_EXEC,		/* execve of the program */
 	SB_STAGE_WAIT,		/* parent: poll, read, wait */
 	SB_STAGE_IPC,		/* the ipc namespace and its limits */
+	SB_STAGE_UIDS,		/* the per-run uid range (root servers) */
 	SB_STAGE_COUNT
 };
 

@@ -102,6 +102,12 @@ static const struct sb_stage_info sb_stages[SB_STAGE_COUNT] = {
 	    "execve failed inside the sandbox (missing interpreter or "
 	    "library, or not executable)" },
 	[SB_STAGE_WAIT] = { "wait", "poll/read/wait failed in the server" },
+	[SB_STAGE_UIDS] = { "uid-range",
+	    "a uid range given to this server that it cannot take (out of "
+	    "bounds, or held by another server)",
+	    "give this server a range of its own (--uid-base N, or "
+	    "limits.uid_base in the policy), or leave it unset to take a free "
+	    "default block" },
 	[SB_STAGE_IPC] = { "ipc-limits",
 	    "making the sandbox's ipc namespace or writing its shm/msg/sem "
 	    "limits refused (a container seccomp profile blocking unshare, "

@@ -214,7 +214,7 @@ sb_uid_pool_init(struct sb_uid_pool *u, const struct sb_ctx *ctx,
 	if (u->n > SB_MAX_UID_SLOTS || (cfg->uid_base != 0 &&
 	    (cfg->uid_base <= 65535 ||
 	    (uint64_t)cfg->uid_base + u->n > 0x7fffffffu))) {
-		sb_fail(res, SB_STAGE_CREDENTIALS, EINVAL, "the per-slot uid "
+		sb_fail(res, SB_STAGE_UIDS, EINVAL, "the per-slot uid "
 		    "range must lie in 65536..2^31-1 and hold at most 64");
 		return -EINVAL;
 	}
@@ -231,7 +231,7 @@ sb_uid_pool_init(struct sb_uid_pool *u, const struct sb_ctx *ctx,
 		sb_uid_pool_fini(u);
 		if (cfg->uid_base != 0) {
 			/* a range of the caller's: that one or none */
-			sb_fail(res, SB_STAGE_CREDENTIALS, -rc, why);
+			sb_fail(res, SB_STAGE_UIDS, -rc, why);
 			return rc;
 		}
 		/* hardening we cannot have here (no /run of ours, every

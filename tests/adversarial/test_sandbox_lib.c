@@ -1096,13 +1096,14 @@ assert_held(const struct sb_result *res, uid_t lo, uid_t held, unsigned n)
 {
 	char want[400];
 
-	ck_assert_int_eq(res->failed_stage, SB_STAGE_CREDENTIALS);
+	ck_assert_int_eq(res->failed_stage, SB_STAGE_UIDS);
 	ck_assert_int_eq(res->err, EADDRINUSE);
-	(void)snprintf(want, sizeof(want), "sandbox credentials failed: "
+	(void)snprintf(want, sizeof(want), "sandbox uid-range failed: "
 	    "per-slot uids %u..%u: another server holds %u..%u "
 	    "(/run/mcp-sandbox-uids.lock); give this one another range "
-	    "(--uid-base): Address already in use (likely cause: "
-	    "setresuid/setresgid to the sandbox ids refused)",
+	    "(--uid-base): Address already in use (likely cause: a uid "
+	    "range given to this server that it cannot take (out of bounds, "
+	    "or held by another server))",
 	    (unsigned)lo, (unsigned)lo + 3, (unsigned)held,
 	    (unsigned)(held + n - 1));
 	ck_assert_str_eq(res->message, want);
@@ -1173,10 +1174,11 @@ START_TEST(a_uid_range_out_of_bounds_is_refused)
 	ctx = uid_ctx(2, 1000, &res, &rc);
 	ck_assert_int_eq(rc, -EINVAL);
 	ck_assert_ptr_null(ctx);
-	ck_assert_str_eq(res.message, "sandbox credentials failed: the "
+	ck_assert_str_eq(res.message, "sandbox uid-range failed: the "
 	    "per-slot uid range must lie in 65536..2^31-1 and hold at most "
-	    "64: Invalid argument (likely cause: setresuid/setresgid to the "
-	    "sandbox ids refused)");
+	    "64: Invalid argument (likely cause: a uid range given to this "
+	    "server that it cannot take (out of bounds, or held by another "
+	    "server))");
 	sb_result_fini(&res);
 	ctx = uid_ctx(2, 0x7ffffffeu, &res, &rc);
 	ck_assert_int_eq(rc, -EINVAL);
