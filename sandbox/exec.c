@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/mount.h>
 #include <linux/openat2.h>
 #include <poll.h>
 #include <sched.h>
@@ -892,90 +891,18 @@ started_fini(struct sb_started *s)
 }
 
 /*
- * One tree of a run with per-slot uids (the workspace, a writable bind),
- * as a detached mount the child moves into place: a clone of the host dir
- * (opened without following any symlink), nosuid, nodev, read-only unless
- * writable, and, with idmap, id-mapped so that its on-disk owner (the
- * context's uid) is the run's slot uid inside and what the run creates is
- * the context's uid on disk. 0, 1 when the filesystem cannot be id-mapped
- * (EINVAL, EOPNOTSUPP; no fd kept), or < 0 with res set.
- */
-static int
-tree_make(struct sb_started *s, const struct sb_mop *m, bool idmap, int *tree,
-    struct sb_result *res)
-{
-	struct mount_attr attr = { 0 };
-	int fd, rc = 0;
-
-	if ((fd = sb_open_host(m->host, true)) < 0) {
-		rc = fd;
-		sb_fail(res, SB_STAGE_MOUNTS, -rc, "opening the workspace or "
-		    "a writable bind");
-		return rc;
-	}
-	*tree = (int)syscall(SYS_open_tree, fd, "", OPEN_TREE_CLONE |
-	    OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
-	rc = *tree < 0 ? -errno : 0;
-	(void)close(fd);
-	if (rc < 0) {
-		sb_fail(res, SB_STAGE_MOUNTS, -rc, "cloning the workspace or "
-		    "a writable bind");
-		return rc;
-	}
-	attr.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
-	    (m->writable ? 0 : MOUNT_ATTR_RDONLY);
-	/*
-	 * A clone of a shared mount (systemd makes / shared) is a peer of
-	 * it: the mounts the child makes on the tree (its protected entries)
-	 * would propagate into our mount namespace and every peer's, and
-	 * stay there after the run. Private, as a bind inside the child is.
-	 */
-	attr.propagation = MS_PRIVATE;
-	if (idmap) {
-		attr.attr_set |= MOUNT_ATTR_IDMAP;
-		attr.userns_fd = (uint64_t)s->ctx->uids.userns_fd[s->uid_slot];
-	}
-	if (syscall(SYS_mount_setattr, *tree, "", AT_EMPTY_PATH, &attr,
-	    sizeof(attr)) == 0)
-		return 0;
-	rc = -errno;
-	close_fd(tree);
-	if (idmap && (rc == -EINVAL || rc == -EOPNOTSUPP))
-		return 1;
-	sb_fail(res, SB_STAGE_MOUNTS, -rc, idmap ? "id-mapping the workspace "
-	    "or a writable bind" : "the flags of the workspace or a writable "
-	    "bind");
-	return rc;
-}
-
-/*
- * Every tree of the plan. All are id-mapped to the run's slot, or, when
- * one filesystem cannot be, none is and the run takes the shared uid
- * instead of its slot: a slot uid writing a tree that is not mapped
- * would leave its files owned by the slot on disk.
+ * The plan's trees for this run (uids.c): id-mapped to its slot, or,
+ * where one cannot be, every one plain and the run on the shared uid.
  */
 static int
 run_trees(struct sb_started *s, struct sb_result *res)
 {
-	size_t i;
 	int rc;
 
-	for (i = 0; i < s->p->ntrees; i++) {
-		rc = tree_make(s, &s->p->mops[s->p->tree_mop[i]],
-		    s->uid_slot >= 0, &s->c.tree[i], res);
-		if (rc < 0)
-			return rc;
-		if (rc == 0)
-			continue;
-		/* not id-mappable: start again, every tree plain */
-		while (i > 0)
-			close_fd(&s->c.tree[--i]);
-		sb_uid_pool_give(&s->ctx->uids, s->uid_slot);
-		s->uid_slot = -1;
+	rc = sb_uid_trees(&s->ctx->uids, s->p, &s->uid_slot, s->c.tree, res);
+	if (s->uid_slot < 0)
 		s->uid = s->ctx->uid;
-		i = (size_t)-1;	/* the loop's i++ makes it 0 */
-	}
-	return 0;
+	return rc;
 }
 
 /*

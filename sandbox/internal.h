@@ -29,7 +29,7 @@
 /* Extra binds a request may ask for (read-only unless asked). */
 #define SB_MAX_BINDS		16
 /* Mounts a run with a uid of its own gets id-mapped by the parent: the
- * workspace and each writable bind (exec.c, run_trees). */
+ * workspace and each writable bind (uids.c, sb_uid_trees). */
 #define SB_MAX_TREES		(1 + SB_MAX_BINDS)
 /* Protected names of the workspace (sb_request.workspace_protect). */
 #define SB_MAX_PROTECT		8
@@ -541,6 +541,9 @@ int sb_uid_pool_init(struct sb_uid_pool *u, const struct sb_ctx *ctx,
 int sb_uid_pool_take(struct sb_uid_pool *u);
 void sb_uid_pool_give(struct sb_uid_pool *u, int slot);
 void sb_uid_pool_fini(struct sb_uid_pool *u);
+/* The plan's trees for a run on slot (-1: none), id-mapped to it. */
+int sb_uid_trees(struct sb_uid_pool *u, const struct sb_plan *p, int *slot,
+    int *trees, struct sb_result *res) __attribute__((warn_unused_result));
 
 /* netns.c */
 int sb_netns_pool_init(struct sb_netns_pool *p, unsigned n)

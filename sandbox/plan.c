@@ -366,7 +366,7 @@ host_kind(const char *path)
 
 /*
  * With per-slot uids the parent mounts the workspace and each writable
- * bind itself, id-mapped to the run's uid (exec.c, run_trees), as detached
+ * bind itself, id-mapped to the run's uid (uids.c, sb_uid_trees), as detached
  * trees the child moves in.
  */
 static int

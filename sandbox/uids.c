@@ -6,7 +6,8 @@
  * Sessions share a workspace across slots, and its files must keep one
  * owner on disk (the context's uid): each slot has a user namespace
  * swapping that uid and the slot's (every other id kept), which the
- * workspace's mount is id-mapped with (exec.c).
+ * run's trees (the workspace, writable binds: detached clones the child
+ * moves in) are id-mapped with, here (sb_uid_trees).
  *
  * The range is declared, not discovered: sb_config.uid_base (the server's
  * --uid-base), or the first block of the default range (SB_SLOT_UID_BASE)
@@ -21,9 +22,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/mount.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -295,4 +298,97 @@ sb_uid_pool_fini(struct sb_uid_pool *u)
 	if (u->lock_fd >= 0)
 		(void)close(u->lock_fd);
 	u->lock_fd = -1;
+}
+
+/*
+ * One tree of a run with per-slot uids (the workspace, a writable bind),
+ * as a detached mount the child moves into place: a clone of the host dir
+ * (opened without following any symlink), nosuid, nodev, read-only unless
+ * writable, and, with a slot, id-mapped so that its on-disk owner (the
+ * context's uid) is the run's slot uid inside and what the run creates is
+ * the context's uid on disk. 0, 1 when the filesystem cannot be id-mapped
+ * (EINVAL, EOPNOTSUPP; no fd kept), or < 0 with res set.
+ */
+static int
+tree_make(const struct sb_uid_pool *u, int slot, const struct sb_mop *m,
+    int *tree, struct sb_result *res)
+{
+	struct mount_attr attr = { 0 };
+	bool idmap = slot >= 0;
+	int fd, rc = 0;
+
+	if ((fd = sb_open_host(m->host, true)) < 0) {
+		rc = fd;
+		sb_fail(res, SB_STAGE_MOUNTS, -rc, "opening the workspace or "
+		    "a writable bind");
+		return rc;
+	}
+	*tree = (int)syscall(SYS_open_tree, fd, "", OPEN_TREE_CLONE |
+	    OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+	rc = *tree < 0 ? -errno : 0;
+	(void)close(fd);
+	if (rc < 0) {
+		sb_fail(res, SB_STAGE_MOUNTS, -rc, "cloning the workspace or "
+		    "a writable bind");
+		return rc;
+	}
+	attr.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+	    (m->writable ? 0 : MOUNT_ATTR_RDONLY);
+	/*
+	 * A clone of a shared mount (systemd makes / shared) is a peer of
+	 * it: the mounts the child makes on the tree (its protected entries)
+	 * would propagate into our mount namespace and every peer's, and
+	 * stay there after the run. Private, as a bind inside the child is.
+	 */
+	attr.propagation = MS_PRIVATE;
+	if (idmap) {
+		attr.attr_set |= MOUNT_ATTR_IDMAP;
+		attr.userns_fd = (uint64_t)u->userns_fd[slot];
+	}
+	if (syscall(SYS_mount_setattr, *tree, "", AT_EMPTY_PATH, &attr,
+	    sizeof(attr)) == 0)
+		return 0;
+	rc = -errno;
+	(void)close(*tree);
+	*tree = -1;
+	if (idmap && (rc == -EINVAL || rc == -EOPNOTSUPP))
+		return 1;
+	sb_fail(res, SB_STAGE_MOUNTS, -rc, idmap ? "id-mapping the workspace "
+	    "or a writable bind" : "the flags of the workspace or a writable "
+	    "bind");
+	return rc;
+}
+
+/*
+ * Every tree of the plan into trees[] (the child's fds). All are
+ * id-mapped to *slot, or, when one filesystem cannot be, none is and the
+ * slot is given back (*slot -1: the run takes the shared uid): a slot
+ * uid writing a tree that is not mapped would leave its files owned by
+ * the slot on disk.
+ */
+int
+sb_uid_trees(struct sb_uid_pool *u, const struct sb_plan *p, int *slot,
+    int *trees, struct sb_result *res)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < p->ntrees; i++) {
+		rc = tree_make(u, *slot, &p->mops[p->tree_mop[i]], &trees[i],
+		    res);
+		if (rc < 0)
+			return rc;
+		if (rc == 0)
+			continue;
+		/* not id-mappable: start again, every tree plain */
+		while (i > 0) {
+			i--;
+			(void)close(trees[i]);
+			trees[i] = -1;
+		}
+		sb_uid_pool_give(u, *slot);
+		*slot = -1;
+		i = (size_t)-1;	/* the loop's i++ makes it 0 */
+	}
+	return 0;
 }
