@@ -42,8 +42,8 @@ struct sb_stage_info {
 };
 
 static const struct sb_stage_info sb_stages[SB_STAGE_COUNT] = {
-	[SB_STAGE_NONE] = { "none", "" },
-	[SB_STAGE_REQUEST] = { "request", "the request itself" },
+	[SB_STAGE_NONE] = { "none", "", NULL },
+	[SB_STAGE_REQUEST] = { "request", "the request itself", NULL },
 	[SB_STAGE_RESOURCES] = { "resources",
 	    "out of fds or memory in the server",
 	    FIX_LIMITS },
@@ -52,7 +52,7 @@ static const struct sb_stage_info sb_stages[SB_STAGE_COUNT] = {
 	    FIX_USERNS },
 	[SB_STAGE_CGROUP] = { "cgroup",
 	    "the run's cgroup could not be made or joined (the server's "
-	    "cgroup removed or not writable; see mcp-sandbox --check)" },
+	    "cgroup removed or not writable; see mcp-sandbox --check)", NULL },
 	[SB_STAGE_CLONE] = { "clone",
 	    "user namespaces disabled: user.max_user_namespaces=0, "
 	    "kernel.apparmor_restrict_unprivileged_userns=1 (Ubuntu 24.04), "
@@ -77,7 +77,7 @@ static const struct sb_stage_info sb_stages[SB_STAGE_COUNT] = {
 	    "fresh procfs refused: a container masks /proc (mount it "
 	    "unmasked, e.g. docker --security-opt systempaths=unconfined)",
 	    FIX_UNMASK },
-	[SB_STAGE_DEV] = { "dev", "binding /dev nodes refused" },
+	[SB_STAGE_DEV] = { "dev", "binding /dev nodes refused", NULL },
 	[SB_STAGE_PIVOT] = { "pivot-root",
 	    "pivot_root refused (staging dir on a shared or rootfs mount)",
 	    FIX_APPARMOR },
@@ -86,22 +86,22 @@ static const struct sb_stage_info sb_stages[SB_STAGE_COUNT] = {
 	[SB_STAGE_INIT] = { "init", "the sandbox's pid 1 could not fork or "
 	    "died unexpectedly (OOM killer?)",
 	    FIX_LIMITS },
-	[SB_STAGE_SESSION] = { "session", "setsid, stdio or cwd failed" },
-	[SB_STAGE_RLIMITS] = { "rlimits", "setrlimit refused" },
-	[SB_STAGE_CAPS] = { "caps", "dropping capabilities failed" },
-	[SB_STAGE_NO_NEW_PRIVS] = { "no-new-privs", "PR_SET_NO_NEW_PRIVS failed" },
-	[SB_STAGE_PDEATHSIG] = { "pdeathsig", "PR_SET_PDEATHSIG failed" },
+	[SB_STAGE_SESSION] = { "session", "setsid, stdio or cwd failed", NULL },
+	[SB_STAGE_RLIMITS] = { "rlimits", "setrlimit refused", NULL },
+	[SB_STAGE_CAPS] = { "caps", "dropping capabilities failed", NULL },
+	[SB_STAGE_NO_NEW_PRIVS] = { "no-new-privs", "PR_SET_NO_NEW_PRIVS failed", NULL },
+	[SB_STAGE_PDEATHSIG] = { "pdeathsig", "PR_SET_PDEATHSIG failed", NULL },
 	[SB_STAGE_FDS] = { "fds", "close_range or dup failed (kernel < 5.11?)",
 	    "Linux 5.11 or later (close_range)" },
 	[SB_STAGE_LANDLOCK] = { "landlock",
-	    "Landlock ruleset refused though the kernel offers it" },
+	    "Landlock ruleset refused though the kernel offers it", NULL },
 	[SB_STAGE_SECCOMP] = { "seccomp",
 	    "seccomp filter refused (kernel without CONFIG_SECCOMP_FILTER?)",
 	    "a kernel with CONFIG_SECCOMP_FILTER" },
 	[SB_STAGE_EXEC] = { "exec",
 	    "execve failed inside the sandbox (missing interpreter or "
-	    "library, or not executable)" },
-	[SB_STAGE_WAIT] = { "wait", "poll/read/wait failed in the server" },
+	    "library, or not executable)", NULL },
+	[SB_STAGE_WAIT] = { "wait", "poll/read/wait failed in the server", NULL },
 	[SB_STAGE_UIDS] = { "uid-range",
 	    "a uid range given to this server that it cannot take (out of "
 	    "bounds, or held by another server)",
@@ -111,7 +111,7 @@ static const struct sb_stage_info sb_stages[SB_STAGE_COUNT] = {
 	[SB_STAGE_IPC] = { "ipc-limits",
 	    "making the sandbox's ipc namespace or writing its shm/msg/sem "
 	    "limits refused (a container seccomp profile blocking unshare, "
-	    "or a read-only /proc/sys)" },
+	    "or a read-only /proc/sys)", NULL },
 };
 
 const char *
