@@ -41,7 +41,7 @@ cmd_check_run(const struct sb_config *cfg, cmd_check_extra_fn extra)
 	struct check_tally t = { 0 };
 	int rc;
 
-	rc = sb_check(cfg, print_layer, &t);
+	rc = check_report(cfg, print_layer, &t);
 	if (extra != NULL)
 		extra(print_layer, &t);
 	if (rc != 0 || t.missing_required > 0) {

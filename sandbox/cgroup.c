@@ -397,9 +397,3 @@ sb_cg_run_remove(struct sb_cgroups *cg, struct sb_cg_run *r)
 	close_fd(&r->oom_efd);
 	r->made = false;
 }
-
-void
-sb_ctx_bounds(const struct sb_ctx *ctx, struct sb_bounds *b)
-{
-	*b = ctx->cg.info;
-}

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -30,6 +31,45 @@ sb_landlock_abi(void)
 	v = syscall(SYS_landlock_create_ruleset, NULL, 0,
 	    LANDLOCK_CREATE_RULESET_VERSION);
 	return v < 0 ? 0 : (int)v;
+}
+
+int
+sb_seccomp_selftest(void)
+{
+	struct sock_fprog f = {
+		.len = sb_bpf_len,
+		.filter = (struct sock_filter *)sb_bpf_insns,
+	};
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return errno;
+	if (syscall(SYS_seccomp, 1 /* SET_MODE_FILTER */, 0U, &f) < 0)
+		return errno;
+	return syscall(1000) < 0 && errno == ENOSYS ? 0 : EPERM;
+}
+
+void
+sb_ctx_bounds(const struct sb_ctx *ctx, struct sb_bounds *b)
+{
+	*b = ctx->cg.info;
+	b->ipc = ctx->ipc_home_fd >= 0;
+	b->netns_pool = ctx->pool_on;
+	b->uid_pool = ctx->uid_pool_on;
+	b->uid = ctx->uid;
+	if (ctx->uid_pool_on) {
+		b->uid_first = ctx->uids.base;
+		b->uid_last = ctx->uids.base + ctx->uids.n - 1;
+	}
+	(void)snprintf(b->uid_why, sizeof(b->uid_why), "%s", ctx->uids.why);
+	b->ipc_shmmni = SB_IPC_SHMMNI;
+	b->ipc_msgmni = SB_IPC_MSGMNI;
+	b->ipc_msgmnb = SB_IPC_MSGMNB;
+	b->ipc_sem = SB_IPC_SEM;
+	b->inotify_instances = SB_INOTIFY_INSTANCES;
+	b->inotify_watches = SB_INOTIFY_WATCHES;
+	b->rlim_memlock = SB_RLIM_MEMLOCK;
+	b->rlim_sigpending = SB_RLIM_SIGPENDING;
+	b->rlim_msgqueue = SB_RLIM_MSGQUEUE;
 }
 
 static int

@@ -569,7 +569,4 @@ void sb_cg_run_finish(struct sb_cgroups *cg, struct sb_cg_run *r,
 /* The processes that are left, if any, killed; the cgroups removed. */
 void sb_cg_run_remove(struct sb_cgroups *cg, struct sb_cg_run *r);
 
-/* ctx.c */
-int sb_landlock_abi(void);
-
 #endif /* SB_INTERNAL_H */

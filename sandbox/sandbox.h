@@ -89,8 +89,8 @@ enum sb_stage {
 
 /*
  * Whether runs get a cgroup of their own (cgroup.c). AUTO: where one can
- * be had, else rlimits only (sb_check() says why); REQUIRED: no cgroup is
- * an error of sb_ctx_new() (fail closed); OFF: rlimits only.
+ * be had, else rlimits only (sb_ctx_bounds() says why); REQUIRED: no
+ * cgroup is an error of sb_ctx_new() (fail closed); OFF: rlimits only.
  */
 enum sb_cgroup_mode {
 	SB_CGROUP_AUTO = 0,
@@ -376,9 +376,10 @@ const char *sb_stage_name(enum sb_stage stage);
 const char *sb_stage_fix(enum sb_stage stage);
 
 /*
- * The bounds a context's runs get beyond rlimits (cgroup.c): the cgroup
- * version in use (0: none), which controllers hold, where the runs' cgroups
- * are made, and when none can be had, why and the fix.
+ * The bounds a context's runs get beyond rlimits (ctx.c), what `mcp-sandbox
+ * --check` reports: the cgroup version in use (0: none), which controllers
+ * hold, where the runs' cgroups are made, and when none can be had, why and
+ * the fix; then the per-run kernel namespaces, uids and fixed limits.
  */
 struct sb_bounds {
 	int cgroup_version;		/* 1, 2, or 0: rlimits only */
@@ -388,16 +389,25 @@ struct sb_bounds {
 	char why[384];			/* no cgroup (or a controller missing) */
 	char fix[384];
 	unsigned stale_removed;		/* dead servers' cgroups cleaned at start */
+	bool ipc;			/* an ipc namespace with limits per run */
+	bool netns_pool;		/* runs join pre-created netns */
+	bool uid_pool;			/* a kernel uid per run, uid_first.. */
+	uid_t uid, uid_first, uid_last;	/* the runs' shared uid; the range */
+	char uid_why[200];		/* root and no uid_pool: why */
+	unsigned ipc_shmmni, ipc_msgmni, ipc_msgmnb;
+	const char *ipc_sem;		/* "SEMMSL SEMMNS SEMOPM SEMMNI" */
+	unsigned inotify_instances, inotify_watches;	/* a run's share */
+	unsigned rlim_memlock, rlim_sigpending, rlim_msgqueue;
 };
 void sb_ctx_bounds(const struct sb_ctx *ctx, struct sb_bounds *b);
 
+/* The kernel's Landlock ABI version, 0: none (--check's probe). */
+int sb_landlock_abi(void);
 /*
- * Isolation probe for `mcp-sandbox --check`: one line per layer. Each
- * callback gets the layer name, whether it works, and when it does not the
- * reason and the fix. Returns 0 if the default policy can run.
+ * --check's probe, for a throw-away child only: loads the sandbox's seccomp
+ * filter into the caller for good and sees an unknown syscall fail with
+ * ENOSYS. 0, or the errno.
  */
-typedef void (*sb_check_fn)(void *arg, const char *layer, bool ok,
-    bool required, const char *detail, const char *fix);
-int sb_check(const struct sb_config *cfg, sb_check_fn fn, void *arg);
+int sb_seccomp_selftest(void);
 
 #endif /* SANDBOX_H */

@@ -56,7 +56,7 @@ const char *workspace_parent(void);
 bool workspace_capped(uint32_t *ret_mb, const char **ret_why);
 
 /* --check: reports whether fresh workspaces can be capped here, and if
- * not, why and what to do (sb_check_fn's shape). Forks a probe. */
+ * not, why and what to do (cmd_check_line_fn's shape). Forks a probe. */
 typedef void (*workspace_check_fn)(void *arg, const char *layer, bool ok,
     bool required, const char *detail, const char *fix);
 void workspace_check(uint32_t cap_mb, workspace_check_fn fn, void *arg);

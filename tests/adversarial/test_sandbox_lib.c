@@ -1497,49 +1497,31 @@ START_TEST(protected_names_stay_in_the_sandbox)
 }
 END_TEST
 
-/* --check's layers of issue 10, as sb_check() reports them. */
-struct seen_layers {
-	int ipc, memory, uid;
-	bool ipc_ok;
-};
-
-static void
-note_layer(void *arg, const char *layer, bool ok, bool required,
-    const char *detail, const char *fix)
+/*
+ * --check's layers of issue 10, as sb_ctx_bounds() gives them: root makes
+ * the sandboxes' ipc namespaces and has a uid per run; uid 65534 neither.
+ */
+START_TEST(bounds_report_the_perimeter_layers)
 {
-	struct seen_layers *s = arg;
+	struct sb_config cfg = { .uid_slots = 1, .uid_base = test_uid_base() };
+	struct sb_result res;
+	struct sb_bounds b;
+	struct sb_ctx *ctx;
+	bool root = geteuid() == 0;
 
-	(void)fix;
-	if (strcmp(layer, "ipc limits") == 0) {
-		s->ipc++;
-		s->ipc_ok = ok;
-		ck_assert(!required);
-		ck_assert_ptr_nonnull(strstr(detail, ok ? "shmall" :
-		    "refused inside (ENOSYS)"));
-	} else if (strcmp(layer, "memory bounds") == 0) {
-		s->memory++;
-		/* memfd: counted by a memory cgroup, else refused */
-		ck_assert_ptr_nonnull(strstr(detail, "memfd_create refused") !=
-		    NULL ? detail : strstr(detail, "memfd_create is allowed"));
-	} else if (strcmp(layer, "kernel uid") == 0) {
-		s->uid++;
-		ck_assert_ptr_nonnull(strstr(detail, "16 instances"));
-		/* root: a uid per run; unprivileged: the server's own */
-		ck_assert(ok == (geteuid() == 0));
-		ck_assert(fix[0] != '\0');
-	}
-}
-
-START_TEST(check_reports_the_perimeter_layers)
-{
-	struct seen_layers s = { 0 };
-
-	ck_assert_int_eq(sb_check(NULL, note_layer, &s), 0);
-	ck_assert_int_eq(s.ipc, 1);
-	ck_assert_int_eq(s.memory, 1);
-	ck_assert_int_eq(s.uid, 1);
-	/* root here makes the sandboxes' ipc namespaces; uid 65534 cannot */
-	ck_assert(s.ipc_ok == (geteuid() == 0));
+	ck_assert_msg(sb_ctx_new(&cfg, &ctx, &res) == 0, "%s", res.message);
+	sb_ctx_bounds(ctx, &b);
+	ck_assert(b.ipc == root);
+	ck_assert(b.uid_pool == root);
+	if (root)
+		ck_assert_uint_eq(b.uid_first, cfg.uid_base);
+	ck_assert_uint_eq(b.uid_last, root ? cfg.uid_base : 0);
+	ck_assert_uint_eq(b.uid, root ? SB_DEFAULT_UID : geteuid());
+	ck_assert_uint_eq(b.inotify_instances, 16);
+	ck_assert_uint_eq(b.ipc_shmmni, SB_IPC_SHMMNI);
+	ck_assert_str_eq(b.ipc_sem, SB_IPC_SEM);
+	ck_assert_uint_eq(b.rlim_memlock, SB_RLIM_MEMLOCK);
+	sb_ctx_free(ctx);
 }
 END_TEST
 
@@ -1571,7 +1553,7 @@ lib_suite(void)
 	tcase_add_test(t, exec_failure_inside_is_a_sandbox_error);
 	tcase_add_test(t, runs_leak_no_fd_into_the_server);
 	tcase_add_test(t, fd_exhaustion_fails_each_step_cleanly);
-	tcase_add_test(t, check_reports_the_perimeter_layers);
+	tcase_add_test(t, bounds_report_the_perimeter_layers);
 	tcase_add_test(t, runs_at_once_get_their_own_kernel_uid);
 	tcase_add_test(t, a_uid_range_out_of_bounds_is_refused);
 	tcase_add_test(t, a_writable_bind_keeps_the_runs_own_uid);

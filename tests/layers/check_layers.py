@@ -8,7 +8,8 @@
    a top-level directory with C sources that is neither a library of the
    table nor in NOT_LAYERS, an include that names no header of ours (nor
    one made from a .h.in), or a header name two directories share, fails
-   rather than being skipped.
+   rather than being skipped. Of a layer in PUBLIC, the others see only
+   its public headers (sandbox.h, not internal.h).
 2. The include path the build gives each source (compile_commands.json):
    transport/ must have no tools/, workspace/, policy/, egress/ or
    sandbox/ directory on it.
@@ -43,6 +44,9 @@ ALLOWED = {
     "sandbox": {"sandbox"},
     "util": {"util"},
 }
+# a layer whose users see one header of it only: its others are its own
+# (HACKING.md: sandbox.h is the interface, internal.h for sandbox/ alone)
+PUBLIC = {"sandbox": {"sandbox.h"}}
 # the file that sees every layer: it builds them and hands them over
 EXCEPT = {"cli/main.c": set(ALLOWED)}
 # top-level directories that are no layer: tests may include any layer's
@@ -107,6 +111,9 @@ def check_includes(root):
                            % (rel, inc))
             elif hd not in ok:
                 bad.append("%s includes %s/%s" % (rel, hd, inc))
+            elif hd != d and hd in PUBLIC and inc not in PUBLIC[hd]:
+                bad.append("%s includes %s/%s, which is %s/'s own"
+                           % (rel, hd, inc, hd))
     return bad
 
 
@@ -128,6 +135,8 @@ def self_test():
         "upward include": ({"sandbox/s.c": '#include "tool.h"\n',
                             "tools/tool.h": ""}, 1),
         "subdirectory": ({"tools/sub/a.c": '#include "nowhere.h"\n'}, 1),
+        "private header": ({"cli/a.c": '#include "internal.h"\n',
+                            "sandbox/internal.h": ""}, 1),
     }
     wrong = []
     for name, (files, want) in sorted(trees.items()):

@@ -1,27 +1,27 @@
 /*
- * check: the isolation probe behind `mcp-sandbox --check`. Tries each layer
- * alone in a throw-away child, then a whole sandboxed /bin/true, and says
- * for every layer whether it works, why not, and how to fix it. Reads a few
- * sysctls to name the cause. Never writes anything itself: it reports
- * through the caller's callback. It forks plain helpers, so it is for a
- * single-threaded process (the CLI), not for a serving server.
+ * check_report: the isolation probe behind `mcp-sandbox --check`. Tries
+ * each layer alone in a throw-away child, then a whole sandboxed /bin/true,
+ * and says for every layer whether it works, why not, and how to fix it.
+ * Reads a few sysctls to name the cause. Never writes anything itself: it
+ * reports through the caller's callback. It forks plain helpers, so it is
+ * for a single-threaded process (the CLI), not for a serving server. It is
+ * diagnostics, not isolation: it sees the sandbox through sandbox.h only
+ * (sb_ctx_bounds() for a context's figures).
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "cmd_check.h"
+#include "sandbox.h"
 
 /* Run fn in a forked child; 0 if it exited 0, else the errno it exited with. */
 static int
@@ -55,22 +55,6 @@ p_all_ns(void)
 	return unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID |
 	    CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP | CLONE_NEWNET) < 0 ?
 	    errno : 0;
-}
-
-static int
-p_seccomp(void)
-{
-	struct sock_fprog f = {
-		.len = sb_bpf_len,
-		.filter = (struct sock_filter *)sb_bpf_insns,
-	};
-
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		return errno;
-	if (syscall(SYS_seccomp, 1 /* SET_MODE_FILTER */, 0U, &f) < 0)
-		return errno;
-	/* An unknown syscall must now fail with ENOSYS. */
-	return syscall(1000) < 0 && errno == ENOSYS ? 0 : EPERM;
 }
 
 static int
@@ -121,37 +105,36 @@ userns_reason(char *buf, size_t len)
 
 /* What bounds a sandbox as a whole here, from the context's cgroups. */
 static void
-cgroup_report(const struct sb_ctx *ctx, const struct sb_config *cfg,
-    sb_check_fn fn, void *arg)
+cgroup_report(const struct sb_bounds *b, const struct sb_config *cfg,
+    cmd_check_line_fn fn, void *arg)
 {
 	bool required = cfg != NULL && cfg->cgroup == SB_CGROUP_REQUIRED;
-	struct sb_bounds b;
-	char why[sizeof(b.why) + sizeof(b.where) + 512];
+	char why[sizeof(b->why) + sizeof(b->where) + 512];
 	const char *v1 = "memory.limit_in_bytes", *v2 = "memory.max";
 
-	sb_ctx_bounds(ctx, &b);
-	if (b.cgroup_version == 0) {
+	if (b->cgroup_version == 0) {
 		(void)snprintf(why, sizeof(why), "%s; what holds instead: "
 		    "RLIMIT_AS per process (shared memory, memfd and tmpfs "
 		    "pages are not counted, so a sandbox's total is not "
 		    "bounded), RLIMIT_NPROC per sandbox user namespace, "
 		    "RLIMIT_CPU per process; peak memory from wait4()%s",
-		    b.why, required ? "; the policy requires a cgroup: "
+		    b->why, required ? "; the policy requires a cgroup: "
 		    "sandboxed tools refuse to run" : "");
 		fn(arg, "cgroup per sandbox (memory, pids)", false, required,
-		    why, b.fix);
+		    why, b->fix);
 		return;
 	}
 	(void)snprintf(why, sizeof(why), "cgroup v%d, a run.N per sandbox "
-	    "under %s: %s of the whole sandbox (shared memory, memfd and tmpfs pages included), "
-	    "%s; out of memory ends the run", b.cgroup_version, b.where,
-	    b.cgroup_version == 1 ? v1 : v2, b.swap_off ? "no swap" :
-	    "SWAP NOT BOUNDED (no memsw accounting: boot with swapaccount=1)");
-	fn(arg, "cgroup memory", b.memory, required, why, "");
-	fn(arg, "cgroup pids", b.pids, required, "pids.max of the whole "
+	    "under %s: %s of the whole sandbox (shared memory, memfd and "
+	    "tmpfs pages included), %s; out of memory ends the run",
+	    b->cgroup_version, b->where, b->cgroup_version == 1 ? v1 : v2,
+	    b->swap_off ? "no swap" : "SWAP NOT BOUNDED (no memsw accounting: "
+	    "boot with swapaccount=1)");
+	fn(arg, "cgroup memory", b->memory, required, why, "");
+	fn(arg, "cgroup pids", b->pids, required, "pids.max of the whole "
 	    "sandbox: its processes and threads, the init included", "");
-	fn(arg, "cgroup cpu", b.cpu, false, b.cpu ? "one CPU's worth of time "
-	    "per sandbox (quota 100 ms per 100 ms)" : b.why, b.fix);
+	fn(arg, "cgroup cpu", b->cpu, false, b->cpu ? "one CPU's worth of time "
+	    "per sandbox (quota 100 ms per 100 ms)" : b->why, b->fix);
 }
 
 /* Processes (other than ours) whose real uid is uid; -1 if /proc fails. */
@@ -192,34 +175,34 @@ count_uid_procs(uid_t uid)
  * pools, as this server would run it (issue 10, classes 4 and 5).
  */
 static void
-limits_report(const struct sb_ctx *ctx, sb_check_fn fn, void *arg)
+limits_report(const struct sb_bounds *b, cmd_check_line_fn fn, void *arg)
 {
 	char why[640];
 	int n;
 
-	if (ctx->ipc_home_fd >= 0)
+	if (b->ipc)
 		(void)snprintf(why, sizeof(why), "each sandbox has an ipc "
 		    "namespace the server made: System V shared memory at most "
-		    "the memory figure in all (shmall, shmmax), %d segments; "
-		    "%d message queues of %d bytes; semaphores %s",
-		    SB_IPC_SHMMNI, SB_IPC_MSGMNI, SB_IPC_MSGMNB, SB_IPC_SEM);
+		    "the memory figure in all (shmall, shmmax), %u segments; "
+		    "%u message queues of %u bytes; semaphores %s",
+		    b->ipc_shmmni, b->ipc_msgmni, b->ipc_msgmnb, b->ipc_sem);
 	else
 		(void)snprintf(why, sizeof(why), "the server cannot make the "
 		    "sandboxes' ipc namespaces (it is not root of the user "
 		    "namespace that owns its own), so their limits cannot be "
 		    "set: System V shm, message queues and semaphores are "
 		    "refused inside (ENOSYS)");
-	fn(arg, "ipc limits", ctx->ipc_home_fd >= 0, false, why,
+	fn(arg, "ipc limits", b->ipc, false, why,
 	    "run the server as root (tools still run as an unprivileged "
 	    "uid) to allow System V IPC within limits");
-	if (ctx->cg.have[SB_CG_MEMORY])
+	if (b->memory)
 		(void)snprintf(why, sizeof(why), "what bounds a sandbox's "
 		    "memory: its cgroup, the memory figure for the whole run "
 		    "(see cgroup memory: every page it charges, kernel memory "
 		    "too, so memfd_create is allowed); also RLIMIT_AS and "
 		    "RLIMIT_DATA per process; System V shm (see ipc limits); "
 		    "/tmp, a tmpfs of its own size; RLIMIT_MEMLOCK %u KiB",
-		    SB_RLIM_MEMLOCK / 1024);
+		    b->rlim_memlock / 1024);
 	else
 		(void)snprintf(why, sizeof(why), "what bounds a sandbox's "
 		    "memory: RLIMIT_AS and RLIMIT_DATA per process (the memory "
@@ -227,39 +210,37 @@ limits_report(const struct sb_ctx *ctx, sb_check_fn fn, void *arg)
 		    "ipc limits); /tmp, a tmpfs of its own size; RLIMIT_MEMLOCK "
 		    "%u KiB; memfd_create refused (its pages no rlimit counts). "
 		    "Not bounded without cgroups: kernel memory (page tables, "
-		    "socket and pipe buffers)", SB_RLIM_MEMLOCK / 1024);
+		    "socket and pipe buffers)", b->rlim_memlock / 1024);
 	fn(arg, "memory bounds", true, false, why, "");
-	n = ctx->uid_pool_on ? 0 : count_uid_procs(ctx->uid);
-	if (ctx->uid_pool_on)
+	n = b->uid_pool ? 0 : count_uid_procs(b->uid);
+	if (b->uid_pool)
 		(void)snprintf(why, sizeof(why), "each run at once has a kernel "
 		    "uid of its own, %u..%u (checked unused at start: no passwd "
 		    "entry, subuid range or process of it), the workspace "
 		    "mounted id-mapped so that its files stay uid %u's on disk: "
 		    "pipe pages, epoll watches and fds in flight are per run. "
 		    "inotify is counted against the server's own uid whatever "
-		    "the run's: each run takes %d instances and %d watches of "
-		    "it", (unsigned)ctx->uids.base, (unsigned)(ctx->uids.base +
-		    ctx->uids.n - 1), (unsigned)ctx->uid, SB_INOTIFY_INSTANCES,
-		    SB_INOTIFY_WATCHES);
+		    "the run's: each run takes %u instances and %u watches of "
+		    "it", (unsigned)b->uid_first, (unsigned)b->uid_last,
+		    (unsigned)b->uid, b->inotify_instances, b->inotify_watches);
 	else
 		(void)snprintf(why, sizeof(why), "every run is kernel uid %u "
 		    "(%.200s): pipe pages (fs.pipe-user-pages-soft, past it pipes "
 		    "get two pages), epoll watches and fds in flight are one "
 		    "pool for all runs and %d other process%s of this uid here; "
 		    "inotify is counted against the server's uid: each run "
-		    "takes %d instances and %d watches of it; pending signals "
+		    "takes %u instances and %u watches of it; pending signals "
 		    "and mqueue bytes are per run (RLIMIT_SIGPENDING %u, "
-		    "RLIMIT_MSGQUEUE %u)", (unsigned)ctx->uid, !ctx->host_root ?
+		    "RLIMIT_MSGQUEUE %u)", (unsigned)b->uid, geteuid() != 0 ?
 		    "an unprivileged server has only its own" :
-		    ctx->uids.why[0] != '\0' ? ctx->uids.why :
+		    b->uid_why[0] != '\0' ? b->uid_why :
 		    "no per-slot uids asked for", n < 0 ? 0 : n,
-		    n == 1 ? "" : "es",
-		    SB_INOTIFY_INSTANCES, SB_INOTIFY_WATCHES, SB_RLIM_SIGPENDING,
-		    SB_RLIM_MSGQUEUE);
-	fn(arg, "kernel uid", ctx->uid_pool_on, false, why,
-	    ctx->uid_pool_on ? "keep fs.inotify.max_user_instances above "
+		    n == 1 ? "" : "es", b->inotify_instances,
+		    b->inotify_watches, b->rlim_sigpending, b->rlim_msgqueue);
+	fn(arg, "kernel uid", b->uid_pool, false, why,
+	    b->uid_pool ? "keep fs.inotify.max_user_instances above "
 	    "16 x the runs at once plus the server uid's own use" :
-	    ctx->host_root ? "a server sets sb_config.uid_slots (mcp-sandbox "
+	    geteuid() == 0 ? "a server sets sb_config.uid_slots (mcp-sandbox "
 	    "does, one per sandbox slot)" : "run the server as root (tools "
 	    "still run unprivileged) for a uid per run");
 }
@@ -279,7 +260,7 @@ probe_listener(void *arg, int lfd, enum sb_net_event ev)
 
 /* SB_NET_PROXY: loopback raised inside, the listening socket handed out. */
 static void
-check_proxy(struct sb_ctx *ctx, struct sb_request *req, sb_check_fn fn,
+check_proxy(struct sb_ctx *ctx, struct sb_request *req, cmd_check_line_fn fn,
     void *arg)
 {
 	struct sb_result res;
@@ -305,16 +286,12 @@ check_proxy(struct sb_ctx *ctx, struct sb_request *req, sb_check_fn fn,
 	req->network = SB_NET_NONE;
 }
 
-int
-sb_check(const struct sb_config *cfg, sb_check_fn fn, void *arg)
+/* Each layer alone, in a throw-away child: before any context is made. */
+static void
+layers_report(cmd_check_line_fn fn, void *arg)
 {
-	static const char *const argv[] = { "/bin/true", NULL };
-	struct sb_config probe_cfg = { 0 };
-	struct sb_request req = { 0 };
-	struct sb_result res;
-	struct sb_ctx *ctx = NULL;
 	char why[256];
-	int e, abi, rc = 0;
+	int e, abi;
 
 	e = probe(p_userns);
 	userns_reason(why, sizeof(why));
@@ -330,7 +307,7 @@ sb_check(const struct sb_config *cfg, sb_check_fn fn, void *arg)
 	    "cgroup|net): %s", e == 0 ? "ok" : strerror(e));
 	fn(arg, "mount, pid, ipc, uts, cgroup, net namespaces", e == 0, true,
 	    why, "as for the user namespace; CONFIG_*_NS in the kernel");
-	e = probe(p_seccomp);
+	e = probe(sb_seccomp_selftest);
 	(void)snprintf(why, sizeof(why), "allow-list (ENOSYS default, EPERM "
 	    "groups, other ABIs killed): %s", e == 0 ? "ok" : strerror(e));
 	fn(arg, "seccomp filter", e == 0, true, why,
@@ -349,32 +326,18 @@ sb_check(const struct sb_config *cfg, sb_check_fn fn, void *arg)
 	    "Linux 5.13+ with lsm=...,landlock on the kernel command line");
 	fn(arg, "rlimits", true, true, "RLIMIT_AS, CPU, FSIZE, NOFILE, NPROC "
 	    "and CORE=0 on every process", "");
+}
 
-	/* One pooled netns at least, to see whether pooling works here. */
-	if (cfg != NULL)
-		probe_cfg = *cfg;
-	if (probe_cfg.netns_pool == 0)
-		probe_cfg.netns_pool = 1;
-	/* and one per-slot uid, to check the range as a server would */
-	if (probe_cfg.uid_slots == 0)
-		probe_cfg.uid_slots = 1;
-	if (sb_ctx_new(&probe_cfg, &ctx, &res) < 0) {
-		fn(arg, res.failed_stage == SB_STAGE_CGROUP ?
-		    "cgroup per sandbox (memory, pids)" : "sandbox context",
-		    false, true, res.message, res.failed_stage ==
-		    SB_STAGE_CGROUP ? "as the message says; or drop "
-		    "require_cgroup from the policy" :
-		    sb_stage_fix(res.failed_stage));
-		return -1;
-	}
-	cgroup_report(ctx, cfg, fn, arg);
-	limits_report(ctx, fn, arg);
-	fn(arg, "netns pool", ctx->pool_on, false, ctx->pool_on ?
-	    "works: a server with sb_config.netns_pool joins pre-created "
-	    "empty network namespaces (one per concurrent run)" :
-	    "unavailable (needs CAP_SYS_ADMIN): each run creates a fresh "
-	    "network namespace (~0.6 ms more)", "run the server as root, or "
-	    "accept the cost");
+/* A whole sandboxed /bin/true, then the proxy; -1 if it cannot run. */
+static int
+run_report(struct sb_ctx *ctx, cmd_check_line_fn fn, void *arg)
+{
+	static const char *const argv[] = { "/bin/true", NULL };
+	struct sb_request req = { 0 };
+	struct sb_result res;
+	char why[256];
+	int rc = 0;
+
 	req.program = argv[0];
 	req.argv = argv;
 	sb_limits_default(&req.limits);
@@ -397,6 +360,46 @@ sb_check(const struct sb_config *cfg, sb_check_fn fn, void *arg)
 	sb_result_fini(&res);
 	if (rc == 0)
 		check_proxy(ctx, &req, fn, arg);
+	return rc;
+}
+
+int
+check_report(const struct sb_config *cfg, cmd_check_line_fn fn, void *arg)
+{
+	struct sb_config probe_cfg = { 0 };
+	struct sb_result res;
+	struct sb_bounds b;
+	struct sb_ctx *ctx = NULL;
+	int rc;
+
+	layers_report(fn, arg);
+	/* One pooled netns at least, to see whether pooling works here. */
+	if (cfg != NULL)
+		probe_cfg = *cfg;
+	if (probe_cfg.netns_pool == 0)
+		probe_cfg.netns_pool = 1;
+	/* and one per-slot uid, to check the range as a server would */
+	if (probe_cfg.uid_slots == 0)
+		probe_cfg.uid_slots = 1;
+	if (sb_ctx_new(&probe_cfg, &ctx, &res) < 0) {
+		fn(arg, res.failed_stage == SB_STAGE_CGROUP ?
+		    "cgroup per sandbox (memory, pids)" : "sandbox context",
+		    false, true, res.message, res.failed_stage ==
+		    SB_STAGE_CGROUP ? "as the message says; or drop "
+		    "require_cgroup from the policy" :
+		    sb_stage_fix(res.failed_stage));
+		return -1;
+	}
+	sb_ctx_bounds(ctx, &b);
+	cgroup_report(&b, cfg, fn, arg);
+	limits_report(&b, fn, arg);
+	fn(arg, "netns pool", b.netns_pool, false, b.netns_pool ?
+	    "works: a server with sb_config.netns_pool joins pre-created "
+	    "empty network namespaces (one per concurrent run)" :
+	    "unavailable (needs CAP_SYS_ADMIN): each run creates a fresh "
+	    "network namespace (~0.6 ms more)", "run the server as root, or "
+	    "accept the cost");
+	rc = run_report(ctx, fn, arg);
 	sb_ctx_free(ctx);
 	return rc;
 }
