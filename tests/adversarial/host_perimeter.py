@@ -23,28 +23,19 @@ import sys
 import tempfile
 import time
 
+# the helpers the test scripts share: tests/lib
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+from mcptest import (AS_NOBODY, NOBODY, Fail, eq, expect,  # noqa: E402
+                     nobody_can, poll_until, text)
+
 SKIP = 77
-NOBODY = 65534
 PLAIN_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 READ_DEADLINE_S = 20	# one answer; a sandboxed call takes milliseconds
 
 
-class Fail(Exception):
-    pass
-
-
 class Skip(Exception):
     pass
-
-
-def expect(cond, what):
-    if not cond:
-        raise Fail(what)
-
-
-def eq(got, want, what):
-    if got != want:
-        raise Fail(f"{what}: got {got!r}, want {want!r}")
 
 
 class Server:
@@ -115,10 +106,6 @@ class Server:
         return errtext
 
 
-def text(res):
-    return res["content"][0]["text"]
-
-
 def sh(srv, script, code=0):
     """Runs script in the sandbox (run_code sh); checks its exit status."""
     r = srv.call("run_code", {"language": "sh", "code": script})
@@ -154,8 +141,7 @@ class Suite:
     def prefix(self):
         if not self.unpriv:
             return []
-        return ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}",
-                "--clear-groups", "--inh-caps=-all"]
+        return AS_NOBODY
 
     def give(self, path, uid):
         if os.geteuid() == 0:
@@ -819,10 +805,8 @@ def case_protected_after_warm_start(s):
     r = srv.call("run_code", {"language": "python3", "code": "print(1)"})
     eq(r["structuredContent"]["stdout"], "1\n", "first call")
     # after the answer the pool starts one python for ws: wait for it
-    for _ in range(2000):
-        if init_children(srv.p.pid):
-            break
-        time.sleep(0.005)
+    poll_until(lambda: init_children(srv.p.pid), attempts=2000,
+               pause_s=0.005)
     expect(init_children(srv.p.pid), "no warm python was started")
     git = os.path.join(ws, ".git")
     os.mkdir(git)
@@ -1048,17 +1032,10 @@ def main():
         if a.case in ROOT_ONLY:
             print("skip: this case needs a root server")
             return SKIP
-        ok = subprocess.run(["setpriv", f"--reuid={NOBODY}",
-                             f"--regid={NOBODY}", "--clear-groups",
-                             "unshare", "-U", "true"],
-                            capture_output=True).returncode == 0
-        if not ok:
+        if not nobody_can("unshare", "-U", "true"):
             print("skip: unprivileged user namespaces are not allowed here")
             return SKIP
-        if subprocess.run(["setpriv", f"--reuid={NOBODY}",
-                           f"--regid={NOBODY}", "--clear-groups", "test",
-                           "-x", a.server], capture_output=True
-                          ).returncode != 0:
+        if not nobody_can("test", "-x", a.server):
             print(f"skip: {a.server} is not reachable by uid 65534")
             return SKIP
     elif a.case in UNPRIV_ONLY:

@@ -8,7 +8,6 @@ Usage: sandbox_attacks.py --cli CLI --probe-dir DIR [--unpriv] CASE
 Exit 0 pass, 1 fail, 77 skipped (ctest SKIP_RETURN_CODE).
 """
 import argparse
-import ctypes
 import hashlib
 import os
 import pty
@@ -21,8 +20,13 @@ import sys
 import tempfile
 import time
 
+# the helpers the test scripts share: tests/lib
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+from mcptest import (AS_NOBODY, NOBODY, Fail, eq, expect,  # noqa: E402
+                     landlock_abi, nobody_can, pids_with, poll_until)
+
 SKIP = 77
-NOBODY = 65534
 # Host sysctls a sandbox must never change (read before and after each case).
 SYSCTLS = [
     "/proc/sys/kernel/hostname",
@@ -34,26 +38,6 @@ SYSCTLS = [
 ]
 # Host files whose content must not change.
 HOST_FILES = ["/etc/passwd", "/etc/hostname", "/etc/hosts"]
-
-
-class Fail(Exception):
-    pass
-
-
-def expect(cond, what):
-    if not cond:
-        raise Fail(what)
-
-
-def eq(got, want, what):
-    if got != want:
-        raise Fail(f"{what}: got {got!r}, want {want!r}")
-
-
-def landlock_abi():
-    libc = ctypes.CDLL(None, use_errno=True)
-    v = libc.syscall(444, None, ctypes.c_size_t(0), ctypes.c_uint(1))
-    return v if v > 0 else 0
 
 
 class Suite:
@@ -88,8 +72,7 @@ class Suite:
     def prefix(self):
         if not self.unpriv:
             return []
-        return ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}",
-                "--clear-groups", "--inh-caps=-all"]
+        return AS_NOBODY
 
     def run(self, args, timeout=60, stdin=None, env=None, pass_fds=(),
             input_bytes=None):
@@ -128,17 +111,7 @@ class Suite:
     @staticmethod
     def marked(marker):
         """Pids whose command line carries marker."""
-        found = []
-        for pid in os.listdir("/proc"):
-            if not pid.isdigit():
-                continue
-            try:
-                with open(f"/proc/{pid}/cmdline", "rb") as f:
-                    if marker.encode() in f.read():
-                        found.append(int(pid))
-            except OSError:
-                pass
-        return found
+        return pids_with(marker.encode())
 
 
 def out(r):
@@ -469,18 +442,12 @@ def case_server_killed(s):
                          stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL)
     # init, sh and two sleeps carry the marker once all have started
-    for _ in range(500):
-        if len(s.marked(m)) >= 4:
-            break
-        time.sleep(0.01)
+    poll_until(lambda: len(s.marked(m)) >= 4, attempts=500, pause_s=0.01)
     expect(len(s.marked(m)) >= 4, "sandbox did not start")
     p.kill()
     p.wait()
-    for _ in range(500):
-        if not s.marked(m):
-            return
-        time.sleep(0.01)
-    raise Fail(f"orphans left: {s.marked(m)}")
+    if not poll_until(lambda: not s.marked(m), attempts=500, pause_s=0.01):
+        raise Fail(f"orphans left: {s.marked(m)}")
 
 
 def case_env_leak(s):
@@ -917,10 +884,8 @@ def case_inotify_pool(s):
          "/workspace/held"], stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL)
     try:
-        for _ in range(3000):
-            if os.path.exists(flag) or hold.poll() is not None:
-                break
-            time.sleep(0.01)
+        poll_until(lambda: os.path.exists(flag) or hold.poll() is not None,
+                   attempts=3000, pause_s=0.01)
         with open(flag) as f:
             eq(f.read(), "16 EMFILE\n", "instances the first sandbox got")
         r = s.run(s.probe_args() + ["--", "/opt/probe/sandbox-probe",
@@ -1037,18 +1002,11 @@ def main():
         if a.case in ROOT_ONLY:
             print("skip: this case builds its scene as root")
             return SKIP
-        ok = subprocess.run(["setpriv", f"--reuid={NOBODY}",
-                             f"--regid={NOBODY}", "--clear-groups",
-                             "unshare", "-U", "true"],
-                            capture_output=True).returncode == 0
-        if not ok:
+        if not nobody_can("unshare", "-U", "true"):
             print("skip: unprivileged user namespaces are not allowed here")
             return SKIP
         for p in (a.cli, a.probe_dir):
-            if subprocess.run(["setpriv", f"--reuid={NOBODY}",
-                               f"--regid={NOBODY}", "--clear-groups",
-                               "test", "-r", p], capture_output=True
-                              ).returncode != 0:
+            if not nobody_can("test", "-r", p):
                 print(f"skip: {p} is not reachable by uid 65534")
                 return SKIP
     s = Suite(a.cli, a.probe_dir, a.unpriv)

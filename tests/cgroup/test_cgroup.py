@@ -29,10 +29,9 @@ import time
 # the helpers the test scripts share: tests/lib
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
-from mcptest import Fail, eq, expect, text  # noqa: E402
+from mcptest import AS_NOBODY, NOBODY, Fail, eq, expect, text  # noqa: E402
 
 SKIP = 77
-NOBODY = 65534
 MNT = "/sys/fs/cgroup"
 PREFIX = "mcp-sandbox."
 DEADLINE_S = 30          # every read from the server
@@ -96,8 +95,7 @@ class Server:
     def __init__(self, binary, flags, unpriv):
         pre = []
         if unpriv:
-            pre = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}",
-                   "--clear-groups", "--inh-caps=-all"]
+            pre = AS_NOBODY
         env = {"PATH": PLAIN_PATH, "LANG": "C.UTF-8"}
         self.p = subprocess.Popen(pre + [binary] + flags,
                                   stdin=subprocess.PIPE,
@@ -435,8 +433,7 @@ def case_live_elsewhere(s):
 def check_output(s, extra):
     pre = []
     if s.unpriv:
-        pre = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}",
-               "--clear-groups", "--inh-caps=-all"]
+        pre = AS_NOBODY
     return subprocess.run(pre + [s.binary, "--check"] + CGROUP_PARENT + extra,
                           capture_output=True, text=True, timeout=60,
                           env={"PATH": PLAIN_PATH})

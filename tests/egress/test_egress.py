@@ -30,7 +30,8 @@ import zipfile
 # the helpers the test scripts share: tests/lib
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
-from mcptest import Fail, eq, expect, landlock_abi, text  # noqa: E402
+from mcptest import (SETPRIV_NOBODY, Fail, eq, expect,  # noqa: E402
+                     landlock_abi, nobody_can, text)
 
 PLAIN_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 CALL_TIMEOUT = 60.0     # seconds one tools/call may take here
@@ -156,8 +157,7 @@ class Mcp:
         if audit:
             cmd += ["--audit-log", audit]
         if unpriv:
-            cmd = ["setpriv", "--reuid=65534", "--regid=65534",
-                   "--clear-groups"] + cmd
+            cmd = SETPRIV_NOBODY + cmd
         self.p = subprocess.Popen(cmd, stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE,
@@ -806,9 +806,7 @@ def main():
         if os.geteuid() != 0 or shutil.which("setpriv") is None:
             print("skip: --unpriv needs root and setpriv")
             return 77
-        if subprocess.run(["setpriv", "--reuid=65534", "--regid=65534",
-                           "--clear-groups", "unshare", "-U", "true"],
-                          stderr=subprocess.DEVNULL).returncode != 0:
+        if not nobody_can("unshare", "-U", "true"):
             print("skip: uid 65534 cannot make a user namespace here")
             return 77
     TMP = tempfile.mkdtemp(prefix="egress-test-")

@@ -29,11 +29,10 @@ import tempfile
 # the helpers the test scripts share: tests/lib
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "lib"))
-from mcptest import Report  # noqa: E402
+from mcptest import AS_NOBODY, NOBODY, Report  # noqa: E402
 
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 ENV = {"PATH": PATH, "LANG": "C.UTF-8"}
-NOBODY = 65534
 DEADLINE = 20  # seconds for any one run of the binary
 
 BIN = None
@@ -227,8 +226,7 @@ def test_unpriv_workspace(tmp):
     if os.geteuid() != 0 or not shutil.which("setpriv"):
         print("skip unprivileged workspace: needs root and setpriv")
         return
-    prefix = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}",
-              "--clear-groups", "--inh-caps=-all"]
+    prefix = AS_NOBODY
     if subprocess.run(prefix + ["unshare", "-U", "true"],
                       capture_output=True).returncode != 0:
         print("skip unprivileged workspace: no unprivileged user namespaces")

@@ -1,7 +1,8 @@
 """Helpers the Python test scripts share (one copy each, here): failures
 for the scripts that run one case per process, bounded polling, the
-processes /proc shows, the Landlock ABI, the text of a tool result, and
-the ok/FAIL report of the scripts that check many things and go on.
+processes /proc shows, the Landlock ABI, the text of a tool result, the
+setpriv words that run a command as uid 65534, and the ok/FAIL report of
+the scripts that check many things and go on.
 HTTP requests by hand are in http_client.py beside this file.
 
 A script finds this directory with, before its imports from here:
@@ -14,12 +15,23 @@ first anyway)."""
 import contextlib
 import ctypes
 import os
+import subprocess
 import time
 
 # Bounded polling for effects that land on another thread or process:
 # attempts x pause, 10 s in all, not a timing assertion.
 POLL_ATTEMPTS = 400
 POLL_PAUSE_S = 0.025
+
+# The unprivileged user the scripts run a server or the CLI as (--unpriv),
+# and the kernel uid of a root server's sandboxes.
+NOBODY = 65534
+# setpriv's words for "as uid and gid 65534, without supplementary groups"
+SETPRIV_NOBODY = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}",
+                  "--clear-groups"]
+# the same without inheritable capabilities: how a server or CLI is started
+# unprivileged
+AS_NOBODY = SETPRIV_NOBODY + ["--inh-caps=-all"]
 
 
 class Fail(Exception):
@@ -82,6 +94,14 @@ def descendants(pid):
         out += kids
         todo += kids
     return out
+
+
+def nobody_can(*cmd):
+    """Whether cmd, run as uid 65534 (SETPRIV_NOBODY), exits 0: e.g.
+    ("unshare", "-U", "true") for user namespaces, ("test", "-x", path)
+    for a binary it must reach. Its output is not shown."""
+    return subprocess.run(SETPRIV_NOBODY + list(cmd),
+                          capture_output=True).returncode == 0
 
 
 def landlock_abi():

@@ -28,12 +28,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "lib"))
 from http_client import (MODERN, Server, initialize_body,  # noqa: E402
                          modern_headers, modern_meta)
-from mcptest import poll_until  # noqa: E402
+from mcptest import SETPRIV_NOBODY, nobody_can, poll_until  # noqa: E402
 
 BIN = None
 UNPRIV = False
 PLAIN_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-SETPRIV = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 # Longest wait for one stdio response line (a deadline, not a timing check).
 READ_DEADLINE_S = 30
 
@@ -84,7 +83,7 @@ def matplotlib_present():
 
 def server_cmd(flags):
     cmd = [BIN, *flags]
-    return SETPRIV + cmd if UNPRIV else cmd
+    return SETPRIV_NOBODY + cmd if UNPRIV else cmd
 
 
 class Stdio:
@@ -195,7 +194,7 @@ class UnprivServer(Server):
         self.shim = tempfile.NamedTemporaryFile("w", suffix=".sh",
                                                 delete=False)
         self.shim.write("#!/bin/sh\nexec %s %s \"$@\"\n" % (
-            " ".join(SETPRIV), BIN))
+            " ".join(SETPRIV_NOBODY), BIN))
         self.shim.close()
         os.chmod(self.shim.name, 0o755)
         super().__init__(self.shim.name, *flags, fixtures=False)
@@ -874,7 +873,7 @@ def main():
         args.remove("--unpriv")
         UNPRIV = True
         if os.geteuid() != 0 or shutil.which("setpriv") is None or \
-                subprocess.run(SETPRIV + ["test", "-x", BIN]).returncode != 0:
+                not nobody_can("test", "-x", BIN):
             print("skip: --unpriv needs root, setpriv and a binary uid "
                   "65534 can run")
             sys.exit(77)
