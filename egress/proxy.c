@@ -4,12 +4,13 @@
  * the run accepts on it when it polls readable (egress_call_accept(),
  * never blocking: the same thread also runs the sandbox), and each
  * connection gets a thread of its own that reads the proxy request
- * (bounded), asks the rules, resolves the name itself (on a thread of its
- * own, waited for within the connection's time: lookup_wait()), refuses addresses
- * by class (loopback, private, link-local, ...: egress_addr_class())
- * unless pinned or allowed by address, connects, checks the peer again,
- * and then moves the bytes with splice(2) (socket -> pipe -> socket, no
- * copy in user space) under the call's byte and idle bounds. Every
+ * (bounded), asks the rules, resolves the name itself (on a thread of
+ * its own, waited for within the connection's time: lookup_wait()),
+ * refuses addresses by class (loopback, private, link-local, ...:
+ * egress_addr_class()) unless pinned or allowed by address, connects,
+ * checks the peer again, and then moves the bytes with splice(2) (socket
+ * -> pipe -> socket, no copy in user space) under the call's byte and
+ * idle bounds. Every
  * connection leaves one record: what was asked, what the rules said and
  * why, the address used and the bytes each way. Nothing here trusts the
  * program: it can send anything, hold connections open, or never read.
@@ -452,7 +453,7 @@ struct lookup {
 	atomic_bool done;		/* gr and res are set */
 	int efd;			/* readable once done */
 	int gr;				/* getaddrinfo()'s return */
-	struct addrinfo *res;		/* taken by the connection, or freed */
+	struct addrinfo *res;		/* the connection takes it, or freed */
 	char host[EGRESS_MAX_HOST + 3];	/* as the request's (serve()) */
 };
 
@@ -570,8 +571,8 @@ lookup_wait(struct egress_call *c, const char *host, struct addrinfo **res,
 		left = (long)c->rules->idle_timeout_ms - ms_since(&t0);
 		if (left <= 0) {
 			*status = 504;
-			set_reason(r, "DNS gave no answer for '%s' within %u ms "
-			    "(idle_timeout_ms)", host,
+			set_reason(r, "DNS gave no answer for '%s' within "
+			    "%u ms (idle_timeout_ms)", host,
 			    c->rules->idle_timeout_ms);
 			break;
 		}
@@ -583,8 +584,9 @@ lookup_wait(struct egress_call *c, const char *host, struct addrinfo **res,
 			break;
 		}
 		if (n > 0 && p[1].revents != 0 && !atomic_load(&l->done)) {
-			set_reason(r, "the call ended while resolving '%s' (DNS "
-			    "had not answered in %ld ms)", host, ms_since(&t0));
+			set_reason(r, "the call ended while resolving '%s' "
+			    "(DNS had not answered in %ld ms)", host,
+			    ms_since(&t0));
 			break;
 		}
 	}
