@@ -50,6 +50,18 @@
 #define EGRESS_MAX_CONNECTIONS		1024	/* records are kept for each */
 #define EGRESS_MAX_IDLE_MS		600000
 /*
+ * Name lookups in flight in the server, all calls together. A lookup runs
+ * on a detached thread of its own (getaddrinfo() takes no time bound and
+ * cannot be interrupted), and one the connection stopped waiting for
+ * lives on until the resolver gives up, which its settings may put
+ * minutes away: a thread, its stack and a socket each. A program that
+ * connects in a loop to names under an allowed wildcard whose DNS it
+ * controls could otherwise pile them up past any call's end; 64 is far
+ * more than package managers resolve at once (a lookup takes
+ * milliseconds), and past it a connection gets a 503 at once.
+ */
+#define EGRESS_MAX_LOOKUPS		64
+/*
  * When accept cannot take what waits (out of file descriptors with none
  * spare to refuse with, or the kernel out of memory for the socket): how
  * long the run's poll leaves the listener alone (egress_call_accept's

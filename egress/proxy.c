@@ -4,11 +4,13 @@
  * the run accepts on it when it polls readable (egress_call_accept(),
  * never blocking: the same thread also runs the sandbox), and each
  * connection gets a thread of its own that reads the proxy request
- * (bounded), asks the rules, resolves the name itself, refuses addresses
- * by class (loopback, private, link-local, ...: egress_addr_class())
- * unless pinned or allowed by address, connects, checks the peer again,
- * and then moves the bytes with splice(2) (socket -> pipe -> socket, no
- * copy in user space) under the call's byte and idle bounds. Every
+ * (bounded), asks the rules, resolves the name itself (on a thread of
+ * its own, waited for within the connection's time: lookup_wait()),
+ * refuses addresses by class (loopback, private, link-local, ...:
+ * egress_addr_class()) unless pinned or allowed by address, connects,
+ * checks the peer again, and then moves the bytes with splice(2) (socket
+ * -> pipe -> socket, no copy in user space) under the call's byte and
+ * idle bounds. Every
  * connection leaves one record: what was asked, what the rules said and
  * why, the address used and the bytes each way. Nothing here trusts the
  * program: it can send anything, hold connections open, or never read.
@@ -434,6 +436,165 @@ connect_to(const struct egress_call *c, const struct sockaddr_storage *ss,
 }
 
 /*
+ * One name's lookup. getaddrinfo() has no time bound of its own (the
+ * resolver's settings may hold it for minutes) and no way to stop it, and
+ * a connection must give up when its idle bound passes or the call ends,
+ * and the call's end must never wait on DNS. So each lookup runs on a
+ * detached thread, and two hold it: the connection that asked and that
+ * thread. A connection that stops waiting lets go and returns at once;
+ * whoever lets go last frees it, so an answer that comes after the call
+ * ended is freed unread. getaddrinfo_a() would do the same with glibc's
+ * own threads, but its gai_cancel() cannot stop a running lookup either,
+ * and an abandoned request would then live in a pool shared with every
+ * other lookup of the process, unbounded.
+ */
+struct lookup {
+	atomic_int refs;		/* the connection and the thread */
+	atomic_bool done;		/* gr and res are set */
+	int efd;			/* readable once done */
+	int gr;				/* getaddrinfo()'s return */
+	struct addrinfo *res;		/* the connection takes it, or freed */
+	char host[EGRESS_MAX_HOST + 3];	/* as the request's (serve()) */
+};
+
+/* Lookup threads alive in the server: EGRESS_MAX_LOOKUPS at most. */
+static atomic_uint lookups_in_flight;
+
+static void
+lookup_drop(struct lookup *l)
+{
+	if (atomic_fetch_sub(&l->refs, 1) != 1)
+		return;
+	if (l->res != NULL)
+		freeaddrinfo(l->res);
+	(void)close(l->efd);
+	free(l);
+}
+
+static void *
+lookup_main(void *arg)
+{
+	struct lookup *l = arg;
+	struct addrinfo hints = { .ai_family = AF_UNSPEC,
+	    .ai_socktype = SOCK_STREAM };
+	uint64_t one = 1;
+
+	l->gr = getaddrinfo(l->host, NULL, &hints, &l->res);
+	atomic_store(&l->done, true);
+	(void)!write(l->efd, &one, sizeof(one));
+	atomic_fetch_sub(&lookups_in_flight, 1);
+	lookup_drop(l);
+	return NULL;
+}
+
+static long
+ms_since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &now);
+	return (long)(now.tv_sec - t0->tv_sec) * 1000 +
+	    (now.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/*
+ * Resolves host within the connection's time: idle_timeout_ms, or until
+ * the call ends (its deadline, a cancel, the program's exit). Returns 0
+ * with *res set (the caller frees it), or -1 with the record's reason
+ * and *status set: the resolver's error, no answer in time (504), the
+ * call's end (503), or no lookup could start (503).
+ */
+static int
+lookup_wait(struct egress_call *c, const char *host, struct addrinfo **res,
+    struct egress_record *r, int *status)
+{
+	struct pollfd p[2];
+	struct timespec t0;
+	pthread_attr_t attr;
+	pthread_t t;
+	struct lookup *l;
+	long left;
+	int n, rc = -1;
+
+	*res = NULL;
+	*status = 503;
+	if (atomic_fetch_add(&lookups_in_flight, 1) >= EGRESS_MAX_LOOKUPS) {
+		atomic_fetch_sub(&lookups_in_flight, 1);
+		set_reason(r, "too many DNS lookups in flight (%d in the "
+		    "server: EGRESS_MAX_LOOKUPS)", EGRESS_MAX_LOOKUPS);
+		return -1;
+	}
+	if ((l = calloc(1, sizeof(*l))) == NULL) {
+		atomic_fetch_sub(&lookups_in_flight, 1);
+		set_reason(r, "out of memory");
+		return -1;
+	}
+	(void)snprintf(l->host, sizeof(l->host), "%s", host);
+	atomic_init(&l->refs, 2);
+	atomic_init(&l->done, false);
+	if ((l->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
+		set_reason(r, "the proxy could not start a DNS lookup: %s",
+		    strerror(errno));
+		atomic_fetch_sub(&lookups_in_flight, 1);
+		free(l);
+		return -1;
+	}
+	if ((n = pthread_attr_init(&attr)) == 0) {
+		(void)pthread_attr_setstacksize(&attr, EGRESS_THREAD_STACK);
+		(void)pthread_attr_setdetachstate(&attr,
+		    PTHREAD_CREATE_DETACHED);
+		n = pthread_create(&t, &attr, lookup_main, l);
+		(void)pthread_attr_destroy(&attr);
+	}
+	if (n != 0) {
+		set_reason(r, "the proxy could not start a DNS lookup: %s",
+		    strerror(n));
+		atomic_fetch_sub(&lookups_in_flight, 1);
+		(void)close(l->efd);
+		free(l);
+		return -1;
+	}
+	(void)clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		if (atomic_load(&l->done)) {
+			if (l->gr != 0) {
+				*status = 502;
+				set_reason(r, "cannot resolve '%s': %s", host,
+				    gai_strerror(l->gr));
+				break;
+			}
+			*res = l->res;
+			l->res = NULL;
+			rc = 0;
+			break;
+		}
+		left = (long)c->rules->idle_timeout_ms - ms_since(&t0);
+		if (left <= 0) {
+			*status = 504;
+			set_reason(r, "DNS gave no answer for '%s' within "
+			    "%u ms (idle_timeout_ms)", host,
+			    c->rules->idle_timeout_ms);
+			break;
+		}
+		p[0] = (struct pollfd){ .fd = l->efd, .events = POLLIN };
+		p[1] = (struct pollfd){ .fd = c->stop_efd, .events = POLLIN };
+		n = poll(p, 2, (int)left);
+		if (n < 0 && errno != EINTR) {
+			set_reason(r, "waiting for DNS: %s", strerror(errno));
+			break;
+		}
+		if (n > 0 && p[1].revents != 0 && !atomic_load(&l->done)) {
+			set_reason(r, "the call ended while resolving '%s' "
+			    "(DNS had not answered in %ld ms)", host,
+			    ms_since(&t0));
+			break;
+		}
+	}
+	lookup_drop(l);
+	return rc;
+}
+
+/*
  * Where host:port goes: a pin, the literal itself (allowed by an address
  * rule, or decide() would have refused it), or what the resolver says,
  * each address checked before it is tried and the peer checked again
@@ -472,16 +633,10 @@ dial(struct egress_call *c, const char *host, uint16_t port,
 		make_ss(AF_INET, lit, port, &cand[0], &cl[0]);
 		n = 1;
 	} else if (n == 0) {
-		struct addrinfo hints = { .ai_family = AF_UNSPEC,
-		    .ai_socktype = SOCK_STREAM }, *res = NULL, *a;
-		int gr = getaddrinfo(host, NULL, &hints, &res);
+		struct addrinfo *res, *a;
 
-		if (gr != 0) {
-			*status = 502;
-			set_reason(r, "cannot resolve '%s': %s", host,
-			    gai_strerror(gr));
+		if (lookup_wait(c, host, &res, r, status) < 0)
 			return -1;
-		}
 		for (a = res; a != NULL && n < EGRESS_MAX_ADDRS; a = a->ai_next) {
 			int f;
 			const uint8_t *ad;

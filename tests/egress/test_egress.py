@@ -152,12 +152,13 @@ def serve(root, tls=None):
 class Mcp:
     """mcp-sandbox over stdio; calls may be in flight concurrently."""
 
-    def __init__(self, binary, args, unpriv, audit=None):
+    def __init__(self, binary, args, unpriv, audit=None, prefix=()):
         cmd = [binary, "--workspace", WS] + args
         if audit:
             cmd += ["--audit-log", audit]
         if unpriv:
             cmd = SETPRIV_NOBODY + cmd
+        cmd = list(prefix) + cmd
         self.p = subprocess.Popen(cmd, stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE,
@@ -720,6 +721,138 @@ def case_host_added(binary, unpriv):
         m.close()
 
 
+# The silent resolver's case: what the answer may take past its bound
+# (the sandbox's start and end, the reply on a loaded machine), and the
+# resolver's own settings, which hold a blocking getaddrinfo() for about
+# DNS_HOLD_S (one attempt of that timeout), far past any bound here.
+DNS_SLACK_S = 1.5
+DNS_HOLD_S = 8
+DNS_CAP = 64            # EGRESS_MAX_LOOKUPS (egress/egress.h)
+
+
+class SilentResolver:
+    """A DNS server on a loopback address that reads every query and
+    never answers; the server under test sees it as its only nameserver
+    through a resolv.conf bind-mounted in a mount namespace of its own."""
+
+    def __init__(self):
+        import random
+        import socket
+        self.addr = "127.%d.%d.53" % (random.randrange(64, 250),
+                                      random.randrange(1, 250))
+        self.s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.s.bind((self.addr, 53))
+        self.s.settimeout(0.2)
+        self.queries = 0
+        self.stop = False
+        self.conf = os.path.join(TMP, "resolv.conf")
+        with open(self.conf, "w") as f:
+            f.write("nameserver %s\noptions timeout:%d attempts:1\n" %
+                    (self.addr, DNS_HOLD_S))
+        self.nss = os.path.join(TMP, "nsswitch.conf")
+        with open(self.nss, "w") as f:
+            f.write("hosts: files dns\n")
+        self.t = threading.Thread(target=self._read, daemon=True)
+        self.t.start()
+
+    def _read(self):
+        while not self.stop:
+            try:
+                self.s.recv(4096)
+                self.queries += 1
+            except OSError:
+                pass
+
+    def prefix(self):
+        return ["unshare", "-m", "--propagation", "private", "sh", "-c",
+                "mount --bind \"$0\" /etc/resolv.conf && "
+                "mount --bind \"$1\" /etc/nsswitch.conf && shift && "
+                "exec \"$@\"", self.conf, self.nss]
+
+    def close(self):
+        self.stop = True
+        self.t.join()
+        self.s.close()
+
+
+def timed_call(m, tool, args):
+    import time
+    t0 = time.monotonic()
+    r = m.call(tool, args)
+    return r, time.monotonic() - t0
+
+
+def case_dns_silent(binary, unpriv):
+    import re
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        print("  (needs root and unshare for a private resolv.conf: skipped)")
+        return
+    dns = SilentResolver()
+    allow = ["--allow-domain", "allowed.example:*"]
+    try:
+        # the call's deadline bounds the lookup: 1 s, whatever DNS does
+        m = Mcp(binary, COMMON + allow, unpriv, prefix=dns.prefix())
+        try:
+            r, took = timed_call(m, "run_command", dict(
+                curl("https://allowed.example/"), timeout_ms=1000))
+            expect(took < 1.0 + DNS_SLACK_S, "the answer took %.1f s past "
+                   "a 1 s deadline (DNS never answers)" % took)
+            expect(dns.queries > 0, "the resolver was never asked")
+            c = one(r)
+            eq((c["method"], c["host"], c["port"], c["allowed"]),
+               ("CONNECT", "allowed.example", 443, False), "the record")
+            expect(re.fullmatch(r"the call ended while resolving "
+                                r"'allowed\.example' \(DNS had not "
+                                r"answered in \d+ ms\)", c["reason"]),
+                   "the record's reason: %r" % c["reason"])
+        finally:
+            m.close()
+        # idle_timeout_ms bounds it too: a readable 504 naming DNS
+        m = Mcp(binary, COMMON + allow + ["--egress-idle-ms", "700",
+                                          "--egress-max-connections", "100"],
+                unpriv,
+                prefix=dns.prefix())
+        try:
+            r, took = timed_call(m, "run_command", dict(
+                curl("-i", "http://allowed.example/"), timeout_ms=20000))
+            expect(took < 0.7 + DNS_SLACK_S, "the answer took %.1f s, "
+                   "idle_timeout_ms is 700" % took)
+            reason = ("DNS gave no answer for 'allowed.example' within "
+                      "700 ms (idle_timeout_ms)")
+            refused(r, "allowed.example", 80, 504, reason)
+            out = stdout(r)
+            expect(out.startswith("HTTP/1.1 504 Gateway Timeout\r\n") and
+                   "\r\nX-Egress-Denied: %s\r\n" % reason in out,
+                   "curl's view: %r" % out)
+            # lookups in flight are capped server-wide: the 64 above are
+            # abandoned and still held by the resolver, the next refused
+            code = ("import socket\n"
+                    "ss = []\n"
+                    "for i in range(%d):\n"
+                    "    s = socket.create_connection(('127.0.0.1', 3128))\n"
+                    "    s.sendall(b'GET http://allowed.example/ HTTP/1.1"
+                    "\\r\\nHost: allowed.example\\r\\n\\r\\n')\n"
+                    "    ss.append(s)\n"
+                    "for s in ss:\n"
+                    "    print(s.recv(200).split(b'\\r\\n')[0].decode())\n"
+                    % (DNS_CAP + 2))
+            r, took = timed_call(m, "run_code", py(
+                code, timeout_ms=20000))
+            lines = stdout(r).splitlines()
+            eq(len(lines), DNS_CAP + 2, "answers: %r" % text(r))
+            n503 = [c for c in net(r)["connections"] if c["status"] == 503]
+            expect(len(n503) >= 2 and lines.count(
+                "HTTP/1.1 503 Service Unavailable") == len(n503),
+                "the cap's refusals: %r" % lines)
+            eq(n503[0]["reason"], "too many DNS lookups in flight (%d in "
+               "the server: EGRESS_MAX_LOOKUPS)" % DNS_CAP, "the cap's reason")
+            expect(took < 0.7 + DNS_SLACK_S + 1.0, "took %.1f s" % took)
+        finally:
+            m.close()
+    finally:
+        dns.close()
+
+
 def case_no_network_policy(binary, unpriv):
     m = Mcp(binary, ["--allow-command", "curl"], unpriv)
     try:
@@ -792,7 +925,7 @@ SHARED = [case_curl_http, case_curl_https, case_python_urllib, case_pip_download
           case_raw_sockets, case_network_false,
           case_malformed, case_refusal_linger_bounded, case_concurrent_64,
           case_tools_list]
-OWN = [case_caps, case_v4_mapped_literal, case_host_added,
+OWN = [case_dns_silent, case_caps, case_v4_mapped_literal, case_host_added,
        case_no_network_policy, case_audit, case_print_config]
 
 
