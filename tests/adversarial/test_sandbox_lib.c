@@ -205,6 +205,113 @@ count_procs(const char *argv0, const char *arg1)
 	return found;
 }
 
+/* Host processes with an argument equal to arg, anywhere in argv. */
+static int
+count_procs_with(const char *arg)
+{
+	char path[300], buf[4096];
+	size_t alen = strlen(arg) + 1;
+	struct dirent *e;
+	ssize_t n, i;
+	DIR *d;
+	int fd, found = 0;
+
+	ck_assert_ptr_nonnull(d = opendir("/proc"));
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		(void)snprintf(path, sizeof(path), "/proc/%s/cmdline",
+		    e->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf));
+		(void)close(fd);
+		for (i = 0; n > 0 && i + (ssize_t)alen <= n; i++) {
+			if ((i == 0 || buf[i - 1] == '\0') &&
+			    memcmp(buf + i, arg, alen) == 0) {
+				found++;
+				break;
+			}
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+/* The file's bytes ("" when absent), for comparing one moment to the next. */
+static void
+read_small(const char *path, char *buf, size_t len)
+{
+	ssize_t n = -1;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		n = read(fd, buf, len - 1);
+		(void)close(fd);
+	}
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+/*
+ * A fork bomb with a writer beside it, then the program ends (exits, or
+ * is killed at the deadline): when sb_run() returns, no process of the
+ * run is alive and the writer's file does not change any more. The
+ * file is read again for a bounded time (STOP_WATCH_MS); a writer still
+ * running rewrites it within microseconds. The marker argument is ours
+ * (the pid), so that the root and unprivileged runs of this test do not
+ * count each other.
+ */
+#define STOP_WATCH_MS	300
+START_TEST(a_run_is_stopped_when_it_returns)
+{
+	static const char script[] =
+	    "i=0; while :; do i=$((i+1)); echo $i > late; done &"
+	    " while [ ! -s late ]; do :; done;"
+	    " f(){ f|f& }; f;"
+	    " if [ \"$1\" = spin ]; then while :; do :; done; fi; sleep 2";
+	char marker[64], late[300], was[64], now[64];
+	const char *argv[] = { "/bin/sh", "-c", script, marker, NULL, NULL };
+	char *ws = make_workspace();
+	struct sb_ctx *ctx = new_ctx(1);
+	struct sb_request req;
+	struct sb_result res;
+	int round, waited;
+
+	(void)snprintf(marker, sizeof(marker), "c8stop-%ld", (long)getpid());
+	(void)snprintf(late, sizeof(late), "%s/late", ws);
+	for (round = 0; round < 2; round++) {
+		argv[4] = round == 0 ? "exit" : "spin";
+		request(&req, argv);
+		req.workspace_host = ws;
+		req.workspace_writable = true;
+		req.limits.nproc = 48;
+		req.limits.wall_ms = round == 0 ? 20000 : 1500;
+		(void)unlink(late);
+		ck_assert_int_eq(sb_run(ctx, &req, NULL, &res), 0);
+		ck_assert_int_eq(count_procs_with(marker), 0);
+		/* it wrote (may be killed between truncating and writing) */
+		ck_assert_int_eq(access(late, F_OK), 0);
+		read_small(late, was, sizeof(was));
+		for (waited = 0; waited < STOP_WATCH_MS; waited += 10) {
+			(void)usleep(10000);
+			read_small(late, now, sizeof(now));
+			ck_assert_msg(strcmp(was, now) == 0, "round %d: the "
+			    "run's file went from %s to %s after sb_run()",
+			    round, was, now);
+		}
+		if (round == 0)
+			ck_assert_msg(res.exited, "exited");
+		else
+			ck_assert(res.timed_out);
+		sb_result_fini(&res);
+	}
+	(void)unlink(late);
+	(void)rmdir(ws);
+	free(ws);
+	sb_ctx_free(ctx);
+}
+END_TEST
+
 /*
  * sb_start() then sb_finish(): stdin larger than a pipe reaches the program
  * as it reads, the output is counted past its cap, and nothing is left.
@@ -1538,6 +1645,7 @@ lib_suite(void)
 	tcase_add_test(t, peak_memory_of_a_large_program_is_measured);
 	tcase_add_test(t, server_signal_mask_and_ignores_do_not_leak);
 	tcase_add_test(t, deadline_kills_the_whole_tree);
+	tcase_add_test(t, a_run_is_stopped_when_it_returns);
 	tcase_add_test(t, started_run_takes_stdin_as_it_drains);
 	tcase_add_test(t, started_run_survives_a_program_that_ignores_stdin);
 	tcase_add_test(t, started_run_deadline_starts_at_finish);
