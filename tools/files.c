@@ -403,8 +403,9 @@ read_encoding(const struct tool_call *call, const char *path,
 
 /* 4. The result: text, an image, or a base64 resource (NULL: no memory). */
 static struct json_object *
-read_result(const struct tool_call *call, const char *path, const char *buf,
-    size_t len, const struct stat *fst, int64_t offset, bool binary)
+read_result(const struct tool_call *call, const char *path,
+    const char *path_b64, const char *buf, size_t len,
+    const struct stat *fst, int64_t offset, bool binary)
 {
 	bool truncated = offset + (int64_t)len < fst->st_size;
 	struct json_object *st, *r;
@@ -415,7 +416,10 @@ read_result(const struct tool_call *call, const char *path, const char *buf,
 		return NULL;
 	call->audit->ran = true;
 	call->audit->truncated = truncated;
-	if (tool_json_add(st, "path", json_object_new_string(path)) != 0 ||
+	/* a path given as bytes may be anything: its JSON text, and them */
+	if (tool_json_add(st, "path", render_string(path, strlen(path),
+	    NULL)) != 0 || (path_b64 != NULL && tool_json_add(st,
+	    "path_bytes", json_object_new_string(path_b64)) != 0) ||
 	    tool_json_add(st, "size",
 	    json_object_new_int64(fst->st_size)) != 0 ||
 	    tool_json_add(st, "offset", json_object_new_int64(offset)) != 0 ||
@@ -449,6 +453,67 @@ read_result(const struct tool_call *call, const char *path, const char *buf,
 	return NULL;
 }
 
+/*
+ * The path of a call that names its file by path_bytes too: the base64 of
+ * the name's bytes, as structuredContent.files[].path_bytes gives them, for
+ * a name no JSON string holds (bytes that are not UTF-8). path stays
+ * required (clients refuse schemas that choose between keys at the top)
+ * and must be those bytes' JSON text, files[].path: a mix-up of two files
+ * is refused. 0 and *ret (owned, NUL-terminated); -1 with *ret_result a
+ * refusal; -ENOMEM.
+ */
+static int
+path_from_bytes(const struct tool_call *call, const char *path,
+    const char *b64, char **ret, struct json_object **ret_result)
+{
+	struct json_object *shown;
+	char *raw = NULL;
+	size_t len;
+	int rc = -1;
+
+	*ret = NULL;
+	errno = 0;
+	if ((raw = render_base64_decode(b64, strlen(b64), &len)) == NULL &&
+	    errno == ENOMEM)
+		return -ENOMEM;
+	if (raw == NULL || len == 0) {
+		render_refused(call->audit, "path_bytes not base64");
+		*ret_result = tool_result_error("path_bytes is not base64 "
+		    "(RFC 4648): give it as structuredContent.files[]."
+		    "path_bytes shows it, or leave it out.");
+		goto out;
+	}
+	if (memchr(raw, '\0', len) != NULL) {
+		*ret_result = render_nul_refusal(call->audit, "path_bytes");
+		goto out;
+	}
+	if ((shown = render_string(raw, len, NULL)) == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (strcmp(json_object_get_string(shown), path) != 0) {
+		json_object_put(shown);
+		render_refused(call->audit, "path_bytes not path");
+		*ret_result = tool_result_error("path_bytes are not the bytes "
+		    "of path: give path as structuredContent.files[].path "
+		    "shows it and path_bytes as files[].path_bytes does.");
+		goto out;
+	}
+	json_object_put(shown);
+	if ((*ret = malloc(len + 1)) == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	memcpy(*ret, raw, len);
+	(*ret)[len] = '\0';
+	rc = 0;
+ out:
+	free(raw);
+	if (rc == -1 && *ret_result == NULL)
+		rc = -ENOMEM;
+	return rc;
+}
+
 enum mcp_err
 tool_read_file(const struct tool_call *call,
     const struct json_object *args,
@@ -456,6 +521,8 @@ tool_read_file(const struct tool_call *call,
 {
 	const struct policy *p = call->env->policy;
 	const char *path = toolargs_str(args, "path", "");
+	const char *path_b64 = toolargs_str(args, "path_bytes", NULL);
+	char *bpath = NULL;
 	const char *enc = toolargs_str(args, "encoding", "auto");
 	int64_t offset = toolargs_int(args, "offset", 0);
 	int64_t max = toolargs_int(args, "max_bytes", p->limits.read_bytes);
@@ -470,10 +537,20 @@ tool_read_file(const struct tool_call *call,
 		max = p->limits.read_bytes;
 	if (render_nul_key(args, nul_free) != NULL)
 		r = render_nul_refusal(call->audit, "path");
-	else if (read_open(call, path, &fd, &fst, &r) == 0 &&
-	    read_bytes(call, path, fd, offset, max, &buf, &len, &r) == 0 &&
-	    read_encoding(call, path, enc, buf, &len, &binary, &r) == 0)
-		r = read_result(call, path, buf, len, &fst, offset, binary);
+	else if (path_b64 != NULL && path_from_bytes(call, path, path_b64,
+	    &bpath, &r) != 0)
+		;	/* r is the refusal, or NULL: out of memory */
+	else {
+		if (bpath != NULL)
+			path = bpath;
+		if (read_open(call, path, &fd, &fst, &r) == 0 &&
+		    read_bytes(call, path, fd, offset, max, &buf, &len,
+		    &r) == 0 && read_encoding(call, path, enc, buf, &len,
+		    &binary, &r) == 0)
+			r = read_result(call, path, path_b64, buf, len, &fst,
+			    offset, binary);
+	}
+	free(bpath);
 	free(buf);
 	if (fd >= 0)
 		(void)close(fd);

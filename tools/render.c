@@ -130,18 +130,36 @@ looks_hex_escape(const unsigned char *s, size_t n)
 	    "0123456789abcdefABCDEF", s[2]) != NULL && s[2] != '\0';
 }
 
+/*
+ * What the escaper escapes beyond the C0 controls but tab, newline and CR,
+ * DEL and ill-formed bytes: ESC_LINE is text that must stay on its line (a
+ * name in a list of the server's): tab, newline and CR too, the C1
+ * controls (U+0080..U+009F: U+009B is CSI, U+0085 a newline to some) and
+ * U+2028, U+2029 (line and paragraph separators).
+ */
+#define ESC_LINE	0x1
+
 /* 1 if the byte at s[0..n) (n > 0) is rendered as \xHH. */
 static int
-escaped_byte(const unsigned char *s, size_t n)
+escaped_byte(const unsigned char *s, size_t n, int flags)
 {
 	size_t k = utf8_seq(s, n);
 
-	return k == 0 || (k == 1 && ((s[0] < 0x20 && s[0] != '\t' &&
-	    s[0] != '\n' && s[0] != '\r') || s[0] == 0x7f));
+	if (k == 0)
+		return 1;
+	if (k == 1)
+		return (s[0] < 0x20 && ((flags & ESC_LINE) || (s[0] != '\t' &&
+		    s[0] != '\n' && s[0] != '\r'))) || s[0] == 0x7f;
+	if ((flags & ESC_LINE) == 0)
+		return 0;
+	/* its first byte escaped, the rest are lone continuation bytes */
+	return (k == 2 && s[0] == 0xc2 && s[1] <= 0x9f) || (k == 3 &&
+	    s[0] == 0xe2 && s[1] == 0x80 && (s[2] == 0xa8 || s[2] == 0xa9));
 }
 
-char *
-render_text_bytes(const char *data, size_t len, size_t *escaped)
+/* render_text_bytes' scheme, with what flags add escaped too. */
+static char *
+escape_bytes(const char *data, size_t len, int flags, size_t *escaped)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *s = (const unsigned char *)data;
@@ -157,7 +175,7 @@ render_text_bytes(const char *data, size_t len, size_t *escaped)
 			/* doubled when what follows starts with a backslash */
 			buf[w++] = '\\';
 			if (i + 1 < len && (s[i + 1] == '\\' ||
-			    escaped_byte(s + i + 1, len - i - 1) ||
+			    escaped_byte(s + i + 1, len - i - 1, flags) ||
 			    looks_hex_escape(s + i + 1, len - i - 1))) {
 				buf[w++] = '\\';
 				n++;
@@ -165,7 +183,7 @@ render_text_bytes(const char *data, size_t len, size_t *escaped)
 			i++;
 			continue;
 		}
-		if (escaped_byte(s + i, len - i)) {
+		if (escaped_byte(s + i, len - i, flags)) {
 			buf[w++] = '\\';
 			buf[w++] = 'x';
 			buf[w++] = hex[s[i] >> 4];
@@ -182,6 +200,32 @@ render_text_bytes(const char *data, size_t len, size_t *escaped)
 	if (escaped != NULL)
 		*escaped = n;
 	return buf;
+}
+
+char *
+render_text_bytes(const char *data, size_t len, size_t *escaped)
+{
+	return escape_bytes(data, len, 0, escaped);
+}
+
+char *
+render_name_text(const char *name, size_t len)
+{
+	return escape_bytes(name, len, ESC_LINE, NULL);
+}
+
+bool
+render_name_plain(const char *name, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)name;
+	size_t i = 0;
+
+	while (i < len) {
+		if (escaped_byte(s + i, len - i, ESC_LINE))
+			return false;
+		i += utf8_seq(s + i, len - i);
+	}
+	return true;
 }
 
 char *

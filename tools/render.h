@@ -44,6 +44,24 @@ struct json_object *render_string(const char *data, size_t len,
  */
 char *render_text_bytes(const char *data, size_t len, size_t *escaped);
 
+/*
+ * A file name as one line of the server's text shows it (the files report,
+ * a resource_link's name): render_text_bytes' scheme, which also escapes
+ * tab, newline, carriage return, the C1 controls (U+0080..U+009F) and
+ * U+2028, U+2029, each byte as \xHH; so a name can neither start a line of
+ * its own nor steer a terminal, and decodes back to its bytes exactly.
+ * Owned NUL-terminated string, or NULL (ENOMEM).
+ */
+char *render_name_text(const char *name, size_t len);
+
+/*
+ * true when render_name_text shows name with no \xHH: well-formed UTF-8
+ * without a character it escapes. Then a JSON string of the name (path
+ * in structuredContent) is the name itself and no more is needed; else
+ * results add its bytes (path_bytes).
+ */
+bool render_name_plain(const char *name, size_t len);
+
 /* Base64 (RFC 4648, padded) of data: owned, NUL-terminated, or NULL. */
 char *render_base64(const void *data, size_t len);
 

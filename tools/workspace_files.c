@@ -236,6 +236,44 @@ image_block(const unsigned char *data, size_t len, const char *type)
 	return b;
 }
 
+/*
+ * A name as the server's text shows it (render_name_text): the program
+ * chose it, so a newline in it must not start a line of ours, nor an ESC
+ * reach a terminal. Owned JSON string, or NULL.
+ */
+static struct json_object *
+name_text(const char *path)
+{
+	struct json_object *o;
+	char *t;
+
+	if ((t = render_name_text(path, strlen(path))) == NULL)
+		return NULL;
+	o = json_object_new_string(t);
+	free(t);
+	return o;
+}
+
+/*
+ * Adds path_bytes (base64 of the name's bytes) to o when path alone is not
+ * the name (render_name_plain): ill-formed bytes became U+FFFD there, or
+ * it holds controls. 0, or -1 on allocation failure.
+ */
+static int
+add_path_bytes(struct json_object *o, const char *path)
+{
+	char *b64;
+	int rc;
+
+	if (render_name_plain(path, strlen(path)))
+		return 0;
+	if ((b64 = render_base64(path, strlen(path))) == NULL)
+		return -1;
+	rc = jb_add(o, "path_bytes", json_object_new_string(b64));
+	free(b64);
+	return rc;
+}
+
 static struct json_object *
 link_block(const char *uri, const char *path, const char *type, off_t size)
 {
@@ -244,7 +282,7 @@ link_block(const char *uri, const char *path, const char *type, off_t size)
 	return jb_built(b, jb_add(b, "type",
 	    json_object_new_string("resource_link")) ||
 	    jb_add(b, "uri", json_object_new_string(uri)) ||
-	    jb_add(b, "name", render_string(path, strlen(path), NULL)) ||
+	    jb_add(b, "name", name_text(path)) ||
 	    jb_add(b, "mimeType", json_object_new_string(type)) ||
 	    jb_add(b, "size", json_object_new_int64(size)));
 }
@@ -336,7 +374,7 @@ wsf_report(const char *dir, const struct wsf_scan *before,
 	struct item *items = NULL;
 	size_t n = 0, i, left = WSF_RESULT_MAX_BYTES, nimg = 0, listed;
 	enum mcp_err st = MCP_OK;
-	char *text = NULL, *uri;
+	char *text = NULL, *uri, *name;
 	size_t tlen = 0;
 	bool add_sc;
 	FILE *f = NULL;
@@ -383,6 +421,7 @@ wsf_report(const char *dir, const struct wsf_scan *before,
 			o = jb_built(o, (uri_prefix != NULL && uri == NULL) ||
 			    jb_add(o, "path", render_string(items[i].e->path,
 			    strlen(items[i].e->path), NULL)) ||
+			    add_path_bytes(o, items[i].e->path) != 0 ||
 			    jb_add(o, "size", json_object_new_int64(
 			    items[i].e->size)) ||
 			    jb_add(o, "type", json_object_new_string(
@@ -411,14 +450,16 @@ wsf_report(const char *dir, const struct wsf_scan *before,
 	}
 	(void)fprintf(f, "Files created or changed (%zu):", n);
 	for (i = 0; i < listed; i++) {
-		v = render_string(items[i].e->path, strlen(items[i].e->path),
-		    NULL);
-		(void)fprintf(f, "\n- %s (%lld bytes, %s%s%s)",
-		    v != NULL ? json_object_get_string(v) : "?",
+		if ((name = render_name_text(items[i].e->path,
+		    strlen(items[i].e->path))) == NULL) {
+			st = MCP_ERR_NOMEM;
+			goto out;
+		}
+		(void)fprintf(f, "\n- %s (%lld bytes, %s%s%s)", name,
 		    (long long)items[i].e->size, items[i].type,
 		    items[i].shown != NULL ? "; " : "",
 		    items[i].shown != NULL ? items[i].shown : "");
-		json_object_put(v);
+		free(name);
 	}
 	if (n > listed)
 		(void)fprintf(f, "\n- and %zu more, not listed", n - listed);

@@ -78,10 +78,13 @@ const char *wsf_sniff_entry(int root, const struct wsf_entry *e);
 /*
  * Adds to the CallToolResult r what changed in dir since before: files
  * created or changed, in path order. structuredContent gets "files"
- * ([{path, size, type, uri?}], at most WSF_MAX_LISTED) and "files_omitted"
+ * ([{path, path_bytes?, size, type, uri?}], at most WSF_MAX_LISTED;
+ * path_bytes, base64 of the name, where render_name_plain says path is
+ * not the name's exact form) and "files_omitted"
  * (when always, or when any file changed) unless it has such keys
  * already (a skill's own JSON may); content gets one
- * text block listing them, image blocks for the images within the caps,
+ * text block listing them (names as render_name_text shows them: the
+ * program chose them), image blocks for the images within the caps,
  * and, when uri_prefix is given, a resource_link for each image beyond
  * them. uri_prefix ("file:///workspace/") makes the uris; NULL: none.
  * MCP_ERR_NOMEM on allocation failure (r is then unchanged or partly

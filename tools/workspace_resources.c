@@ -69,15 +69,21 @@ static struct json_object *
 resource_obj(const struct wsf_entry *e, const char *type)
 {
 	struct json_object *o;
-	char *uri;
+	char *uri, *name;
 
 	if ((uri = media_uri(FILES_URI_PREFIX, e->path)) == NULL)
 		return NULL;
+	/* the name is shown, so escaped (render_name_text); the uri exact */
+	if ((name = render_name_text(e->path, strlen(e->path))) == NULL) {
+		free(uri);
+		return NULL;
+	}
 	o = json_object_new_object();
 	o = jb_built(o, jb_add(o, "uri", json_object_new_string(uri)) ||
-	    jb_add(o, "name", render_string(e->path, strlen(e->path), NULL)) ||
+	    jb_add(o, "name", json_object_new_string(name)) ||
 	    jb_add(o, "mimeType", json_object_new_string(type)) ||
 	    jb_add(o, "size", json_object_new_int64(e->size)));
+	free(name);
 	free(uri);
 	return o;
 }

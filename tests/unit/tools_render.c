@@ -119,6 +119,75 @@ START_TEST(text_rendering_keeps_every_byte)
 }
 END_TEST
 
+/*
+ * A name on one line of the server's text: what render_text_bytes escapes,
+ * and tab, newline, carriage return, the C1 controls and U+2028/U+2029 too
+ * (they break or steer lines), in the same reversible scheme.
+ */
+START_TEST(names_render_on_one_line_and_decode_back)
+{
+	static const struct { const char *in; size_t len; const char *out;
+	    bool plain; } cases[] = {
+		{ "plain/caf\xc3\xa9.txt", 15, "plain/caf\xc3\xa9.txt", true },
+		{ "a\n- b (1 bytes)", 15, "a\\x0a- b (1 bytes)", false },
+		{ "t\tc\rd", 5, "t\\x09c\\x0dd", false },
+		{ "\x1b[2J\x7f", 5, "\\x1b[2J\\x7f", false },
+		{ "c1\xc2\x9b\xc2\x85", 6, "c1\\xc2\\x9b\\xc2\\x85", false },
+		{ "ls\xe2\x80\xa8ps\xe2\x80\xa9", 10,
+		    "ls\\xe2\\x80\\xa8ps\\xe2\\x80\\xa9", false },
+		{ "bad\xff\xc3", 5, "bad\\xff\\xc3", false },
+		{ "back\\x41", 8, "back\\\\x41", true },
+		{ "win\\dir", 7, "win\\dir", true },
+	};
+	char *t, back[64];
+	unsigned char buf[512];
+	size_t i, n;
+	unsigned seed = 7;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		t = render_name_text(cases[i].in, cases[i].len);
+		ck_assert_ptr_nonnull(t);
+		ck_assert_str_eq(t, cases[i].out);
+		n = unescape(t, back);
+		ck_assert_uint_eq(n, cases[i].len);
+		ck_assert_int_eq(memcmp(back, cases[i].in, n), 0);
+		ck_assert(render_name_plain(cases[i].in, cases[i].len) ==
+		    cases[i].plain);
+		free(t);
+	}
+	for (i = 0; i < 2000; i++) {
+		static const char alpha[] =
+		    "\\x0aF\t\xc2\x9b\xe2\x80\xa8\xff\n";
+		const unsigned char *u;
+		char *dec;
+
+		for (n = 0; n < sizeof(buf); n++) {
+			seed = seed * 1103515245 + 12345;
+			buf[n] = (seed >> 16) % 3 == 0 ?
+			    (unsigned char)((seed >> 8) | 1) :
+			    (unsigned char)alpha[(seed >> 20) %
+			    (sizeof(alpha) - 1)];
+		}
+		t = render_name_text((const char *)buf, sizeof(buf));
+		ck_assert_ptr_nonnull(t);
+		/* one line of well-formed UTF-8 without controls */
+		ck_assert(render_utf8_valid(t, strlen(t)));
+		/* one check a buffer: check's asserts each cost a write */
+		for (u = (const unsigned char *)t; *u != '\0'; u++)
+			if (*u < 0x20 || *u == 0x7f || (u[0] == 0xc2 &&
+			    u[1] >= 0x80 && u[1] <= 0x9f) || (u[0] == 0xe2 &&
+			    u[1] == 0x80 && (u[2] == 0xa8 || u[2] == 0xa9)))
+				break;
+		ck_assert_uint_eq(*u, 0);
+		ck_assert_ptr_nonnull(dec = malloc(strlen(t) + 1));
+		ck_assert_uint_eq(unescape(t, dec), sizeof(buf));
+		ck_assert_int_eq(memcmp(dec, buf, sizeof(buf)), 0);
+		free(dec);
+		free(t);
+	}
+}
+END_TEST
+
 START_TEST(base64_round_trips)
 {
 	static const char *const enc[] = { "", "Zg==", "Zm8=", "Zm9v",
@@ -153,6 +222,7 @@ render_suite(void)
 	tcase_add_test(tc, utf8_cut_keeps_whole_characters);
 	tcase_add_test(tc, ill_formed_bytes_become_replacement_characters);
 	tcase_add_test(tc, text_rendering_keeps_every_byte);
+	tcase_add_test(tc, names_render_on_one_line_and_decode_back);
 	tcase_add_test(tc, base64_round_trips);
 	suite_add_tcase(s, tc);
 	return s;

@@ -195,6 +195,103 @@ START_TEST(a_copy_without_uris_lists_and_shows_but_never_links)
 }
 END_TEST
 
+/* Item i of files: its path (want), path_bytes (NULL: absent) and uri. */
+static void
+check_item(struct json_object *files, size_t i, const char *want,
+    const char *bytes, const char *uri)
+{
+	struct json_object *o = json_object_array_get_idx(files, i), *v;
+
+	ck_assert_ptr_nonnull(o);
+	ck_assert(json_object_object_get_ex(o, "path", &v));
+	ck_assert_str_eq(json_object_get_string(v), want);
+	if (bytes == NULL)
+		ck_assert(!json_object_object_get_ex(o, "path_bytes", NULL));
+	else {
+		ck_assert(json_object_object_get_ex(o, "path_bytes", &v));
+		ck_assert_str_eq(json_object_get_string(v), bytes);
+	}
+	ck_assert(json_object_object_get_ex(o, "uri", &v));
+	ck_assert_str_eq(json_object_get_string(v), uri);
+}
+
+/*
+ * Names are the program's: a newline would write lines of the server's own
+ * into the report, escapes would reach a terminal, and ill-formed bytes
+ * would become U+FFFD, a name no tool can open. The text shows them
+ * escaped (render_name_text), the structure gives their exact bytes.
+ */
+START_TEST(names_cannot_forge_the_report)
+{
+	static const char fake[] = "evil\n- fake.txt (9 bytes, image/png; "
+	    "shown below as an image)";
+	struct wsf_scan before;
+	struct json_object *r = run_result(), *content, *sc, *files, *b;
+	unsigned char *big;
+	size_t n = WSF_IMAGE_MAX_BYTES + 1;
+
+	ck_assert_int_eq(wsf_scan_take(ws->path, &before), 0);
+	/* the MIME type's slash: a directory and a file in it */
+	ck_assert_int_eq(mkdir(at("evil\n- fake.txt (9 bytes, image"), 0755),
+	    0);
+	put(fake, "x", 1);
+	put("esc\x1b[31mred", "x", 1);
+	put("tab\there", "x", 1);
+	put("bad\xff\xfe.txt", "x", 1);
+	put("back\\x41slash", "x", 1);
+	put("c1\xc2\x9b" "csi", "x", 1);
+	ck_assert_ptr_nonnull(big = calloc(1, n));
+	memcpy(big, "\x89PNG\r\n\x1a\n", 8);
+	put("big\n.png", big, n);
+	free(big);
+	ck_assert_int_eq(wsf_report(ws->path, &before, "file:///workspace/",
+	    false, r), MCP_OK);
+	ck_assert(json_object_object_get_ex(r, "content", &content));
+	ck_assert_uint_eq(json_object_array_length(content), 3);
+	b = json_object_array_get_idx(content, 1);
+	ck_assert_str_eq(json_object_get_string(json_object_object_get(b,
+	    "text")), "Files created or changed (7):\n"
+	    "- back\\\\x41slash (1 bytes, text/plain)\n"
+	    "- bad\\xff\\xfe.txt (1 bytes, text/plain)\n"
+	    "- big\\x0a.png (262145 bytes, image/png; too large to show "
+	    "here: linked below (resources/read))\n"
+	    "- c1\\xc2\\x9b" "csi (1 bytes, text/plain)\n"
+	    "- esc\\x1b[31mred (1 bytes, text/plain)\n"
+	    "- evil\\x0a- fake.txt (9 bytes, image/png; shown below as an "
+	    "image) (1 bytes, text/plain)\n"
+	    "- tab\\x09here (1 bytes, text/plain)");
+	/* the link names the file as the text does; its uri is exact */
+	b = json_object_array_get_idx(content, 2);
+	ck_assert_str_eq(json_object_get_string(json_object_object_get(b,
+	    "type")), "resource_link");
+	ck_assert_str_eq(json_object_get_string(json_object_object_get(b,
+	    "name")), "big\\x0a.png");
+	ck_assert_str_eq(json_object_get_string(json_object_object_get(b,
+	    "uri")), "file:///workspace/big%0A.png");
+	ck_assert(json_object_object_get_ex(r, "structuredContent", &sc));
+	ck_assert(json_object_object_get_ex(sc, "files", &files));
+	ck_assert_uint_eq(json_object_array_length(files), 7);
+	check_item(files, 0, "back\\x41slash", NULL,
+	    "file:///workspace/back%5Cx41slash");
+	check_item(files, 1, "bad\xef\xbf\xbd\xef\xbf\xbd.txt", "YmFk//4udHh0",
+	    "file:///workspace/bad%FF%FE.txt");
+	check_item(files, 2, "big\n.png", "YmlnCi5wbmc=",
+	    "file:///workspace/big%0A.png");
+	check_item(files, 3, "c1\xc2\x9b" "csi", "YzHCm2NzaQ==",
+	    "file:///workspace/c1%C2%9Bcsi");
+	check_item(files, 4, "esc\x1b[31mred", "ZXNjG1szMW1yZWQ=",
+	    "file:///workspace/esc%1B%5B31mred");
+	check_item(files, 5, fake, "ZXZpbAotIGZha2UudHh0ICg5IGJ5dGVzLCBpbWFn"
+	    "ZS9wbmc7IHNob3duIGJlbG93IGFzIGFuIGltYWdlKQ==",
+	    "file:///workspace/evil%0A-%20fake.txt%20%289%20bytes%2C%20"
+	    "image/png%3B%20shown%20below%20as%20an%20image%29");
+	check_item(files, 6, "tab\there", "dGFiCWhlcmU=",
+	    "file:///workspace/tab%09here");
+	json_object_put(r);
+	wsf_scan_free(&before);
+}
+END_TEST
+
 START_TEST(an_own_json_object_keeps_its_shape_when_nothing_changed)
 {
 	struct wsf_scan before;
@@ -278,6 +375,7 @@ main(void)
 	tcase_add_test(tc, a_copy_without_uris_lists_and_shows_but_never_links);
 	tcase_add_test(tc,
 	    an_own_json_object_keeps_its_shape_when_nothing_changed);
+	tcase_add_test(tc, names_cannot_forge_the_report);
 	tcase_add_test(tc, cursors_we_did_not_make_are_refused);
 	tcase_add_test(tc, reads_refuse_what_is_not_a_regular_file);
 	suite_add_tcase(s, tc);
