@@ -500,12 +500,8 @@ path_from_bytes(const struct tool_call *call, const char *path,
 		goto out;
 	}
 	json_object_put(shown);
-	if ((*ret = malloc(len + 1)) == NULL) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	memcpy(*ret, raw, len);
-	(*ret)[len] = '\0';
+	*ret = raw;	/* NUL-terminated by the decoder, no NUL inside */
+	raw = NULL;
 	rc = 0;
  out:
 	free(raw);

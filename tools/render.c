@@ -311,6 +311,7 @@ render_base64_decode(const char *text, size_t len, size_t *ret_len)
 			acc &= (1u << bits) - 1;
 		}
 	}
+	out[w] = '\0';	/* room: w <= len / 4 * 3 + 2 */
 	*ret_len = w;
 	return out;
 }

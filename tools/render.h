@@ -66,8 +66,8 @@ bool render_name_plain(const char *name, size_t len);
 char *render_base64(const void *data, size_t len);
 
 /* Decodes padded or unpadded base64 (whitespace not allowed). Owned
- * buffer and *ret_len, or NULL if invalid (or on ENOMEM: *ret_len = 0 and
- * errno ENOMEM). */
+ * buffer (NUL after its *ret_len bytes) and *ret_len, or NULL if invalid
+ * (or on ENOMEM: *ret_len = 0 and errno ENOMEM). */
 void *render_base64_decode(const char *text, size_t len, size_t *ret_len);
 
 /* true when data looks binary: a NUL byte or ill-formed UTF-8. */
