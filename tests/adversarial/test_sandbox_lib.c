@@ -259,7 +259,9 @@ read_small(const char *path, char *buf, size_t len)
  * file is read again for a bounded time (STOP_WATCH_MS); a writer still
  * running rewrites it within microseconds. The marker argument is ours
  * (the pid), so that the root and unprivileged runs of this test do not
- * count each other.
+ * count each other. The bomb is started in the background, and the
+ * shell forks nothing after it but the last sleep: a shell that cannot
+ * fork exits (code 2), and round 1 must still be running at its deadline.
  */
 #define STOP_WATCH_MS	300
 START_TEST(a_run_is_stopped_when_it_returns)
@@ -267,7 +269,7 @@ START_TEST(a_run_is_stopped_when_it_returns)
 	static const char script[] =
 	    "i=0; while :; do i=$((i+1)); echo $i > late; done &"
 	    " while [ ! -s late ]; do :; done;"
-	    " f(){ f|f& }; f;"
+	    " f(){ f|f& }; f &"
 	    " if [ \"$1\" = spin ]; then while :; do :; done; fi; sleep 2";
 	char marker[64], late[300], was[64], now[64];
 	const char *argv[] = { "/bin/sh", "-c", script, marker, NULL, NULL };
@@ -302,7 +304,8 @@ START_TEST(a_run_is_stopped_when_it_returns)
 		if (round == 0)
 			ck_assert_msg(res.exited, "exited");
 		else
-			ck_assert(res.timed_out);
+			ck_assert_msg(res.timed_out, "timed out (exited %d, "
+			    "code %d)", res.exited, res.exit_code);
 		sb_result_fini(&res);
 	}
 	(void)unlink(late);
