@@ -1,5 +1,6 @@
 # `cmake --install` and CPack's .deb: the layout of a Debian package.
 #   /usr/bin/mcp-sandbox                                  the server
+#   /usr/libexec/mcp-sandbox/mcp-sandbox-init             every sandbox's pid 1
 #   /usr/share/man/man1/mcp-sandbox.1.gz                  mcp-sandbox(1)
 #   /usr/share/doc/mcp-sandbox/examples/policy.json       an example policy
 #   /usr/share/doc/mcp-sandbox/copyright
@@ -22,6 +23,9 @@ else()
 endif()
 
 install(TARGETS mcp-sandbox RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# where sandbox/ctx.c looks from the server: ../libexec/mcp-sandbox/
+install(TARGETS mcp-sandbox-init
+  RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/mcp-sandbox)
 
 # man pages are gzipped in Debian (Policy 12.1); gzip -n for a stable file.
 find_program(GZIP_EXECUTABLE gzip REQUIRED)

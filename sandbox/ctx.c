@@ -143,6 +143,74 @@ add_sysent(struct sb_ctx *ctx, const struct sb_sys_path *sp)
 	return 0;
 }
 
+/*
+ * The init program every run execs (init.c), opened once (O_PATH): what
+ * runs is the file checked here. cfg's path, or else where an install
+ * puts it from our executable (../libexec/mcp-sandbox/), or beside it (a
+ * build tree). It runs with every capability of the sandbox's namespaces
+ * and, as a root server's child, as root on the host's files until it
+ * takes the sandbox's ids: only root, we or the owner of the executable
+ * we run (it is as trusted as that) may write it.
+ */
+static int
+open_init(struct sb_ctx *ctx, const struct sb_config *cfg,
+    struct sb_result *res)
+{
+	static const char *const rel[] = {
+		"/../libexec/mcp-sandbox/" SB_INIT_NAME, "/" SB_INIT_NAME,
+	};
+	char exe[SB_PATH_MAX], *slash;
+	struct stat st, self;
+	ssize_t n;
+	size_t i;
+
+	if (cfg->init_path != NULL) {
+		(void)snprintf(ctx->init_path, sizeof(ctx->init_path), "%s",
+		    cfg->init_path);
+		ctx->init_fd = open(ctx->init_path, O_PATH | O_CLOEXEC);
+	} else if ((n = readlink("/proc/self/exe", exe,
+	    sizeof(exe) - 1)) > 0 && (size_t)n < sizeof(exe) - 1) {
+		exe[n] = '\0';
+		if ((slash = strrchr(exe, '/')) != NULL)
+			*slash = '\0';
+		for (i = 0; i < sizeof(rel) / sizeof(rel[0]) &&
+		    ctx->init_fd < 0; i++) {
+			if (snprintf(ctx->init_path, sizeof(ctx->init_path),
+			    "%s%s", exe, rel[i]) < (int)sizeof(ctx->init_path))
+				ctx->init_fd = open(ctx->init_path,
+				    O_PATH | O_CLOEXEC);
+		}
+	}
+	if (ctx->init_fd < 0 && cfg->init_path != NULL) {
+		sb_fail(res, SB_STAGE_INIT, errno, ctx->init_path);
+		return -ENOENT;
+	}
+	if (ctx->init_fd < 0) {
+		sb_fail(res, SB_STAGE_INIT, ENOENT, "the sandbox's init "
+		    "program " SB_INIT_NAME " is not installed beside this "
+		    "executable (../libexec/mcp-sandbox/ or its own dir)");
+		return -ENOENT;
+	}
+	if (fstat(ctx->init_fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (st.st_mode & S_IXUSR) == 0) {
+		sb_fail(res, SB_STAGE_INIT, ENOEXEC, ctx->init_path);
+		return -ENOEXEC;
+	}
+	/* the owner of our own executable too: an unprivileged server in
+	 * a user namespace of its own (workspace.c) sees root's as 65534 */
+	if (stat("/proc/self/exe", &self) < 0)
+		self.st_uid = 0;
+	if ((st.st_uid != 0 && st.st_uid != geteuid() &&
+	    st.st_uid != self.st_uid) ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+		sb_fail(res, SB_STAGE_INIT, EPERM, "the sandbox's init "
+		    "program may be written by others than root, us and "
+		    "our executable's owner");
+		return -EPERM;
+	}
+	return 0;
+}
+
 int
 sb_ctx_new(const struct sb_config *cfg, struct sb_ctx **ret,
     struct sb_result *res)
@@ -161,7 +229,10 @@ sb_ctx_new(const struct sb_config *cfg, struct sb_ctx **ret,
 		return -ENOMEM;
 	}
 	ctx->ipc_home_fd = -1;
+	ctx->init_fd = -1;
 	ctx->host_root = geteuid() == 0;
+	if ((rc = open_init(ctx, cfg, res)) < 0)
+		goto fail;
 	if (ctx->host_root) {
 		ctx->uid = cfg->uid != 0 ? cfg->uid : SB_DEFAULT_UID;
 		ctx->gid = cfg->gid != 0 ? cfg->gid : SB_DEFAULT_GID;
@@ -249,6 +320,8 @@ sb_ctx_free(struct sb_ctx *ctx)
 		sb_uid_pool_fini(&ctx->uids);
 	if (ctx->cg_on)
 		sb_cgroup_fini(&ctx->cg);
+	if (ctx->init_fd >= 0)
+		(void)close(ctx->init_fd);
 	free(ctx);
 }
 

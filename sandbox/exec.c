@@ -455,6 +455,7 @@ struct chans {
 	int stat[2];		/* status records, child -> parent */
 	int sync[2];		/* socket: "maps written"; held open by us */
 	int in;			/* memfd with stdin bytes, or -1 */
+	int plan;		/* memfd with the packed plan, or -1 */
 	/* the plan's trees (workspace, writable binds) as detached mounts */
 	int tree[SB_MAX_TREES];
 };
@@ -471,6 +472,7 @@ chans_close(struct chans *c)
 		close_fd(&c->sync[i]);
 	}
 	close_fd(&c->in);
+	close_fd(&c->plan);
 	for (i = 0; i < SB_MAX_TREES; i++)
 		close_fd(&c->tree[i]);
 }
@@ -711,6 +713,7 @@ release_init(struct sb_ctx *ctx, struct sb_plan *p,
 	close_fd(&c->stat[1]);
 	close_fd(&c->sync[0]);
 	close_fd(&c->in);
+	close_fd(&c->plan);
 	for (i = 0; i < SB_MAX_TREES; i++)
 		close_fd(&c->tree[i]);
 	r->oom_efd = cg->oom_efd;
@@ -782,11 +785,19 @@ launch(struct sb_ctx *ctx, struct sb_plan *p, const struct sb_request *req,
 	p->fd_from[SB_FD_STDIN - SB_FD_STATUS] = c->in;
 	for (i = 0; i < SB_MAX_TREES; i++)
 		p->fd_from[SB_FD_TREE + (int)i - SB_FD_STATUS] = c->tree[i];
+	p->fd_from[SB_FD_EXE - SB_FD_STATUS] = ctx->init_fd;
 	if ((rc = ns_enter(ctx, p, slot, &flags, res)) < 0)
 		return rc;
+	/* complete now (ns_enter says whether lo is down): for the init */
+	if ((rc = sb_plan_pack(p, &c->plan)) < 0) {
+		sb_fail(res, SB_STAGE_RESOURCES, -rc, "the plan for the init");
+		(void)ns_leave(ctx, p, *slot, res);
+		return rc;
+	}
+	p->fd_from[SB_FD_PLAN - SB_FD_STATUS] = c->plan;
 	/*
 	 * The init makes its cgroup namespace once it is in the run's
-	 * cgroup (child.c, after our 'c'): made at the clone, in ours, its
+	 * cgroup (init.c, after our 'c'): made at the clone, in ours, its
 	 * root would be our cgroup, and /proc/self/cgroup inside would name
 	 * our dir and the run's.
 	 */
@@ -795,7 +806,7 @@ launch(struct sb_ctx *ctx, struct sb_plan *p, const struct sb_request *req,
 	r->pid = clone_init(flags, ctx->cg.version == 2 && cg->made ?
 	    cg->dir[SB_CG_MEMORY] : -1, &r->pidfd, &joined);
 	if (r->pid == 0)
-		sb_child_init(p);
+		sb_child_exec(p);
 	rc = r->pid < 0 ? -errno : 0;
 	if (ns_leave(ctx, p, *slot, res) < 0)
 		return -res->err;
@@ -845,7 +856,7 @@ started_init(struct sb_started *s, struct sb_ctx *ctx)
 	s->r = (struct run){ .pid = -1, .pidfd = -1, .out = -1, .err = -1,
 	    .status = -1, .in_w = -1, .oom_efd = -1, .net_lfd = -1 };
 	s->c = (struct chans){ .out = { -1, -1 }, .err = { -1, -1 },
-	    .stat = { -1, -1 }, .sync = { -1, -1 }, .in = -1 };
+	    .stat = { -1, -1 }, .sync = { -1, -1 }, .in = -1, .plan = -1 };
 	for (size_t i = 0; i < SB_MAX_TREES; i++)
 		s->c.tree[i] = -1;
 	sb_cg_run_init(&s->cg);

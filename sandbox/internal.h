@@ -65,14 +65,6 @@
  * client's wake-ups for up to a tick (p90 of the MCP layer 2-3 ms).
  */
 #define SB_IDLE_SLICE_NS	100000
-/*
- * Bytes of /proc/self/maps the init reads to let go of the server's
- * memory (child.c): some 100 bytes a mapping, two mappings a server
- * thread; what does not fit is kept.
- */
-#define SB_MAPS_BUF		(32u * 1024)
-/* glibc's malloc arenas start on this boundary (HEAP_MAX_SIZE, 64-bit). */
-#define SB_ARENA_ALIGN		(64ul * 1024 * 1024)
 /* The kernel's struct sched_attr, first version (glibc 2.36 has none). */
 struct sb_sched_attr {
 	uint32_t size, policy;
@@ -97,6 +89,8 @@ enum sb_child_fd {
 	SB_FD_STDOUT,		/* pipe, write end */
 	SB_FD_STDERR,		/* pipe, write end */
 	SB_FD_STDIN,		/* memfd with the stdin bytes, or -1 */
+	SB_FD_PLAN,		/* memfd with the packed plan (plan_wire.c) */
+	SB_FD_EXE,		/* the init program (O_PATH), until its exec */
 	/* detached mounts made by the parent (uid pool): the workspace and
 	 * the writable binds, SB_MAX_TREES fds, unused ones -1 */
 	SB_FD_TREE,
@@ -117,7 +111,8 @@ struct sb_status {
 	int32_t err;		/* errno */
 	int32_t wstatus;	/* EXIT: wait status; FAIL: 1 + mop index */
 	uint64_t maxrss_kib;	/* high-water RSS of the program tree */
-	uint64_t base_kib;	/* init's own high-water RSS (a server copy) */
+	uint64_t base_kib;	/* init's own high-water RSS (the program's
+				 * until its execve: a vfork) */
 };
 
 enum sb_mop_kind {
@@ -226,8 +221,9 @@ struct sb_prot {
 };
 
 /*
- * Everything the child needs, built before clone(). The child only reads it
- * (its copy-on-write copy), makes system calls, and never allocates.
+ * Everything the init needs, built before clone(). The cloned child reads
+ * only its fd slots; the init gets the rest packed in a memfd (plan_wire.c)
+ * and only reads it.
  */
 struct sb_plan {
 	/* fd shuffle: from[i] (parent's number) becomes SB_FD_STATUS + i */
@@ -261,8 +257,6 @@ struct sb_plan {
 	uint64_t shmmax, shmall;		/* bytes, pages */
 	/* the sandbox's share of the per-uid inotify pool (child writes) */
 	unsigned inotify_instances, inotify_watches;
-	/* cmdline of the init instead of the server's (child.c) */
-	const char *init_name;
 	/* the run has a cgroup: the init waits for a second byte ('c',
 	 * attached) before it starts the program (exec.c, launch), then
 	 * makes its cgroup namespace (the clone does not) */
@@ -280,9 +274,9 @@ struct sb_plan {
 
 	struct sb_limits limits;	/* request limits, defaults filled in */
 	const char *cwd;		/* inside */
-	const char *program;		/* inside, absolute; the plan's copy */
-	char *const *argv;		/* copies the plan owns (copy_exec) */
-	char *const *envp;
+	const char *program;		/* inside, absolute */
+	const char *const *argv;	/* the request's, until the launch */
+	const char *const *envp;
 
 	/* Strings the plan owns (paths, options); freed by sb_plan_fini. */
 	char *owned[SB_MAX_MOPS + SB_MAX_PROTECTED + 8];
@@ -417,6 +411,9 @@ struct sb_ctx {
 	struct sb_uid_pool uids;
 	bool cg_on;			/* cg was initialised */
 	struct sb_cgroups cg;
+	/* the init program (init.c), O_PATH; what every run execs first */
+	int init_fd;
+	char init_path[SB_PATH_MAX];
 };
 
 /* policy.c: the const tables. */
@@ -471,6 +468,8 @@ extern const struct sock_fprog sb_sysv_deny;
 extern const struct sock_fprog sb_memfd_deny;
 /* The sandbox init's command line (what /proc/1/cmdline shows). */
 extern const char sb_init_name[];
+/* Its program's file name (ctx.c finds it). */
+#define SB_INIT_NAME		"mcp-sandbox-init"
 
 /* Every namespace flag of clone() (CLONE_NEWTIME shares CSIGNAL's bits). */
 #define SB_CLONE_NS_MASK	0x7e020000UL
@@ -524,8 +523,26 @@ int sb_lo_up(void);
 int sb_send_fd(int sock, int fd);
 int sb_recv_fd(int sock);
 
-/* child.c: never returns. */
-void sb_child_init(const struct sb_plan *plan) __attribute__((noreturn));
+/*
+ * A packed plan's most bytes: the struct (some 40 KiB) and its strings,
+ * whose bulk is argv and env, which execve() takes at most 2 MiB of
+ * (a quarter of the program's RLIMIT_STACK, SB_RLIM_STACK).
+ */
+#define SB_PLAN_WIRE_MAX	(sizeof(struct sb_plan) + 4u * 1024 * 1024)
+
+/* The filters a plan names, as the reading side has them. */
+struct sb_filters {
+	const struct sock_fprog *main, *sysv, *memfd;
+};
+
+/* plan_wire.c: the plan in a memfd (*fd), and back in the init. */
+int sb_plan_pack(const struct sb_plan *p, int *fd)
+    __attribute__((warn_unused_result));
+int sb_plan_unpack(int fd, const struct sb_filters *f, struct sb_plan **p)
+    __attribute__((warn_unused_result));
+
+/* spawn.c: in the cloned child, the fds placed and the init exec'd. */
+void sb_child_exec(const struct sb_plan *plan) __attribute__((noreturn));
 
 /* output.c: capped capture. */
 int sb_output_init(struct sb_output *o, size_t cap)

@@ -498,62 +498,6 @@ add_limits(struct sb_plan *p, const struct sb_limits *l, bool ws_rw,
 		add_ll_rule(p, p->cwd, SB_LL_RW);
 }
 
-/* Bytes of a NULL-terminated vector and its strings; *n its length. */
-static size_t
-vec_size(const char *const *v, size_t *n)
-{
-	size_t bytes = 0;
-
-	for (*n = 0; v[*n] != NULL; (*n)++)
-		bytes += strlen(v[*n]) + 1;
-	return bytes + (*n + 1) * sizeof(char *);
-}
-
-static char **
-vec_copy(const char *const *v, size_t n, char ***slot, char **str)
-{
-	char **out = *slot;
-	size_t i, len;
-
-	for (i = 0; i < n; i++) {
-		len = strlen(v[i]) + 1;
-		memcpy(*str, v[i], len);
-		out[i] = *str;
-		*str += len;
-	}
-	out[n] = NULL;
-	*slot += n + 1;
-	return out;
-}
-
-/*
- * The program, argv and envp in one block the plan owns: the caller's may
- * live in the server's own argument area (a CLI passes main's argv), which
- * the child overwrites before it execs (child.c, clear_cmdline).
- */
-static int
-copy_exec(struct sb_plan *p, const struct sb_request *req)
-{
-	const char *const *envp = req->envp != NULL ? req->envp :
-	    sb_default_env;
-	size_t na, ne, bytes, plen = strlen(req->program) + 1;
-	char **vecs, *str;
-
-	bytes = vec_size(req->argv, &na);
-	bytes += vec_size(envp, &ne);
-	if (p->nowned >= sizeof(p->owned) / sizeof(p->owned[0]))
-		return -E2BIG;
-	if ((vecs = malloc(bytes + plen)) == NULL)
-		return -ENOMEM;
-	p->owned[p->nowned++] = (char *)vecs;
-	str = (char *)(vecs + na + 1 + ne + 1);
-	p->argv = vec_copy(req->argv, na, &vecs, &str);
-	p->envp = vec_copy(envp, ne, &vecs, &str);
-	memcpy(str, req->program, plen);
-	p->program = str;
-	return 0;
-}
-
 /*
  * Limits kept by the kernel outside rlimits: System V IPC (a root server's
  * ipc namespace gets the plan's memory figure, see exec.c; an unprivileged
@@ -573,7 +517,6 @@ add_kernel_limits(const struct sb_ctx *ctx, struct sb_plan *p)
 	p->shmall = p->limits.as_bytes / (uint64_t)(page > 0 ? page : 4096);
 	p->inotify_instances = SB_INOTIFY_INSTANCES;
 	p->inotify_watches = SB_INOTIFY_WATCHES;
-	p->init_name = sb_init_name;
 }
 
 /*
@@ -612,8 +555,11 @@ sb_plan_build(struct sb_ctx *ctx, const struct sb_request *req,
 	p->net_proxy = req->network == SB_NET_PROXY;
 	p->filter = &ctx->filter;
 	p->cwd = "/tmp";
-	if ((rc = copy_exec(p, req)) < 0 ||
-	    (rc = add_system(ctx, p)) < 0 ||
+	/* borrowed: the plan is packed for the init at the launch */
+	p->program = req->program;
+	p->argv = req->argv;
+	p->envp = req->envp != NULL ? req->envp : sb_default_env;
+	if ((rc = add_system(ctx, p)) < 0 ||
 	    (rc = add_tmp(p, p->limits.tmp_bytes)) < 0)
 		goto fail;
 	if ((rc = add_request_binds(ctx, p, req, ws, res)) < 0) {

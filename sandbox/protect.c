@@ -229,7 +229,7 @@ prot_git_dir(struct sb_plan *p, int ws_fd, const char *ws, const char *dir,
 /*
  * The protected names of a writable workspace (a read-only one keeps
  * everything), added to a built plan (exec.c), so bound after every other
- * mount of it, the workspace's among them (child.c, by fd).
+ * mount of it, the workspace's among them (init.c, by fd).
  * A dir named .git is a git dir; in a .hg dir, what Mercurial reads as
  * config (hooks) or where it finds the store; anything else there (a
  * .git file, another name of the list) is read-only whole. Each path is

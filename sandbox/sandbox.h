@@ -125,6 +125,11 @@ struct sb_config {
 	 * where runs always nest under the server's own cgroups.
 	 */
 	const char *cgroup_parent;
+	/*
+	 * The sandbox's init program, mcp-sandbox-init (NULL: installed
+	 * beside the executable, see ctx.c).
+	 */
+	const char *init_path;
 };
 
 /*

@@ -16,6 +16,7 @@
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -31,7 +32,8 @@
 static struct sb_ctx *
 new_ctx(unsigned pool)
 {
-	struct sb_config cfg = { .netns_pool = pool };
+	struct sb_config cfg = { .netns_pool = pool,
+	    .init_path = MCP_TEST_INIT };
 	struct sb_result res;
 	struct sb_ctx *ctx = NULL;
 
@@ -568,50 +570,93 @@ START_TEST(started_low_run_weighs_least_until_its_call)
 }
 END_TEST
 
-/* Whether /proc/PID/maps lists a [heap] mapping. */
-static bool
-maps_have_heap(pid_t pid)
-{
-	char path[64], line[512];
-	bool found = false;
-	FILE *f;
+/* Mappings larger than this are skipped by the memory scan below: only
+ * AddressSanitizer's shadow is, and it holds no program data. */
+#define SCAN_MAX_MAPPING	(1ull << 30)
 
+/*
+ * Whether pid's memory holds needle: every readable mapping of
+ * /proc/PID/maps read through /proc/PID/mem; *bytes counts what was read.
+ */
+static bool
+mem_holds(pid_t pid, const char *needle, size_t nlen, size_t *bytes)
+{
+	char path[64], line[512], perm[8];
+	unsigned long long lo, hi, at;
+	bool found = false;
+	char *buf = malloc(1 << 16);
+	FILE *maps;
+	int mem;
+
+	ck_assert_ptr_nonnull(buf);
 	(void)snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	if ((f = fopen(path, "r")) == NULL)
+	ck_assert_ptr_nonnull(maps = fopen(path, "r"));
+	(void)snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	if ((mem = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		/* a non-dumpable process's is root's (see the test) */
+		ck_assert_msg(errno == EACCES, "%s: %s", path, strerror(errno));
+		fclose(maps);
+		free(buf);
 		return false;
-	while (!found && fgets(line, sizeof(line), f) != NULL)
-		found = strstr(line, "[heap]") != NULL;
-	fclose(f);
+	}
+	while (!found && fgets(line, sizeof(line), maps) != NULL) {
+		if (sscanf(line, "%llx-%llx %7s", &lo, &hi, perm) != 3 ||
+		    perm[0] != 'r' || hi - lo > SCAN_MAX_MAPPING)
+			continue;
+		/* chunks overlap by nlen - 1: a needle across two is seen */
+		for (at = lo; !found && at < hi; at += (1 << 16) - nlen) {
+			size_t want = hi - at < (1 << 16) ? hi - at : (1 << 16);
+			ssize_t n = pread(mem, buf, want, (off_t)at);
+
+			if (n <= 0)
+				break;		/* [vvar] and the like */
+			*bytes += (size_t)n;
+			found = memmem(buf, (size_t)n, needle, nlen) != NULL;
+			if ((size_t)n < want)
+				break;
+		}
+	}
+	(void)close(mem);
+	fclose(maps);
+	free(buf);
 	return found;
 }
 
 /*
- * Once its program runs, the init (a copy of the launcher) lets go of the
- * launcher's heap: it does not hold the old copy of every page the
- * launcher writes. Asynchronous, so polled for, up to a bound. Under
- * AddressSanitizer the init keeps everything (see child.c).
+ * Nothing of the launcher's memory is in a sandbox: its init is a
+ * program of its own, exec'd before anything of a call is touched. A
+ * fresh marker in the launcher's heap, stack and data is looked for in
+ * the memory of the init and of the program, once the program waits in
+ * read (its comm is sh: exec'd). The scan reads something of both, and
+ * finds the marker in the launcher itself. Unprivileged, the init's
+ * /proc/PID/mem is not ours to open: a non-dumpable process's files are
+ * owned by the root of its user namespace, which the sandbox's does not
+ * map (so the host's root); then only the program is read, and the
+ * init's refusal (EACCES) is what is checked.
  */
-START_TEST(init_lets_go_of_the_launchers_heap)
+static char marker_data[40];
+
+START_TEST(the_sandbox_holds_nothing_of_the_launchers_memory)
 {
 	static const char *const argv[] = { "/bin/sh", "-c", "read x", NULL };
 	struct sb_ctx *ctx = new_ctx(1);
 	struct sb_started *s = NULL;
 	struct sb_request req;
 	struct sb_result res;
-	char path[64], kids[64];
+	char path[80], kids[64], comm[32] = "", marker_stack[40];
 	struct timespec tick = { 0, 10 * 1000000L };
-	char *keep = malloc(64);	/* we have a heap, so the copy had one */
-	pid_t init;
-	int i;
+	unsigned char rnd[16];
+	char *marker_heap = malloc(40);
+	size_t bytes_init = 0, bytes_prog = 0, bytes_self = 0, i;
+	pid_t init, prog = 0;
+	int tries;
 
-	ck_assert_ptr_nonnull(keep);
-#if defined(__SANITIZE_ADDRESS__)
-	/* its allocator has no [heap]: the check below holds trivially */
-	fprintf(stderr, "init_lets_go_of_the_launchers_heap: under "
-	    "AddressSanitizer there is no heap to let go of\n");
-#else
-	ck_assert(maps_have_heap(getpid()));
-#endif
+	ck_assert_ptr_nonnull(marker_heap);
+	ck_assert_int_eq(getrandom(rnd, sizeof(rnd), 0), (ssize_t)sizeof(rnd));
+	for (i = 0; i < sizeof(rnd); i++)
+		(void)snprintf(marker_data + 2 * i, 3, "%02x", rnd[i]);
+	memcpy(marker_heap, marker_data, 33);
+	memcpy(marker_stack, marker_data, 33);
 	request(&req, argv);
 	ck_assert_int_eq(sb_start(ctx, &req, &s, &res), 0);
 	sb_result_fini(&res);
@@ -620,17 +665,35 @@ START_TEST(init_lets_go_of_the_launchers_heap)
 	proc_line(path, kids, sizeof(kids));
 	init = atoi(kids);
 	ck_assert_int_gt(init, 0);
-	for (i = 0; i < 500 && maps_have_heap(init); i++)
+	for (tries = 0; tries < 500 && strcmp(comm, "sh\n") != 0; tries++) {
 		(void)nanosleep(&tick, NULL);
-	ck_assert_msg(!maps_have_heap(init), "the init still maps the heap "
-	    "after 5 s");
+		(void)snprintf(path, sizeof(path), "/proc/%d/task/%d/children",
+		    (int)init, (int)init);
+		proc_line(path, kids, sizeof(kids));
+		if ((prog = atoi(kids)) <= 0)
+			continue;
+		(void)snprintf(path, sizeof(path), "/proc/%d/comm", (int)prog);
+		proc_line(path, comm, sizeof(comm));
+	}
+	ck_assert_msg(strcmp(comm, "sh\n") == 0, "the program did not start");
+	ck_assert_msg(!mem_holds(init, marker_data, 32, &bytes_init),
+	    "the init (pid %d) holds the launcher's marker", (int)init);
+	ck_assert_msg(!mem_holds(prog, marker_data, 32, &bytes_prog),
+	    "the program (pid %d) holds the launcher's marker", (int)prog);
+	ck_assert_uint_gt(bytes_prog, 0);
+	if (geteuid() == 0)
+		ck_assert_uint_gt(bytes_init, 0);
+	else
+		ck_assert_uint_eq(bytes_init, 0);
+	ck_assert(mem_holds(getpid(), marker_heap, 32, &bytes_self));
+	ck_assert(memcmp(marker_stack, marker_heap, 32) == 0);
 	req.stdin_data = "\n";
 	req.stdin_len = 1;
 	ck_assert_int_eq(sb_finish(s, &req, NULL, &res), 0);
 	ck_assert(res.exited && res.exit_code == 0);
 	sb_result_fini(&res);
 	sb_ctx_free(ctx);
-	free(keep);
+	free(marker_heap);
 }
 END_TEST
 
@@ -1011,7 +1074,8 @@ END_TEST
 static struct sb_ctx *
 uid_ctx(unsigned slots, uid_t base, struct sb_result *res, int *rc)
 {
-	struct sb_config cfg = { .netns_pool = slots, .uid_slots = slots,
+	struct sb_config cfg = { .init_path = MCP_TEST_INIT,
+	    .netns_pool = slots, .uid_slots = slots,
 	    .uid_base = base };
 	struct sb_ctx *ctx = NULL;
 
@@ -1613,7 +1677,8 @@ END_TEST
  */
 START_TEST(bounds_report_the_perimeter_layers)
 {
-	struct sb_config cfg = { .uid_slots = 1, .uid_base = test_uid_base() };
+	struct sb_config cfg = { .uid_slots = 1, .uid_base = test_uid_base(),
+	    .init_path = MCP_TEST_INIT };
 	struct sb_result res;
 	struct sb_bounds b;
 	struct sb_ctx *ctx;
@@ -1654,7 +1719,7 @@ lib_suite(void)
 	tcase_add_test(t, started_run_deadline_starts_at_finish);
 	tcase_add_test(t, started_run_discarded_leaves_nothing);
 	tcase_add_test(t, started_low_run_weighs_least_until_its_call);
-	tcase_add_test(t, init_lets_go_of_the_launchers_heap);
+	tcase_add_test(t, the_sandbox_holds_nothing_of_the_launchers_memory);
 	tcase_add_test(t, cancel_from_another_thread_kills_at_once);
 	tcase_add_test(t, parallel_runs_with_fresh_netns);
 	tcase_add_test(t, parallel_runs_with_a_netns_pool_smaller_than_the_load);

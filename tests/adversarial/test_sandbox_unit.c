@@ -9,6 +9,7 @@
 #include <seccomp.h>
 #include <stdint.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -22,10 +23,11 @@ static const char *const true_argv[] = { "/bin/true", NULL };
 static struct sb_ctx *
 new_ctx(void)
 {
+	const struct sb_config cfg = { .init_path = MCP_TEST_INIT };
 	struct sb_result res;
 	struct sb_ctx *ctx = NULL;
 
-	ck_assert_int_eq(sb_ctx_new(NULL, &ctx, &res), 0);
+	ck_assert_int_eq(sb_ctx_new(&cfg, &ctx, &res), 0);
 	return ctx;
 }
 
@@ -653,6 +655,61 @@ START_TEST(stage_names_are_unique)
 }
 END_TEST
 
+/* A copy of the init program at path, with mode and owner (-1: ours). */
+static void
+copy_init(const char *path, mode_t mode, uid_t owner)
+{
+	char cmd[512];
+
+	(void)snprintf(cmd, sizeof(cmd), "cp %s %s", MCP_TEST_INIT, path);
+	ck_assert_int_eq(system(cmd), 0);
+	ck_assert_int_eq(chmod(path, mode), 0);
+	if (owner != (uid_t)-1)
+		ck_assert_int_eq(chown(path, owner, (gid_t)-1), 0);
+}
+
+/*
+ * The init runs with every capability of a sandbox's namespaces (and,
+ * for a root server, as root on the host's files until it takes the
+ * sandbox's ids): a context refuses one that others may write, or that
+ * is not there, and names it.
+ */
+START_TEST(ctx_refuses_an_init_others_may_write)
+{
+	char path[] = "/tmp/sb-init-XXXXXX";
+	struct sb_config cfg = { .init_path = path };
+	struct sb_result res;
+	struct sb_ctx *ctx = NULL;
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	(void)close(fd);
+	copy_init(path, 0775, (uid_t)-1);
+	ck_assert_int_eq(sb_ctx_new(&cfg, &ctx, &res), -EPERM);
+	ck_assert_int_eq(res.failed_stage, SB_STAGE_INIT);
+	ck_assert_ptr_nonnull(strstr(res.message, "may be written by others"));
+	sb_result_fini(&res);
+	ck_assert_int_eq(chmod(path, 0757), 0);
+	ck_assert_int_eq(sb_ctx_new(&cfg, &ctx, &res), -EPERM);
+	sb_result_fini(&res);
+	if (geteuid() == 0) {
+		/* another user's, whatever its mode */
+		copy_init(path, 0755, 12345);
+		ck_assert_int_eq(sb_ctx_new(&cfg, &ctx, &res), -EPERM);
+		sb_result_fini(&res);
+	}
+	copy_init(path, 0755, geteuid());
+	ck_assert_msg(sb_ctx_new(&cfg, &ctx, &res) == 0, "%s", res.message);
+	sb_result_fini(&res);
+	sb_ctx_free(ctx);
+	ck_assert_int_eq(unlink(path), 0);
+	cfg.init_path = "/nonexistent/mcp-sandbox-init";
+	ck_assert_int_eq(sb_ctx_new(&cfg, &ctx, &res), -ENOENT);
+	ck_assert_int_eq(res.failed_stage, SB_STAGE_INIT);
+	sb_result_fini(&res);
+}
+END_TEST
+
 START_TEST(limits_have_documented_defaults)
 {
 	struct sb_limits l;
@@ -684,6 +741,7 @@ sandbox_suite(void)
 	tcase_add_test(t, plan_refuses_an_nproc_above_the_kernels_pids);
 	tcase_add_test(t, program_check_follows_the_sandbox_view);
 	tcase_add_test(t, limits_have_documented_defaults);
+	tcase_add_test(t, ctx_refuses_an_init_others_may_write);
 	suite_add_tcase(s, t);
 	t = tcase_create("output");
 	tcase_add_test(t, output_keeps_cap_and_counts_everything);

@@ -43,7 +43,8 @@ ENV = {"PATH": PATH, "LANG": "C.UTF-8", "HOME": "/root"}
 LOCK = "/run/lock/mcp-sandbox-package-test.lock"
 DPKG_LOCK_WAIT_S = 300  # another engineer's apt-get may hold the lock
 PKG = "mcp-sandbox"
-FILES = ["/usr/bin/mcp-sandbox", "/usr/share/man/man1/mcp-sandbox.1.gz",
+FILES = ["/usr/bin/mcp-sandbox", "/usr/libexec/mcp-sandbox/mcp-sandbox-init",
+         "/usr/share/man/man1/mcp-sandbox.1.gz",
          "/usr/share/doc/mcp-sandbox/examples/policy.json",
          "/usr/share/doc/mcp-sandbox/copyright",
          "/etc/mcp-sandbox/policy.json", "/etc/default/mcp-sandbox",
@@ -69,7 +70,7 @@ def build_deb(src, work):
             "-DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON"])
     check("configure", r.returncode == 0, r.stderr[-2000:])
     r = sh(["cmake", "--build", bd, "-j", str(os.cpu_count() or 2),
-            "--target", "mcp-sandbox", "mcp_manpage"])
+            "--target", "mcp-sandbox", "mcp-sandbox-init", "mcp_manpage"])
     check("build", r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:])
     out = os.path.join(work, "deb")
     r = sh(["cpack", "--config", os.path.join(bd, "CPackConfig.cmake"),

@@ -103,6 +103,7 @@ setup_with(const char *const *flags)
 	struct sb_result r;
 
 	memset(&cfg, 0, sizeof(cfg));
+	cfg.init_path = MCP_TEST_INIT;
 	th_init_flags(&T, flags);
 	ck_assert_msg(sb_ctx_new(&cfg, &SB, &r) == 0, "sandbox: %s",
 	    r.message);

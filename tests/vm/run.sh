@@ -139,6 +139,8 @@ mkdir -p "$work/o/opt/mcp"
 cp "$here/init" "$work/o/init"
 chmod 755 "$work/o/init"
 cp "$binary" "$work/o/opt/mcp/mcp-sandbox"
+# the sandbox's init program sits beside the server (sandbox/ctx.c)
+cp "$(dirname "$binary")/mcp-sandbox-init" "$work/o/opt/mcp/mcp-sandbox-init"
 cp "$script" "$work/o/opt/mcp/guest.sh"
 for f in "$@"; do
 	cp -r "$f" "$work/o/opt/mcp/"

@@ -290,7 +290,7 @@ prefixed(const char *tmpl, const char *curl_args, char *out, size_t outlen)
 int
 main(int argc, char **argv)
 {
-	struct sb_config cfg = { .netns_pool = 4 };
+	struct sb_config cfg = { .netns_pool = 4, .init_path = MCP_TEST_INIT };
 	struct egress_rules rules;
 	struct sb_ctx *ctx;
 	struct sb_result err;

@@ -137,8 +137,10 @@ int
 main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : INPROC_RUNS;
-	struct sb_config fresh = { 0 }, pooled = { .netns_pool = 1 };
-	struct sb_config nocg = { .netns_pool = 1, .cgroup = SB_CGROUP_OFF };
+	struct sb_config fresh = { .init_path = MCP_TEST_INIT };
+	struct sb_config pooled = { .netns_pool = 1, .init_path = MCP_TEST_INIT };
+	struct sb_config nocg = { .netns_pool = 1, .cgroup = SB_CGROUP_OFF,
+	    .init_path = MCP_TEST_INIT };
 	struct sb_ctx *a = NULL, *b = NULL, *c = NULL;
 	struct sb_bounds bounds;
 	struct sb_result res;

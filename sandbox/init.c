@@ -1,11 +1,12 @@
 /*
- * child: everything between clone() and execve(). Runs in a copy of a
- * possibly multi-threaded server, so it makes only async-signal-safe system
- * calls from a plan built beforehand: no malloc, no stdio, no locks. Each
- * failing step writes {stage, errno} on the status pipe and exits; nothing
- * is ever run with a layer missing. The first process is the pid-1 reaper
- * of the sandbox; it forks the program and exits when the program does,
- * which takes every other process of the namespace with it.
+ * init: the sandbox's pid 1, a program of its own (mcp-sandbox-init),
+ * exec'd by the cloned child (spawn.c) before anything of a call is
+ * touched, so that nothing of the server's memory is in the sandbox. It
+ * reads its plan from a memfd (plan_wire.c), builds the root and forks
+ * the program. Each failing step writes {stage, errno} on the status pipe
+ * and exits; nothing is ever run with a layer missing. It reaps every
+ * process of the namespace and exits when the program does, which takes
+ * every other process of the namespace with it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -81,40 +82,6 @@ static void __attribute__((noreturn))
 child_fail(int fd, enum sb_stage stage, int err)
 {
 	child_fail_at(fd, stage, err, 0);
-}
-
-/*
- * Move the fds the plan needs to SB_FD_STATUS.., all CLOEXEC, and close
- * everything else, including the server's stdio and any fd another thread
- * opened without CLOEXEC.
- */
-static void
-shuffle_fds(const struct sb_plan *p)
-{
-	int tmp[SB_FD_FIRST_BIND - SB_FD_STATUS];
-	int high = SB_FD_STATUS + p->nfds;
-	int i;
-
-	for (i = 0; i < p->nfds; i++) {
-		tmp[i] = -1;
-		if (p->fd_from[i] < 0)
-			continue;
-		tmp[i] = fcntl(p->fd_from[i], F_DUPFD_CLOEXEC, high);
-		if (tmp[i] < 0)
-			child_fail(p->fd_from[0], SB_STAGE_FDS, errno);
-	}
-	for (i = 0; i < p->nfds; i++) {
-		if (tmp[i] < 0)
-			continue;
-		if (dup3(tmp[i], SB_FD_STATUS + i, O_CLOEXEC) < 0)
-			child_fail(tmp[0], SB_STAGE_FDS, errno);
-	}
-	if (syscall(SYS_close_range, (unsigned)high, ~0U, 0U) < 0)
-		child_fail(SB_FD_STATUS, SB_STAGE_FDS, errno);
-	for (i = 0; i < p->nfds; i++)
-		if (p->fd_from[i] < 0)
-			(void)close(SB_FD_STATUS + i);
-	(void)syscall(SYS_close_range, 0U, 2U, 0U);
 }
 
 /* Open every bind source at its planned fd, in our own mount namespace. */
@@ -467,7 +434,7 @@ program(const struct sb_plan *p, bool have_stdin)
 	size_t i;
 	int fd, rc;
 
-	/* the session is the init's (sb_child_init) */
+	/* the session is the init's (init_run) */
 	if ((rc = reset_signals()) < 0)
 		child_fail(st, SB_STAGE_SESSION, -rc);
 	(void)umask(SB_UMASK);
@@ -500,14 +467,15 @@ program(const struct sb_plan *p, bool have_stdin)
 		child_fail(st, SB_STAGE_SECCOMP, errno);
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0U, p->filter) < 0)
 		child_fail(st, SB_STAGE_SECCOMP, errno);
-	execve(p->program, p->argv, p->envp);
+	execve(p->program, (char *const *)(uintptr_t)p->argv,
+	    (char *const *)(uintptr_t)p->envp);
 	child_fail(st, SB_STAGE_EXEC, errno);
 }
 
 /*
  * Reap everything until the program exits; report its status; exit. The
  * program's high-water RSS includes the pages it shared with us before
- * execve (we are a copy of the server), so our own is sent as a baseline.
+ * execve (it is vforked), so our own is sent as a baseline.
  */
 static void __attribute__((noreturn))
 reap(pid_t prog, uint64_t base_kib)
@@ -557,173 +525,6 @@ start_idle(void)
 			return;
 	}
 	(void)sched_setscheduler(0, SCHED_IDLE, &sp);
-}
-
-#if !defined(__SANITIZE_ADDRESS__)
-/* A hexadecimal or decimal field of a /proc/self/maps line; *s past it. */
-static uintptr_t
-maps_num(const char **s, const char *end, unsigned base)
-{
-	uintptr_t v = 0;
-	unsigned d;
-
-	for (; *s < end; (*s)++) {
-		if (**s >= '0' && **s <= '9')
-			d = (unsigned)(**s - '0');
-		else if (base == 16 && **s >= 'a' && **s <= 'f')
-			d = (unsigned)(**s - 'a' + 10);
-		else
-			break;
-		v = v * base + d;
-	}
-	return v;
-}
-#endif
-
-/*
- * We are a copy of the server (a clone without CLONE_VM): while we live,
- * each page the server writes is copied for it, since we hold the
- * original (2.6-2.9 us a page here, against 1 us once nobody else holds
- * it; some 50 pages a call), and we keep the old copy. From here on we
- * need only our stack, our thread's TLS and the binaries' own mappings.
- * Unmapped: the heap, and anonymous read-write memory next to a
- * PROT_NONE neighbour the way malloc's arenas (aligned, before their
- * reserve) and thread stacks (after their guard page) are laid out; never
- * what holds our stack pointer or thread pointer, and never a binary's
- * .bss (whose neighbour is its file mapping). Parsed in a stack buffer,
- * without allocating; what does not fit or parse is kept. Not under
- * AddressSanitizer, whose shadow memory sits next to PROT_NONE gaps.
- */
-static void
-drop_server_memory(void)
-{
-#if !defined(__SANITIZE_ADDRESS__)
-	char buf[SB_MAPS_BUF];
-	struct region {
-		uintptr_t start, end;
-		bool rw_anon, none_anon, heap;
-	} cur, prev = { 0 }, held = { 0 };
-	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
-	uintptr_t tp = (uintptr_t)__builtin_thread_pointer();
-	const char *q, *eol, *end;
-	size_t len = 0;
-	ssize_t n;
-	int fd;
-
-	if ((fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC)) < 0)
-		return;
-	while (len < sizeof(buf) &&
-	    (n = read(fd, buf + len, sizeof(buf) - len)) > 0)
-		len += (size_t)n;
-	(void)close(fd);
-	end = buf + len;
-	/* decide on each region once its successor is known */
-	for (q = buf; (eol = memchr(q, '\n', (size_t)(end - q))) != NULL;
-	    q = eol + 1) {
-		const char *f = q, *perm;
-		uintptr_t inode;
-
-		cur.start = maps_num(&f, eol, 16);
-		if (f >= eol || *f++ != '-')
-			break;
-		cur.end = maps_num(&f, eol, 16);
-		if (eol - f < 6 || *f++ != ' ')
-			break;
-		perm = f;
-		f += 5;				/* "rw-p " */
-		(void)maps_num(&f, eol, 16);	/* offset */
-		while (f < eol && *f == ' ')
-			f++;
-		while (f < eol && *f != ' ')
-			f++;			/* device */
-		while (f < eol && *f == ' ')
-			f++;
-		inode = maps_num(&f, eol, 10);
-		while (f < eol && *f == ' ')
-			f++;
-		cur.heap = eol - f == 6 && memcmp(f, "[heap]", 6) == 0;
-		cur.rw_anon = inode == 0 && (f == eol || cur.heap) &&
-		    memcmp(perm, "rw-p", 4) == 0;
-		cur.none_anon = inode == 0 && f == eol &&
-		    memcmp(perm, "---p", 4) == 0;
-		if (held.end != 0) {
-			/* held: rw anon; drop it if a PROT_NONE follows */
-			if (cur.none_anon && cur.start == held.end)
-				(void)munmap((void *)held.start,
-				    held.end - held.start);
-			held.end = 0;
-		}
-		if (cur.rw_anon && !(sp >= cur.start && sp < cur.end) &&
-		    !(tp >= cur.start && tp < cur.end)) {
-			if (cur.heap ||
-			    (prev.none_anon && prev.end == cur.start))
-				(void)munmap((void *)cur.start,
-				    cur.end - cur.start);
-			else if (cur.start % SB_ARENA_ALIGN == 0)
-				held = cur;	/* an arena's, if ---p follows */
-		}
-		prev = cur;
-	}
-#endif
-}
-
-/* The unsigned decimal at *s; *s past it. */
-static uint64_t
-dec_field(const char **s, const char *end)
-{
-	uint64_t v = 0;
-
-	for (; *s < end && **s >= '0' && **s <= '9'; (*s)++)
-		v = v * 10 + (uint64_t)(**s - '0');
-	return v;
-}
-
-/*
- * We are a copy of the server, and /proc/1/cmdline (world-readable inside)
- * would show its command line: host paths of databases, token files, the
- * audit log. Overwrite the argument and environment areas of our stack
- * (found in /proc/self/stat, fields 48-51) with zeros and our name; our
- * comm likewise. Our own /proc (after pivot_root) shows our stat; nothing
- * of ours reads argv or environ afterwards. If the fields
- * cannot be read, fail: the run would show what it must not. The plan's
- * program, argv and envp are its own copies (plan.c), never in this area.
- */
-static void
-clear_cmdline(const char *name)
-{
-	char buf[1024];
-	const char *q, *end;
-	uint64_t f[4];
-	ssize_t n;
-	size_t len, i;
-	int fd, field;
-
-	(void)prctl(PR_SET_NAME, name, 0, 0, 0);
-	if ((fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC)) < 0)
-		child_fail(SB_FD_STATUS, SB_STAGE_INIT, errno);
-	n = read(fd, buf, sizeof(buf));
-	(void)close(fd);
-	if (n <= 0)
-		child_fail(SB_FD_STATUS, SB_STAGE_INIT, n < 0 ? errno : EIO);
-	end = buf + n;
-	/* fields from 3 on follow the last ')' (the comm may hold any byte) */
-	for (q = end; q > buf && q[-1] != ')'; q--)
-		;
-	for (field = 2; q < end && field < 48; q++)
-		if (*q == ' ')
-			field++;
-	for (i = 0; i < 4; i++) {
-		f[i] = dec_field(&q, end);
-		if (q >= end || *q++ != ' ')
-			child_fail(SB_FD_STATUS, SB_STAGE_INIT, EIO);
-	}
-	if (field != 48 || f[1] < f[0] || f[3] < f[2])
-		child_fail(SB_FD_STATUS, SB_STAGE_INIT, EIO);
-	memset((void *)(uintptr_t)f[2], 0, (size_t)(f[3] - f[2]));
-	memset((void *)(uintptr_t)f[0], 0, (size_t)(f[1] - f[0]));
-	len = strlen(name);
-	if (f[1] - f[0] > len)
-		memcpy((void *)(uintptr_t)f[0], name, len);
 }
 
 /* The sandbox's session; with net_proxy, its proxy listener sent out. */
@@ -778,8 +579,8 @@ take_ids(const struct sb_plan *p)
 		child_fail(SB_FD_STATUS, SB_STAGE_PDEATHSIG, errno);
 }
 
-void
-sb_child_init(const struct sb_plan *p)
+static void __attribute__((noreturn))
+init_run(const struct sb_plan *p)
 {
 	bool have_stdin = p->fd_from[SB_FD_STDIN - SB_FD_STATUS] >= 0;
 	struct rusage ru;
@@ -787,7 +588,6 @@ sb_child_init(const struct sb_plan *p)
 	char go;
 	pid_t prog;
 
-	shuffle_fds(p);
 	init_session(p);
 	/* Still the creator's kernel ids here, while the parent maps ours. */
 	open_sources(p);
@@ -800,8 +600,6 @@ sb_child_init(const struct sb_plan *p)
 	if (!p->cg_sync && poll(&pfd, 1, 0) != 0)
 		_exit(127);
 	build_root(p);
-	if (p->init_name != NULL)
-		clear_cmdline(p->init_name);
 	/*
 	 * With a cgroup (v1: the parent moves us in while we built the root,
 	 * which is our own code, not the program's), nothing of the program
@@ -847,6 +645,35 @@ sb_child_init(const struct sb_plan *p)
 	(void)close(SB_FD_STDERR);
 	(void)close(SB_FD_STDIN);
 	(void)drop_caps(p->last_cap);
-	drop_server_memory();
 	reap(prog, (uint64_t)ru.ru_maxrss);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct sock_fprog filter = {
+		.len = sb_bpf_len,
+		.filter = (struct sock_filter *)(uintptr_t)sb_bpf_insns,
+	};
+	const struct sb_filters f = {
+		.main = &filter, .sysv = &sb_sysv_deny, .memfd = &sb_memfd_deny,
+	};
+	struct sb_plan *p;
+	int rc;
+
+	(void)argc;
+	(void)argv;
+	/* run by hand, not by mcp-sandbox: nothing at SB_FD_PLAN */
+	if (fcntl(SB_FD_PLAN, F_GETFD) < 0 || fcntl(SB_FD_STATUS, F_GETFD) < 0) {
+		static const char msg[] = "mcp-sandbox-init: the init of "
+		    "mcp-sandbox's sandboxes, started by it only\n";
+
+		(void)!write(2, msg, sizeof(msg) - 1);
+		return 2;
+	}
+	(void)prctl(PR_SET_NAME, sb_init_name, 0, 0, 0);
+	if ((rc = sb_plan_unpack(SB_FD_PLAN, &f, &p)) < 0)
+		child_fail(SB_FD_STATUS, SB_STAGE_INIT, -rc);
+	(void)close(SB_FD_PLAN);
+	init_run(p);
 }
