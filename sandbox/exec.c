@@ -379,46 +379,6 @@ fill_result(struct run *r, struct sb_result *res)
 	res->signal = WIFSIGNALED(r->init_ws) ? WTERMSIG(r->init_ws) : SIGKILL;
 }
 
-/* The kernel's struct clone_args up to its cgroup field (VER2, 5.7). */
-struct sb_clone_args {
-	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal;
-	uint64_t stack, stack_size, tls, set_tid, set_tid_size, cgroup;
-};
-_Static_assert(sizeof(struct sb_clone_args) == 88, "CLONE_ARGS_SIZE_VER2");
-#ifndef CLONE_INTO_CGROUP
-#define CLONE_INTO_CGROUP	0x200000000ULL
-#endif
-
-/*
- * Clones the init; with cgfd >= 0 straight into that cgroup (v2), so that
- * not one of its instructions runs outside it. *joined says whether it
- * did: a kernel before 5.7 has no CLONE_INTO_CGROUP, and the caller then
- * moves the init itself before releasing it.
- */
-static pid_t
-clone_init(unsigned long flags, int cgfd, int *pidfd, bool *joined)
-{
-	struct sb_clone_args a;
-	pid_t pid;
-
-	*joined = false;
-	if (cgfd >= 0) {
-		memset(&a, 0, sizeof(a));
-		a.flags = (uint64_t)flags | CLONE_PIDFD | CLONE_INTO_CGROUP;
-		a.pidfd = (uint64_t)(uintptr_t)pidfd;
-		a.exit_signal = SIGCHLD;
-		a.cgroup = (uint64_t)cgfd;
-		pid = (pid_t)syscall(SYS_clone3, &a, sizeof(a));
-		if (pid >= 0 || (errno != ENOSYS && errno != E2BIG &&
-		    errno != EINVAL)) {
-			*joined = pid >= 0;
-			return pid;
-		}
-	}
-	return (pid_t)syscall(SYS_clone, flags | CLONE_PIDFD | SIGCHLD, NULL,
-	    pidfd, NULL, 0UL);
-}
-
 static int
 make_stdin(const struct sb_request *req)
 {
@@ -803,10 +763,8 @@ launch(struct sb_ctx *ctx, struct sb_plan *p, const struct sb_request *req,
 	 */
 	if (p->cg_sync)
 		flags &= ~(unsigned long)CLONE_NEWCGROUP;
-	r->pid = clone_init(flags, ctx->cg.version == 2 && cg->made ?
+	r->pid = sb_spawn(p, flags, ctx->cg.version == 2 && cg->made ?
 	    cg->dir[SB_CG_MEMORY] : -1, &r->pidfd, &joined);
-	if (r->pid == 0)
-		sb_child_exec(p);
 	rc = r->pid < 0 ? -errno : 0;
 	if (ns_leave(ctx, p, *slot, res) < 0)
 		return -res->err;

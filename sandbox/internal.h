@@ -541,8 +541,12 @@ int sb_plan_pack(const struct sb_plan *p, int *fd)
 int sb_plan_unpack(int fd, const struct sb_filters *f, struct sb_plan **p)
     __attribute__((warn_unused_result));
 
-/* spawn.c: in the cloned child, the fds placed and the init exec'd. */
-void sb_child_exec(const struct sb_plan *plan) __attribute__((noreturn));
+/*
+ * spawn.c: the init cloned with flags (into the cgroup cgfd, if >= 0 and
+ * the kernel can: *joined) and exec'd; its pid, or -1 and errno.
+ */
+pid_t sb_spawn(const struct sb_plan *p, unsigned long flags, int cgfd,
+    int *pidfd, bool *joined);
 
 /* output.c: capped capture. */
 int sb_output_init(struct sb_output *o, size_t cap)

@@ -1,23 +1,50 @@
 /*
- * spawn: the cloned child between clone() and the exec of the sandbox's
- * init (init.c). It is a copy of the server, possibly multi-threaded, so
- * it only makes async-signal-safe system calls and touches nothing a call
- * provides: the fds it keeps are placed at their fixed numbers, the rest
- * closed, and the init program is exec'd with an empty environment. From
- * there on the sandbox holds no byte of the server's memory; the plan
- * reaches the init in a memfd (plan_wire.c).
+ * spawn: the clone of the sandbox's init and the child until its exec
+ * (init.c). The child shares the server's memory until then (CLONE_VM |
+ * CLONE_VFORK, as posix_spawn does) instead of getting a copy of its page
+ * tables that the exec would throw away, on a stack of its own, while the
+ * cloning thread waits. So it makes only raw system calls and touches
+ * nothing a call provides: the fds it keeps are placed at their fixed
+ * numbers, the rest closed, and the init program is exec'd with an empty
+ * environment. From there on the sandbox holds no byte of the server's
+ * memory; the plan reaches the init in a memfd (plan_wire.c).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "internal.h"
 
+/*
+ * The child's stack until its exec: a few frames of raw system calls
+ * (the fd shuffle's arrays are the most, ~100 bytes), with room for a
+ * sanitizer's interceptors.
+ */
+#define SB_SPAWN_STACK		(16u * 1024)
+
+/* The kernel's struct clone_args up to its cgroup field (VER2, 5.7). */
+struct sb_clone_args {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal;
+	uint64_t stack, stack_size, tls, set_tid, set_tid_size, cgroup;
+};
+_Static_assert(sizeof(struct sb_clone_args) == 88, "CLONE_ARGS_SIZE_VER2");
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP	0x200000000ULL
+#endif
+
+/* The child shares our memory and its sanitizer shadow: not instrumented. */
+#define SB_CHILD	__attribute__((no_sanitize_address))
+
 /* Report a failed step and exit (the init's records, init.c). */
-static void __attribute__((noreturn))
+static void __attribute__((noreturn)) SB_CHILD
 spawn_fail(int fd, enum sb_stage stage, int err)
 {
 	struct sb_status st = {
@@ -37,7 +64,7 @@ spawn_fail(int fd, enum sb_stage stage, int err)
  * init program's own fd is CLOEXEC (the init makes the rest CLOEXEC
  * before the program's exec, init.c).
  */
-static void
+static void SB_CHILD
 shuffle_fds(const struct sb_plan *p)
 {
 	int tmp[SB_FD_FIRST_BIND - SB_FD_STATUS];
@@ -73,7 +100,7 @@ shuffle_fds(const struct sb_plan *p)
  * for the ambient set, which needs each one inheritable first. The init
  * drops every set before the program starts (init.c, drop_caps).
  */
-static int
+static int SB_CHILD
 keep_caps(int last_cap)
 {
 	struct __user_cap_header_struct hdr = {
@@ -94,11 +121,12 @@ keep_caps(int last_cap)
 	return 0;
 }
 
-void
-sb_child_exec(const struct sb_plan *p)
+static int __attribute__((noreturn)) SB_CHILD
+child_exec(void *arg)
 {
 	static char *const argv[] = { (char *)sb_init_name, NULL };
 	static char *const envp[] = { NULL };
+	const struct sb_plan *p = arg;
 	int rc;
 
 	shuffle_fds(p);
@@ -106,4 +134,101 @@ sb_child_exec(const struct sb_plan *p)
 		spawn_fail(SB_FD_STATUS, SB_STAGE_CAPS, -rc);
 	(void)syscall(SYS_execveat, SB_FD_EXE, "", argv, envp, AT_EMPTY_PATH);
 	spawn_fail(SB_FD_STATUS, SB_STAGE_INIT, errno);
+}
+
+#if defined(__x86_64__)
+/*
+ * clone3() whose child starts on a stack of its own: no C frame there to
+ * return to, so it calls fn(arg) from here (and exits with its value, if
+ * it ever returns). The parent gets the pid or -errno.
+ */
+long sb_clone3_call(struct sb_clone_args *a, size_t size,
+    int (*fn)(void *), void *arg) __attribute__((visibility("hidden")));
+__asm__(
+	".text\n"
+	".p2align 4\n"
+	".globl sb_clone3_call\n"
+	".hidden sb_clone3_call\n"
+	".type sb_clone3_call, @function\n"
+	"sb_clone3_call:\n"
+	"	mov %rdx, %r8\n"		/* fn: syscall keeps r8, r9 */
+	"	mov %rcx, %r9\n"		/* arg */
+	"	mov $435, %eax\n"		/* SYS_clone3 */
+	"	syscall\n"
+	"	test %rax, %rax\n"
+	"	jnz 1f\n"
+	"	xor %ebp, %ebp\n"		/* the child: no frame above */
+	"	mov %r9, %rdi\n"
+	"	call *%r8\n"
+	"	mov %eax, %edi\n"
+	"	mov $60, %eax\n"		/* SYS_exit */
+	"	syscall\n"
+	"	hlt\n"
+	"1:	ret\n"
+	".size sb_clone3_call, .-sb_clone3_call\n");
+_Static_assert(SYS_clone3 == 435 && SYS_exit == 60, "x86_64 numbers");
+#endif
+
+/*
+ * clone3, straight into the cgroup cgfd (v2), so that not one of the
+ * init's instructions runs outside it; where clone3 or CLONE_INTO_CGROUP
+ * are missing (before 5.7), clone(), and the caller moves the init.
+ */
+static pid_t
+clone_child(const struct sb_plan *p, unsigned long flags, int cgfd,
+    int *pidfd, bool *joined, char *stack)
+{
+	const unsigned long vm = CLONE_VM | CLONE_VFORK;
+	struct sb_clone_args a;
+	long pid;
+
+	*joined = false;
+	if (cgfd >= 0) {
+		memset(&a, 0, sizeof(a));
+		a.flags = (uint64_t)flags | CLONE_PIDFD | CLONE_INTO_CGROUP;
+		a.pidfd = (uint64_t)(uintptr_t)pidfd;
+		a.exit_signal = SIGCHLD;
+		a.cgroup = (uint64_t)cgfd;
+#if defined(__x86_64__)
+		a.flags |= vm;
+		a.stack = (uint64_t)(uintptr_t)stack;
+		a.stack_size = SB_SPAWN_STACK;
+		if ((pid = sb_clone3_call(&a, sizeof(a), child_exec,
+		    (void *)(uintptr_t)p)) < 0) {
+			errno = (int)-pid;
+			pid = -1;
+		}
+#else
+		/* the child returns here, in a copy of our memory */
+		if ((pid = syscall(SYS_clone3, &a, sizeof(a))) == 0)
+			child_exec((void *)(uintptr_t)p);
+#endif
+		if (pid >= 0 || (errno != ENOSYS && errno != E2BIG &&
+		    errno != EINVAL)) {
+			*joined = pid >= 0;
+			return (pid_t)pid;
+		}
+	}
+	return clone(child_exec, stack + SB_SPAWN_STACK,
+	    (int)(flags | vm | CLONE_PIDFD | SIGCHLD),
+	    (void *)(uintptr_t)p, pidfd);
+}
+
+pid_t
+sb_spawn(const struct sb_plan *p, unsigned long flags, int cgfd,
+    int *pidfd, bool *joined)
+{
+	char stack[SB_SPAWN_STACK] __attribute__((aligned(16)));
+	sigset_t all, old;
+	pid_t pid;
+	int err;
+
+	/* no handler of the server's may run on the child's stack */
+	(void)sigfillset(&all);
+	(void)pthread_sigmask(SIG_SETMASK, &all, &old);
+	pid = clone_child(p, flags, cgfd, pidfd, joined, stack);
+	err = errno;
+	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = err;
+	return pid;
 }
