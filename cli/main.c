@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "audit.h"
@@ -17,6 +18,7 @@
 #include "cmd_check.h"
 #include "cmd_exec.h"
 #include "dispatch.h"
+#include "egress.h"
 #include "log.h"
 #include "policy.h"
 #include "registry.h"
@@ -535,6 +537,52 @@ check_server_layers(cmd_check_line_fn fn, void *arg)
 	workspace_check(mb, fn, arg);
 }
 
+/*
+ * Every descriptor the host lets the server have: the soft RLIMIT_NOFILE
+ * is often 1024 (a desktop client's, a container's default), which three
+ * calls' tunnels used up before (issue 25). Nothing of ours uses
+ * select(), whose sets end at 1024; sandboxes set their own limit.
+ */
+static void
+raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+/*
+ * What the policy's tunnels may need at worst against what the server's
+ * descriptors give them (egress.h, EGRESS_FD_SHARE), for --check.
+ */
+static void
+print_fd_budget(const struct policy *pol)
+{
+	struct rlimit rl = { 0 };
+	unsigned budget = egress_tunnel_budget();
+	uint64_t worst = 0;
+
+	(void)getrlimit(RLIMIT_NOFILE, &rl);
+	if (policy_network_enabled(pol))
+		worst = (uint64_t)pol->limits.max_sandboxes *
+		    pol->egress->max_connections;
+	printf("%-8s descriptors: RLIMIT_NOFILE %llu (the hard limit); "
+	    "tunnels may hold 1/%u of it: %u tunnels of %u fds", "info",
+	    (unsigned long long)rl.rlim_cur, EGRESS_FD_SHARE, budget,
+	    EGRESS_FDS_PER_TUNNEL);
+	if (!policy_network_enabled(pol))
+		printf("; the policy opens none (no network)\n");
+	else
+		printf("; the policy's worst case %llu (%u sandboxes x "
+		    "max_connections %u)%s\n", (unsigned long long)worst,
+		    pol->limits.max_sandboxes, pol->egress->max_connections,
+		    worst > budget ? ": tunnels past the budget get a 503" :
+		    ": fits");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -549,6 +597,7 @@ main(int argc, char **argv)
 		goto out;
 	if ((rc = build_policy(&cli, &pol)) >= 0)
 		goto out;
+	raise_nofile();
 	if (cli.check) {
 		struct sb_config cfg = { 0 };
 		char line[2048];	/* the rules, one line; cut if longer */
@@ -557,6 +606,7 @@ main(int argc, char **argv)
 		 * stays the last line, which scripts and tests read */
 		policy_network_summary(pol, line, sizeof(line));
 		printf("%-8s egress policy: %s\n", "info", line);
+		print_fd_budget(pol);
 		(void)fflush(stdout);	/* the probes fork */
 		/* the policy's cgroup settings decide what --check requires */
 		sb_config_from_policy(pol, &cfg);

@@ -62,6 +62,21 @@
  */
 #define EGRESS_MAX_LOOKUPS		64
 /*
+ * The server's descriptors one tunnel holds at most: the program's side,
+ * the upstream socket, a name lookup's socket and the files the
+ * resolver opens meanwhile (measured: six). Tunnels of all calls
+ * together hold at most 1/EGRESS_FD_SHARE of the server's soft
+ * RLIMIT_NOFILE (the server raises it to the hard limit at start); the
+ * rest is the server's own (sandboxes' channels, HTTP connections,
+ * files, other sessions). Past it a new tunnel gets a 503 that says so,
+ * before any other call runs out of descriptors.
+ */
+#define EGRESS_FDS_PER_TUNNEL	6
+#define EGRESS_FD_SHARE		2
+/* The tunnels the server's descriptors allow now (see above). */
+unsigned egress_tunnel_budget(void);
+
+/*
  * When accept cannot take what waits (out of file descriptors with none
  * spare to refuse with, or the kernel out of memory for the socket): how
  * long the run's poll leaves the listener alone (egress_call_accept's

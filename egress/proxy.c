@@ -18,6 +18,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -29,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -456,6 +458,21 @@ struct lookup {
 	struct addrinfo *res;		/* the connection takes it, or freed */
 	char host[EGRESS_MAX_HOST + 3];	/* as the request's (serve()) */
 };
+
+/* Connections holding a thread and their fds: egress_tunnel_budget(). */
+static atomic_uint tunnels_open;
+
+unsigned
+egress_tunnel_budget(void)
+{
+	struct rlimit rl;
+	rlim_t n;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return 0;
+	n = rl.rlim_cur / EGRESS_FD_SHARE / EGRESS_FDS_PER_TUNNEL;
+	return n > UINT_MAX ? UINT_MAX : (unsigned)n;
+}
 
 /* Lookup threads alive in the server: EGRESS_MAX_LOOKUPS at most. */
 static atomic_uint lookups_in_flight;
@@ -1225,6 +1242,7 @@ conn_main(void *arg)
 
 	serve(k->call, k->cfd, k->rec);
 	close_fd(&k->cfd);
+	(void)atomic_fetch_sub(&tunnels_open, 1);
 	return NULL;
 }
 
@@ -1359,6 +1377,7 @@ int
 egress_call_accept(struct egress_call *c)
 {
 	struct conn *k;
+	unsigned budget;
 	int cfd, n = 0;
 
 	if (c->lfd < 0 || c->ended)
@@ -1394,8 +1413,22 @@ egress_call_accept(struct egress_call *c)
 		k->cfd = cfd;
 		k->rec = &c->recs[c->nrecs++];
 		memset(k->rec, 0, sizeof(*k->rec));
+		budget = egress_tunnel_budget();
+		if (atomic_fetch_add(&tunnels_open, 1) >= budget) {
+			(void)atomic_fetch_sub(&tunnels_open, 1);
+			k->started = false;
+			set_reason(k->rec, "the server's descriptors for "
+			    "tunnels are in use: %u tunnels (of %u fds each, "
+			    "1/%u of its RLIMIT_NOFILE)", budget,
+			    EGRESS_FDS_PER_TUNNEL, EGRESS_FD_SHARE);
+			refuse_how(c, cfd, k->rec, 503, false);
+			close_fd(&k->cfd);
+			continue;
+		}
 		k->started = pthread_create(&k->thread, &c->attr, conn_main,
 		    k) == 0;
+		if (!k->started)
+			(void)atomic_fetch_sub(&tunnels_open, 1);
 		if (!k->started) {
 			/* this thread also runs the sandbox: no waiting here */
 			set_reason(k->rec, "the proxy could not start a thread "

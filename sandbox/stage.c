@@ -6,6 +6,7 @@
  * sb_fail(), which records a failure against it. `mcp-sandbox --check`
  * prints the fix under the layer that failed.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -128,6 +129,13 @@ sb_fail(struct sb_result *res, enum sb_stage stage, int err, const char *what)
 {
 	const char *cause = (unsigned)stage < SB_STAGE_COUNT ?
 	    sb_stages[stage].cause : "";
+
+	/* whatever the stage: not the layer's fault (issue 25) */
+	if (err == EMFILE)
+		cause = "the server is out of file descriptors (its "
+		    "RLIMIT_NOFILE; see mcp-sandbox --check, descriptors)";
+	else if (err == ENFILE)
+		cause = "the host is out of file descriptors (fs.file-max)";
 
 	res->failed_stage = stage;
 	res->err = err;

@@ -697,6 +697,36 @@ START_TEST(the_sandbox_holds_nothing_of_the_launchers_memory)
 }
 END_TEST
 
+/*
+ * A server out of descriptors cannot build a sandbox: the failure says
+ * that, not what the stage it happened in usually fails for (issue 25:
+ * one blamed the mount layer). The launcher's soft RLIMIT_NOFILE is cut
+ * to what it has open (this test runs in a process of its own).
+ */
+START_TEST(out_of_descriptors_says_so)
+{
+	static const char *const argv[] = { "/bin/true", NULL };
+	struct sb_ctx *ctx = new_ctx(1);
+	struct sb_request req;
+	struct sb_result res;
+	struct rlimit rl;
+	int fd;
+
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	ck_assert_int_ge(fd = dup(0), 0);
+	(void)close(fd);
+	rl.rlim_cur = (rlim_t)fd;	/* every number below it is taken */
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	request(&req, argv);
+	ck_assert_int_eq(sb_run(ctx, &req, NULL, &res), -EMFILE);
+	ck_assert_int_eq(res.err, EMFILE);
+	ck_assert_msg(strstr(res.message, "the server is out of file "
+	    "descriptors (its RLIMIT_NOFILE") != NULL, "%s", res.message);
+	sb_result_fini(&res);
+	sb_ctx_free(ctx);
+}
+END_TEST
+
 struct canceller {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -1720,6 +1750,7 @@ lib_suite(void)
 	tcase_add_test(t, started_run_discarded_leaves_nothing);
 	tcase_add_test(t, started_low_run_weighs_least_until_its_call);
 	tcase_add_test(t, the_sandbox_holds_nothing_of_the_launchers_memory);
+	tcase_add_test(t, out_of_descriptors_says_so);
 	tcase_add_test(t, cancel_from_another_thread_kills_at_once);
 	tcase_add_test(t, parallel_runs_with_fresh_netns);
 	tcase_add_test(t, parallel_runs_with_a_netns_pool_smaller_than_the_load);

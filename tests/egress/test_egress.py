@@ -853,6 +853,46 @@ def case_dns_silent(binary, unpriv):
         dns.close()
 
 
+def case_fd_budget(binary, unpriv):
+    # A server with 400 descriptors (soft = hard: it cannot raise them;
+    # a sandbox's own limit is 256) lets tunnels of all calls hold
+    # 400 / 2 / 6 = 33 (egress.h): the 34th and later get a 503 that says
+    # why, while the server keeps the rest for itself; once they are
+    # closed it serves the next call. The tunnels go to the plain HTTP
+    # server, which serves each connection on a thread of its own (the TLS
+    # one's accept waits for a ClientHello that never comes).
+    args = list(COMMON)
+    args[args.index("--max-sandboxes") + 1] = "2"
+    m = Mcp(binary, args, unpriv, prefix=["prlimit", "--nofile=400:400", "--"])
+    try:
+        code = ("import socket\n"
+                "held = []\n"
+                "for i in range(40):\n"
+                "    c = socket.create_connection(('127.0.0.1', 3128))\n"
+                "    c.sendall(b'CONNECT a.test:%d HTTP/1.1\\r\\n\\r\\n')\n"
+                "    h = b''\n"
+                "    while b'\\r\\n\\r\\n' not in h:\n"
+                "        b = c.recv(4096)\n"
+                "        if not b:\n"
+                "            break\n"
+                "        h += b\n"
+                "    lines = h.decode('latin-1').split('\\r\\n')\n"
+                "    why = [l.split(': ', 1)[1] for l in lines\n"
+                "           if l.startswith('X-Egress-Denied: ')]\n"
+                "    print(lines[0].split(' ')[1] if h else 'eof',\n"
+                "          why[0] if why else '-')\n"
+                "    held.append(c)\n" % HTTP)
+        r = m.call("run_code", py(code))
+        why = ("the server's descriptors for tunnels are in use: 33 tunnels "
+               "(of 6 fds each, 1/2 of its RLIMIT_NOFILE)")
+        eq(stdout(r).splitlines(), ["200 -"] * 33 + ["503 " + why] * 7,
+           "forty tunnels")
+        r = m.call("run_command", curl("http://a.test:%d/hello.txt" % HTTP))
+        eq(stdout(r), "hello from loopback\n", "the next call")
+    finally:
+        m.close()
+
+
 def case_no_network_policy(binary, unpriv):
     m = Mcp(binary, ["--allow-command", "curl"], unpriv)
     try:
@@ -925,7 +965,7 @@ SHARED = [case_curl_http, case_curl_https, case_python_urllib, case_pip_download
           case_raw_sockets, case_network_false,
           case_malformed, case_refusal_linger_bounded, case_concurrent_64,
           case_tools_list]
-OWN = [case_dns_silent, case_caps, case_v4_mapped_literal, case_host_added,
+OWN = [case_dns_silent, case_fd_budget, case_caps, case_v4_mapped_literal, case_host_added,
        case_no_network_policy, case_audit, case_print_config]
 
 
