@@ -7,7 +7,8 @@
  * (bounded), asks the rules, resolves the name itself (on a thread of
  * its own, waited for within the connection's time: lookup_wait()),
  * refuses addresses by class (loopback, private, link-local, ...:
- * egress_addr_class()) unless pinned or allowed by address, connects,
+ * egress_addr_class()) and the host's own (host_own_addr()) unless
+ * pinned or allowed by address, connects,
  * checks the peer again, and then moves the bytes with splice(2) (socket
  * -> pipe -> socket, no copy in user space) under the call's byte and
  * idle bounds. Every
@@ -18,6 +19,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
 #include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -459,6 +461,42 @@ struct lookup {
 	char host[EGRESS_MAX_HOST + 3];	/* as the request's (serve()) */
 };
 
+/*
+ * Whether addr is one of this host's own (an address of any interface of
+ * the server's network namespace, read now: they change). A public one
+ * there reaches every service bound to 0.0.0.0 from the host itself
+ * (sshd, databases, the server's own HTTP endpoint), which the classes
+ * of egress_addr_class() do not cover. An IPv4-mapped address is its
+ * IPv4 one. Fails closed: when the interfaces cannot be read, every
+ * address counts as the host's.
+ */
+static bool
+host_own_addr(int family, const uint8_t *addr)
+{
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+	struct ifaddrs *ifs, *i;
+	bool own = false;
+
+	if (family == AF_INET6 && memcmp(addr, mapped, 12) == 0) {
+		family = AF_INET;
+		addr += 12;
+	}
+	if (getifaddrs(&ifs) != 0)
+		return true;
+	for (i = ifs; i != NULL && !own; i = i->ifa_next) {
+		if (i->ifa_addr == NULL || i->ifa_addr->sa_family != family)
+			continue;
+		if (family == AF_INET)
+			own = memcmp(&((struct sockaddr_in *)(void *)
+			    i->ifa_addr)->sin_addr, addr, 4) == 0;
+		else
+			own = memcmp(&((struct sockaddr_in6 *)(void *)
+			    i->ifa_addr)->sin6_addr, addr, 16) == 0;
+	}
+	freeifaddrs(ifs);
+	return own;
+}
+
 /* Connections holding a thread and their fds: egress_tunnel_budget(). */
 static atomic_uint tunnels_open;
 
@@ -689,17 +727,19 @@ dial(struct egress_call *c, const char *host, uint16_t port,
 			}
 			continue;
 		}
-		if (!trusted && cls != NULL && !egress_addr_allowed(ru, fam,
-		    ad)) {
+		if (!trusted && (cls != NULL || host_own_addr(fam, ad)) &&
+		    !egress_addr_allowed(ru, fam, ad)) {
 			if (first_refusal[0] == '\0') {
 				char at[64];
 
 				addr_text(&cand[i], at, sizeof(at));
 				(void)snprintf(first_refusal,
 				    sizeof(first_refusal), "'%s' resolves to "
-				    "a %s address (%s), which is refused "
+				    "%s%s address (%s), which is refused "
 				    "unless pinned with --resolve or allowed "
-				    "by address", host, cls, at);
+				    "by address", host, cls != NULL ? "a " :
+				    "this host's own", cls != NULL ? cls : "",
+				    at);
 			}
 			continue;
 		}
@@ -743,7 +783,8 @@ dial(struct egress_call *c, const char *host, uint16_t port,
 
 		cls = egress_addr_class(fam, ad);
 		if (egress_addr_denied(ru, fam, ad) != NULL || (!trusted &&
-		    cls != NULL && !egress_addr_allowed(ru, fam, ad))) {
+		    (cls != NULL || host_own_addr(fam, ad)) &&
+		    !egress_addr_allowed(ru, fam, ad))) {
 			*status = 403;
 			set_reason(r, "connected to a refused address (%s)",
 			    r->addr);

@@ -853,6 +853,60 @@ def case_dns_silent(binary, unpriv):
         dns.close()
 
 
+def case_host_own_address(binary, unpriv):
+    # A public address of the host's own interfaces reaches whatever
+    # listens on 0.0.0.0 there: refused like a loopback one unless pinned
+    # or allowed by address, and read anew at each connection. The server
+    # runs in a network namespace of its own whose lo also has 8.8.8.8 and
+    # 8.8.4.4 and a mount namespace whose /etc/hosts names them: no packet
+    # leaves it. (An address rule allows its address at every port.)
+    if os.geteuid() != 0 or shutil.which("unshare") is None or \
+            shutil.which("ip") is None or shutil.which("nsenter") is None:
+        print("  (needs root, unshare, ip and nsenter: skipped)")
+        return
+    hosts = os.path.join(TMP, "hosts")
+    with open(hosts, "w") as f:
+        f.write("127.0.0.1 localhost\n8.8.8.8 own.example\n"
+                "1.1.1.1 later.example\n")
+    os.chmod(hosts, 0o644)
+    prefix = ["unshare", "-m", "-n", "--propagation", "private", "sh", "-c",
+              "ip link set lo up && ip addr add 8.8.8.8/32 dev lo && "
+              "ip addr add 8.8.4.4/32 dev lo && "
+              "mount --bind \"$0\" /etc/hosts && exec \"$@\"", hosts]
+    args = COMMON + ["--allow-domain", "own.example:*",
+                     "--allow-domain", "later.example:*",
+                     "--allow-domain", "pinned.example:*",
+                     "--resolve", "pinned.example:*:8.8.8.8",
+                     "--allow-domain", "8.8.4.4:81"]
+    m = Mcp(binary, args, unpriv, prefix=prefix)
+
+    def own(host, addr):
+        return ("'%s' resolves to this host's own address (%s), which is "
+                "refused unless pinned with --resolve or allowed by address"
+                % (host, addr))
+    try:
+        r = m.call("run_command", curl("http://own.example/"))
+        refused(r, "own.example", 80, 403, own("own.example", "8.8.8.8:80"))
+        # not one of the host's yet: tried (no route in the namespace)
+        c = one(m.call("run_command", curl("http://later.example/")))
+        eq((c["status"], c["reason"]), (502, "connecting to 1.1.1.1:80 "
+           "failed: Network is unreachable"), "later.example before")
+        subprocess.run(["nsenter", "-t", str(m.p.pid), "-n", "ip", "addr",
+                        "add", "1.1.1.1/32", "dev", "lo"], check=True)
+        r = m.call("run_command", curl("http://later.example/"))
+        refused(r, "later.example", 80, 403,
+                own("later.example", "1.1.1.1:80"))
+        # pinned, or allowed by address: connected (nothing listens)
+        for url, want in (("http://pinned.example/", "8.8.8.8:80"),
+                          ("http://8.8.4.4:81/", "8.8.4.4:81")):
+            c = one(m.call("run_command", curl(url)))
+            eq((c["status"], c["reason"]),
+               (502, "connecting to %s failed: Connection refused" % want),
+               url)
+    finally:
+        m.close()
+
+
 def case_fd_budget(binary, unpriv):
     # A server with 400 descriptors (soft = hard: it cannot raise them;
     # a sandbox's own limit is 256) lets tunnels of all calls hold
@@ -965,7 +1019,7 @@ SHARED = [case_curl_http, case_curl_https, case_python_urllib, case_pip_download
           case_raw_sockets, case_network_false,
           case_malformed, case_refusal_linger_bounded, case_concurrent_64,
           case_tools_list]
-OWN = [case_dns_silent, case_fd_budget, case_caps, case_v4_mapped_literal, case_host_added,
+OWN = [case_dns_silent, case_host_own_address, case_fd_budget, case_caps, case_v4_mapped_literal, case_host_added,
        case_no_network_policy, case_audit, case_print_config]
 
 
