@@ -309,6 +309,11 @@ build_root(const struct sb_plan *p)
 		child_fail(SB_FD_STATUS, SB_STAGE_HOSTNAME, errno);
 }
 
+/*
+ * Every capability gone: bounding (those still there: dropping needs
+ * CAP_SETPCAP, which the init gave up before the program's vfork),
+ * ambient, then the three sets.
+ */
 static int
 drop_caps(int last_cap)
 {
@@ -319,7 +324,8 @@ drop_caps(int last_cap)
 	int i;
 
 	for (i = 0; i <= last_cap; i++)
-		if (prctl(PR_CAPBSET_DROP, i, 0, 0, 0) < 0 && errno != EINVAL)
+		if (prctl(PR_CAPBSET_READ, i, 0, 0, 0) == 1 &&
+		    prctl(PR_CAPBSET_DROP, i, 0, 0, 0) < 0)
 			return -errno;
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 &&
 	    errno != EINVAL)
@@ -587,6 +593,7 @@ init_run(const struct sb_plan *p)
 	struct pollfd pfd;
 	char go;
 	pid_t prog;
+	int rc;
 
 	init_session(p);
 	/* Still the creator's kernel ids here, while the parent maps ours. */
@@ -625,6 +632,13 @@ init_run(const struct sb_plan *p)
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		child_fail(SB_FD_STATUS, SB_STAGE_INIT, errno);
 	/*
+	 * Nothing more needs a capability (the program only lowers limits
+	 * and restricts itself): none is left when the program starts, so it
+	 * never sees a pid 1 that holds one.
+	 */
+	if ((rc = drop_caps(p->last_cap)) < 0)
+		child_fail(SB_FD_STATUS, SB_STAGE_CAPS, -rc);
+	/*
 	 * vfork: the program borrows our memory until its execve instead of
 	 * copying the page tables of a (copied) server; program() never
 	 * returns, and we are suspended until it has exec'd or exited.
@@ -644,7 +658,6 @@ init_run(const struct sb_plan *p)
 	(void)close(SB_FD_STDOUT);
 	(void)close(SB_FD_STDERR);
 	(void)close(SB_FD_STDIN);
-	(void)drop_caps(p->last_cap);
 	reap(prog, (uint64_t)ru.ru_maxrss);
 }
 

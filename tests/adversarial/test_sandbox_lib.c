@@ -121,6 +121,33 @@ START_TEST(server_signal_mask_and_ignores_do_not_leak)
 }
 END_TEST
 
+/*
+ * The init holds every capability of the sandbox's namespaces while it
+ * builds the root (its exec kept them ambient): it drops them before the
+ * program's vfork, so the program's first instruction already sees a
+ * pid 1 without any, and has none itself.
+ */
+START_TEST(no_capability_is_left_when_the_program_starts)
+{
+	static const char *const argv[] = { "/bin/grep", "-h", "^Cap",
+	    "/proc/1/status", "/proc/self/status", NULL };
+	static const char zero[] = "CapInh:\t0000000000000000\n"
+	    "CapPrm:\t0000000000000000\nCapEff:\t0000000000000000\n"
+	    "CapBnd:\t0000000000000000\nCapAmb:\t0000000000000000\n";
+	struct sb_ctx *ctx = new_ctx(0);
+	struct sb_request req;
+	struct sb_result res;
+	char want[2 * sizeof(zero)];
+
+	(void)snprintf(want, sizeof(want), "%s%s", zero, zero);
+	request(&req, argv);
+	ck_assert_int_eq(sb_run(ctx, &req, NULL, &res), 0);
+	ck_assert_str_eq(res.out.data, want);
+	sb_result_fini(&res);
+	sb_ctx_free(ctx);
+}
+END_TEST
+
 START_TEST(peak_memory_of_a_large_program_is_measured)
 {
 	static const char *const argv[] = { PY, "-I", "-c",
@@ -1751,6 +1778,7 @@ lib_suite(void)
 	tcase_add_test(t, started_low_run_weighs_least_until_its_call);
 	tcase_add_test(t, the_sandbox_holds_nothing_of_the_launchers_memory);
 	tcase_add_test(t, out_of_descriptors_says_so);
+	tcase_add_test(t, no_capability_is_left_when_the_program_starts);
 	tcase_add_test(t, cancel_from_another_thread_kills_at_once);
 	tcase_add_test(t, parallel_runs_with_fresh_netns);
 	tcase_add_test(t, parallel_runs_with_a_netns_pool_smaller_than_the_load);
