@@ -306,6 +306,7 @@ check_host_files(const struct cli *cli, const struct policy *pol)
 		{ "--config", cli->config },
 		{ "audit_log", pol->audit_log },
 		{ "--token-file", cli->http.token_file },
+		{ "--metrics-token-file", cli->http.metrics_token_file },
 	};
 	char dir[PATH_MAX];
 	size_t i;

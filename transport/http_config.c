@@ -17,6 +17,8 @@
 const struct http_flag http_flags[] = {
 	{ "http", 1, "[ADDR:]PORT", "serve HTTP at ADDR:PORT/mcp (127.0.0.1)" },
 	{ "token-file", 1, "FILE", "require a bearer token (one per line)" },
+	{ "metrics-token-file", 1, "FILE", "/metrics answers these tokens "
+	    "only (one per line)" },
 	{ "allow-origin", 1, "ORIGIN", "also accept this Origin (repeatable)" },
 	{ "header-deadline", 1, "SECONDS", "headers must arrive in this ("
 	    HTTP_STR(MCP_HTTP_FLAG_MIN_S) "-"
@@ -180,6 +182,15 @@ http_config_set_flag(struct http_config *cfg, const char *name,
 		cfg->token_file = value;
 		return 0;
 	}
+	if (strcmp(name, "metrics-token-file") == 0) {
+		if (*value == '\0') {
+			(void)snprintf(err, errlen,
+			    "--metrics-token-file needs a file");
+			return -1;
+		}
+		cfg->metrics_token_file = value;
+		return 0;
+	}
 	if (strcmp(name, "allow-origin") == 0)
 		return parse_origin(cfg, value, err, errlen);
 	if (strcmp(name, "header-deadline") == 0)
@@ -201,9 +212,10 @@ int
 http_config_check(const struct http_config *cfg, char *err, size_t errlen)
 {
 	if (!cfg->enabled) {
-		if (cfg->token_file != NULL || cfg->n_origins > 0) {
-			(void)snprintf(err, errlen, "--token-file and "
-			    "--allow-origin need --http");
+		if (cfg->token_file != NULL || cfg->n_origins > 0 ||
+		    cfg->metrics_token_file != NULL) {
+			(void)snprintf(err, errlen, "--token-file, "
+			    "--metrics-token-file and --allow-origin need --http");
 			return -1;
 		}
 		if (cfg->seconds_flag != NULL) {

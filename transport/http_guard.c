@@ -83,7 +83,8 @@ http_origin_allowed(const struct http_ctx *ctx, const char *origin)
 /* Digest of the bearer token; 0 when it matches one of ours (every one
  * is compared, in constant time), -1 when missing or wrong. */
 static int
-check_token(const struct http_ctx *ctx, struct MHD_Connection *conn,
+token_in(const struct http_ctx *ctx, struct MHD_Connection *conn,
+    const uint8_t (*tokens)[SHA256_LEN], size_t n,
     uint8_t principal[SHA256_LEN])
 {
 	const char *auth = header(ctx, conn, "Authorization");
@@ -91,21 +92,31 @@ check_token(const struct http_ctx *ctx, struct MHD_Connection *conn,
 	size_t i, j;
 
 	memset(principal, 0, SHA256_LEN);
-	if (ctx->n_tokens == 0)
+	if (n == 0)
 		return 0;
 	if (auth == NULL || strncasecmp(auth, "Bearer ", 7) != 0)
 		return -1;
 	for (auth += 7; *auth == ' '; auth++)
 		;
 	sha256(auth, strlen(auth), principal);
-	for (i = 0; i < ctx->n_tokens; i++) {
+	for (i = 0; i < n; i++) {
 		diff = 0;
 		for (j = 0; j < SHA256_LEN; j++)
-			diff |= principal[j] ^ ctx->tokens[i][j];
+			diff |= principal[j] ^ tokens[i][j];
 		match |= diff == 0;
 	}
 	return match ? 0 : -1;
 }
+
+/* A principal's token (none needed without --token-file). */
+static int
+check_token(const struct http_ctx *ctx, struct MHD_Connection *conn,
+    uint8_t principal[SHA256_LEN])
+{
+	return token_in(ctx, conn, (const uint8_t (*)[SHA256_LEN])ctx->tokens,
+	    ctx->n_tokens, principal);
+}
+
 
 /* Whether an Accept header takes type ("application/json"). */
 static bool
@@ -152,6 +163,41 @@ refuse(struct http_refusal *no, unsigned int status, enum http_reject why,
 	no->message = message;
 	no->extra = extra;
 	return 1;
+}
+
+/*
+ * /metrics counts every principal's calls, sessions and refusals: with
+ * --metrics-token-file it answers those tokens only (an operator's, a
+ * scraper's; they open no session and call no tool), and without one
+ * it answers a principal only where there is one principal (a single
+ * token, or none on loopback): the figures are then its own.
+ */
+static int
+check_metrics(const struct http_ctx *ctx, struct MHD_Connection *conn,
+    uint8_t principal[SHA256_LEN], struct http_refusal *no)
+{
+	static const struct http_hdr h_auth[] = { { "WWW-Authenticate",
+	    "Bearer realm=\"mcp-sandbox\"" }, { NULL, NULL } };
+
+	if (ctx->n_metrics_tokens > 0) {
+		if (token_in(ctx, conn, (const uint8_t (*)[SHA256_LEN])
+		    ctx->metrics_tokens, ctx->n_metrics_tokens,
+		    principal) == 0)
+			return 0;
+		return refuse(no, MHD_HTTP_UNAUTHORIZED, HTTP_REJ_AUTH,
+		    MCP_ERR_INVALID_REQUEST, "Unauthorized: /metrics needs "
+		    "a token of --metrics-token-file", h_auth);
+	}
+	if (check_token(ctx, conn, principal) != 0)
+		return refuse(no, MHD_HTTP_UNAUTHORIZED, HTTP_REJ_AUTH,
+		    MCP_ERR_INVALID_REQUEST, "Unauthorized: a valid bearer "
+		    "token is required", h_auth);
+	if (ctx->n_tokens > 1)
+		return refuse(no, MHD_HTTP_FORBIDDEN, HTTP_REJ_AUTH,
+		    MCP_ERR_INVALID_REQUEST, "Forbidden: /metrics has every "
+		    "principal's figures; with several tokens it answers a "
+		    "token of --metrics-token-file only", NULL);
+	return 0;
 }
 
 int
@@ -208,6 +254,8 @@ http_guard(const struct http_ctx *ctx, struct MHD_Connection *conn,
 		return 0;		/* liveness needs no token */
 	if (mcp && strcmp(method, "OPTIONS") == 0)
 		return 0;		/* a CORS preflight carries no token */
+	if (strcmp(url, "/metrics") == 0)
+		return check_metrics(ctx, conn, principal, no);
 	if (check_token(ctx, conn, principal) != 0)
 		return refuse(no, MHD_HTTP_UNAUTHORIZED,
 		    HTTP_REJ_AUTH, MCP_ERR_INVALID_REQUEST, "Unauthorized: a "
@@ -244,10 +292,11 @@ http_guard(const struct http_ctx *ctx, struct MHD_Connection *conn,
 }
 
 
-/* Reads --token-file: one token per line; blank lines and # comments are
- * skipped. Keeps only digests. */
+/* Reads a token file (flag names it): one token per line; blank lines and
+ * # comments are skipped. Keeps only digests, in tokens[*n]. */
 int
-http_load_tokens(struct http_ctx *ctx, const char *path)
+http_load_tokens(const char *flag, const char *path,
+    uint8_t tokens[][SHA256_LEN], size_t *n_tokens)
 {
 	char buf[MCP_HTTP_TOKEN_FILE_MAX + 1], *line, *save = NULL, *end;
 	ssize_t n;
@@ -256,7 +305,7 @@ http_load_tokens(struct http_ctx *ctx, const char *path)
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW |
 	    O_NONBLOCK)) < 0) {
-		log_err("--token-file %s: %s", path, errno == ELOOP ?
+		log_err("%s %s: %s", flag, path, errno == ELOOP ?
 		    "it is a symbolic link" : strerror(errno));
 		return -1;
 	}
@@ -265,7 +314,7 @@ http_load_tokens(struct http_ctx *ctx, const char *path)
 
 		/* a FIFO would block the start; a device is no token list */
 		if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-			log_err("--token-file %s: not a regular file", path);
+			log_err("%s %s: not a regular file", flag, path);
 			goto out;
 		}
 	}
@@ -274,13 +323,13 @@ http_load_tokens(struct http_ctx *ctx, const char *path)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			log_err("--token-file %s: %s", path, strerror(errno));
+			log_err("%s %s: %s", flag, path, strerror(errno));
 			goto out;
 		}
 		got += (size_t)n;
 	}
 	if (got > MCP_HTTP_TOKEN_FILE_MAX) {
-		log_err("--token-file %s: larger than %u bytes", path,
+		log_err("%s %s: larger than %u bytes", flag, path,
 		    MCP_HTTP_TOKEN_FILE_MAX);
 		goto out;
 	}
@@ -296,19 +345,19 @@ http_load_tokens(struct http_ctx *ctx, const char *path)
 		if (*line == '\0' || *line == '#')
 			continue;
 		if (strlen(line) < MCP_HTTP_MIN_TOKEN_LEN) {
-			log_err("--token-file %s: a token is shorter than %d "
-			    "characters", path, MCP_HTTP_MIN_TOKEN_LEN);
+			log_err("%s %s: a token is shorter than %d "
+			    "characters", flag, path, MCP_HTTP_MIN_TOKEN_LEN);
 			goto out;
 		}
-		if (ctx->n_tokens == MCP_HTTP_MAX_TOKENS) {
-			log_err("--token-file %s: more than %d tokens", path,
+		if (*n_tokens == MCP_HTTP_MAX_TOKENS) {
+			log_err("%s %s: more than %d tokens", flag, path,
 			    MCP_HTTP_MAX_TOKENS);
 			goto out;
 		}
-		sha256(line, strlen(line), ctx->tokens[ctx->n_tokens++]);
+		sha256(line, strlen(line), tokens[(*n_tokens)++]);
 	}
-	if (ctx->n_tokens == 0) {
-		log_err("--token-file %s: no token in it", path);
+	if (*n_tokens == 0) {
+		log_err("%s %s: no token in it", flag, path);
 		goto out;
 	}
 	rc = 0;

@@ -219,6 +219,9 @@ struct http_ctx {
 	const struct http_config *cfg;	/* borrowed */
 	uint8_t tokens[MCP_HTTP_MAX_TOKENS][SHA256_LEN];	/* digests */
 	size_t n_tokens;		/* 0: no authentication */
+	/* --metrics-token-file: the only tokens /metrics answers, if any */
+	uint8_t metrics_tokens[MCP_HTTP_MAX_TOKENS][SHA256_LEN];
+	size_t n_metrics_tokens;
 	struct http_sessions sessions;
 	struct http_metrics metrics;
 	struct http_tenants tenants;	/* stateless workspaces */
@@ -282,7 +285,8 @@ int http_guard(const struct http_ctx *ctx, struct MHD_Connection *conn,
 /* Whether a browser at origin may talk to us (loopback or configured). */
 bool http_origin_allowed(const struct http_ctx *ctx, const char *origin);
 /* Reads --token-file into ctx->tokens (digests only). 0 or -1 (logged). */
-int http_load_tokens(struct http_ctx *ctx, const char *path);
+int http_load_tokens(const char *flag, const char *path,
+    uint8_t tokens[][SHA256_LEN], size_t *n_tokens);
 
 /* ---- 2026-07-28 request headers (http_headers.c) ---- */
 

@@ -874,8 +874,11 @@ http_ctx_open(struct http_ctx *ctx, const struct server *srv,
 	}
 	ctx->srv.on_call = http_metrics_on_call;
 	ctx->srv.on_call_arg = &ctx->metrics;
-	if (cfg->token_file != NULL &&
-	    http_load_tokens(ctx, cfg->token_file) != 0)
+	if ((cfg->token_file != NULL && http_load_tokens("--token-file",
+	    cfg->token_file, ctx->tokens, &ctx->n_tokens) != 0) ||
+	    (cfg->metrics_token_file != NULL && http_load_tokens(
+	    "--metrics-token-file", cfg->metrics_token_file,
+	    ctx->metrics_tokens, &ctx->n_metrics_tokens) != 0))
 		return -1;
 	/* each token a principal with its share; without tokens, one */
 	http_sessions_set_principals(&ctx->sessions, ctx->n_tokens);

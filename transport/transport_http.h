@@ -34,6 +34,7 @@ struct http_config {
 	bool loopback;			/* addr is 127.0.0.0/8 or ::1 */
 	char listen_text[80];		/* "127.0.0.1:8080", for logs */
 	const char *token_file;		/* borrowed; NULL: no auth */
+	const char *metrics_token_file;	/* borrowed; NULL: see http_guard.c */
 	/* --allow-origin values, borrowed from argv */
 	const char *origins[MCP_HTTP_MAX_ORIGINS];
 	size_t n_origins;

@@ -865,11 +865,40 @@ class Auth(unittest.TestCase):
         self.assertEqual(r.status, 204)
         self.assertIn("Authorization", r.header("Access-Control-Allow-Headers"))
 
-    def test_healthz_needs_no_token_metrics_does(self):
+    def test_healthz_needs_no_token_metrics_an_operator(self):
+        # /metrics counts both principals' calls: neither may read it
         self.assertEqual(self.srv.get("/healthz").status, 200)
         self.assertEqual(self.srv.get("/metrics").status, 401)
-        self.assertEqual(self.srv.get("/metrics", self.bearer(self.TOKEN_A)).status,
-                         200)
+        for t in (self.TOKEN_A, self.TOKEN_B):
+            r = self.srv.get("/metrics", self.bearer(t))
+            self.assertEqual(r.status, 403)
+            self.assertIn(b"Forbidden: /metrics has every principal's "
+                          b"figures; with several tokens it answers a "
+                          b"token of --metrics-token-file only", r.body)
+
+    def test_metrics_token_file(self):
+        ops = tempfile.NamedTemporaryFile("w", delete=False)
+        ops.write("%s\n" % ("m" * 40))
+        ops.close()
+        srv = Server(BIN, "--token-file", self.tokens.name,
+                     "--metrics-token-file", ops.name)
+        try:
+            r = srv.get("/metrics", self.bearer("m" * 40))
+            self.assertEqual(r.status, 200)
+            self.assertIn(b"mcp_", r.body)
+            for t in (self.TOKEN_A, self.TOKEN_B, "x" * 40):
+                r = srv.get("/metrics", self.bearer(t))
+                self.assertEqual(r.status, 401)
+                self.assertIn(b"Unauthorized: /metrics needs a token of "
+                              b"--metrics-token-file", r.body)
+            # the operator's token is no principal's: no session with it
+            self.assertEqual(srv.post(initialize_body(),
+                                      self.bearer("m" * 40)).status, 401)
+            self.assertEqual(srv.post(initialize_body(),
+                                      self.bearer(self.TOKEN_A)).status, 200)
+        finally:
+            self.assertEqual(srv.stop(), 0)
+            os.unlink(ops.name)
 
     def test_session_is_bound_to_its_token(self):
         sid = start_session(self.srv, self.bearer(self.TOKEN_A))
