@@ -51,6 +51,7 @@ block(uint32_t h[8], const uint8_t p[64])
 	}
 	h[0] += a; h[1] += b; h[2] += c; h[3] += d;
 	h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
+	explicit_bzero(w, sizeof(w));	/* derived from what was hashed */
 }
 
 void
@@ -81,4 +82,7 @@ sha256(const void *data, size_t len, uint8_t out[SHA256_LEN])
 		out[4 * i + 2] = (uint8_t)(h[i] >> 8);
 		out[4 * i + 3] = (uint8_t)h[i];
 	}
+	/* the last bytes of a bearer token were here: not on our stack */
+	explicit_bzero(tail, sizeof(tail));
+	explicit_bzero(h, sizeof(h));
 }
