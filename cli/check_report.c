@@ -117,7 +117,8 @@ cgroup_report(const struct sb_bounds *b, const struct sb_config *cfg,
 		    "RLIMIT_AS per process (shared memory, memfd and tmpfs "
 		    "pages are not counted, so a sandbox's total is not "
 		    "bounded), RLIMIT_NPROC per sandbox user namespace, "
-		    "RLIMIT_CPU per process; peak memory from wait4()%s",
+		    "RLIMIT_CPU per process; TCP buffers only by the host's "
+		    "tcp_mem; peak memory from wait4()%s",
 		    b->why, required ? "; the policy requires a cgroup: "
 		    "sandboxed tools refuse to run" : "");
 		fn(arg, "cgroup per sandbox (memory, pids)", false, required,
@@ -133,6 +134,14 @@ cgroup_report(const struct sb_bounds *b, const struct sb_config *cfg,
 	fn(arg, "cgroup memory", b->memory, required, why, "");
 	fn(arg, "cgroup pids", b->pids, required, "pids.max of the whole "
 	    "sandbox: its processes and threads, the init included", "");
+	fn(arg, "cgroup socket memory", b->tcp_mem, false, b->tcp_mem ?
+	    (b->cgroup_version == 1 ? "memory.kmem.tcp.limit_in_bytes = the "
+	    "memory figure: the sandbox's TCP buffers (its side of the "
+	    "proxy's connections) are bounded like its memory" :
+	    "memory.max counts the sandbox's TCP buffers (its side of the "
+	    "proxy's connections)") : "the sandbox's TCP buffers are not "
+	    "counted (no memory.kmem.tcp.limit_in_bytes): up to the host's "
+	    "tcp_mem", "a kernel with the v1 kmem accounting, or cgroup v2");
 	fn(arg, "cgroup cpu", b->cpu, false, b->cpu ? "one CPU's worth of time "
 	    "per sandbox (quota 100 ms per 100 ms)" : b->why, b->fix);
 }

@@ -72,6 +72,16 @@
  * before any other call runs out of descriptors.
  */
 #define EGRESS_FDS_PER_TUNNEL	6
+/*
+ * The buffers of each of the proxy's own sockets (both sides of a
+ * tunnel), fixed: the kernel's autotuning lets a socket grow to 4-6 MiB
+ * each way, and a program that writes into a tunnel whose server never
+ * reads (or never reads what it asked for) made the server hold ~14 MiB
+ * a tunnel, charged to the server, not the run. The kernel doubles the
+ * figure for its bookkeeping: 512 KiB a buffer, 2 MiB and a pipe a
+ * tunnel at most; still a 5 MB/s window at 100 ms of round trip.
+ */
+#define EGRESS_SOCKBUF		(256 * 1024)
 #define EGRESS_FD_SHARE		2
 /* The tunnels the server's descriptors allow now (see above). */
 unsigned egress_tunnel_budget(void);

@@ -406,6 +406,16 @@ make_ss(int family, const uint8_t *addr, uint16_t port,
 	}
 }
 
+/* A socket of ours with EGRESS_SOCKBUF each way (egress.h says why). */
+static void
+fix_buffers(int fd)
+{
+	int v = EGRESS_SOCKBUF;
+
+	(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
+	(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v));
+}
+
 /* Non-blocking connect within the idle bound: the fd, or -errno. */
 static int
 connect_to(const struct egress_call *c, const struct sockaddr_storage *ss,
@@ -419,6 +429,7 @@ connect_to(const struct egress_call *c, const struct sockaddr_storage *ss,
 	if (fd < 0)
 		return -errno;
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	fix_buffers(fd);
 	if (connect(fd, (const struct sockaddr *)ss, sl) == 0)
 		return fd;
 	if (errno != EINPROGRESS) {
@@ -1441,6 +1452,7 @@ egress_call_accept(struct egress_call *c)
 			continue;	/* else that connection's error: gone */
 		}
 		n++;
+		fix_buffers(cfd);
 		if (c->nconns >= c->rules->max_connections) {
 			over_cap(c, cfd);
 			continue;

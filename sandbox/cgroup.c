@@ -167,6 +167,8 @@ sb_cgroup_init(struct sb_cgroups *cg, const struct sb_config *cfg,
 	cg->info.pids = cg->have[SB_CG_PIDS];
 	cg->info.cpu = cg->have[SB_CG_CPU];
 	cg->info.swap_off = cg->version != 0 && (cg->memsw || cg->no_swap);
+	cg->info.tcp_mem = cg->version == 2 ? cg->have[SB_CG_MEMORY] :
+	    cg->version == 1 && cg->tcp_mem;
 	if (cg->version != 0 && !cg->have[SB_CG_CPU])
 		sb_cg_why(cg, cg->version == 1 ? "mount the v1 cpu hierarchy" :
 		    "delegate the cpu controller too", "no cpu controller in "
@@ -261,6 +263,15 @@ set_limits(struct sb_cgroups *cg, int c, int fd, struct sb_cg_run *r,
 			return rc;
 		if (!cg->memsw)
 			(void)sb_cg_write_at(fd, "memory.swappiness", "0");
+		/*
+		 * TCP buffers (its side of the proxy's connections): v1
+		 * charges them to the cgroup only once this limit is set,
+		 * and then apart from the rest; the memory figure again.
+		 */
+		*what = "memory.kmem.tcp.limit_in_bytes";
+		if (cg->tcp_mem && (rc = write_u64_at(fd,
+		    "memory.kmem.tcp.limit_in_bytes", r->mem_bytes)) < 0)
+			return rc;
 		return 0;
 	case SB_CG_PIDS:
 		*what = "pids.max";

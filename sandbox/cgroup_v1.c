@@ -74,5 +74,7 @@ sb_cg_v1_init(struct sb_cgroups *cg)
 		cg->have[SB_CG_CPU] = false;
 	cg->memsw = faccessat(cg->dir[SB_CG_MEMORY],
 	    "memory.memsw.limit_in_bytes", W_OK, 0) == 0;
+	cg->tcp_mem = faccessat(cg->dir[SB_CG_MEMORY],
+	    "memory.kmem.tcp.limit_in_bytes", W_OK, 0) == 0;
 	return 0;
 }

@@ -369,6 +369,9 @@ struct sb_cgroups {
 	int base[SB_CG_NCTL];		/* its parent (ours to nest in), or -1 */
 	bool have[SB_CG_NCTL];		/* the controller bounds every run */
 	bool memsw;			/* v1 memory.memsw.* / v2 memory.swap.max */
+	/* v1 memory.kmem.tcp.limit_in_bytes: socket buffers are counted
+	 * only once it is set (v2 counts them in memory.current always) */
+	bool tcp_mem;
 	bool no_swap;			/* no swap on this host at all */
 	/* v2: the base's subtree_control had these before we came */
 	bool base_had_memory, base_had_pids, base_had_cpu;

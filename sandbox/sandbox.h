@@ -390,6 +390,8 @@ struct sb_bounds {
 	int cgroup_version;		/* 1, 2, or 0: rlimits only */
 	bool memory, pids, cpu;		/* the controller holds for every run */
 	bool swap_off;			/* memsw / swap.max written, or no swap */
+	bool tcp_mem;			/* socket buffers count in the memory
+					 * limit (v2; v1 kmem.tcp written) */
 	char where[256];		/* the server's cgroup dir(s) */
 	char why[384];			/* no cgroup (or a controller missing) */
 	char fix[384];

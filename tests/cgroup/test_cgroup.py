@@ -449,6 +449,11 @@ def case_check(s):
            r.stdout)
     expect("ok       cgroup pids: pids.max of the whole sandbox" in lines[
         lines.index(mem[0]) + 1], r.stdout)
+    # its TCP buffers count against its memory (issue 25, class 5)
+    tcp = ("memory.kmem.tcp.limit_in_bytes = the memory figure" if
+           version() == 1 else "memory.max counts the sandbox's TCP buffers")
+    expect(lines[lines.index(mem[0]) + 2].startswith(
+        "ok       cgroup socket memory: " + tcp), r.stdout)
     r = check_output(s, ["--require-cgroup"])
     eq(r.returncode, 0, "required, and there: " + r.stdout)
 

@@ -20,6 +20,7 @@ import io
 import json
 import os
 import shutil
+import socket
 import ssl
 import subprocess
 import sys
@@ -907,6 +908,77 @@ def case_host_own_address(binary, unpriv):
         m.close()
 
 
+def case_socket_memory(binary, unpriv):
+    # A program writes as much as it can into 8 connections (a POST's
+    # body through the proxy) whose server never reads. What the kernel takes is held in socket buffers: its own
+    # side counts against the run's memory (v1: memory.kmem.tcp, which
+    # only counts once set; v2: memory.max), the proxy's is fixed
+    # (EGRESS_SOCKBUF, 512 KiB a buffer as the kernel counts it), the
+    # test's listener takes 64 KiB. With autotuning (4-6 MiB a buffer)
+    # it was some 14 MiB a tunnel, 110 MiB for these, whatever the
+    # memory figure (16 MiB here). Bounded: 16 MiB for the run's side
+    # and 8 x (2 x 512 KiB + a 64 KiB pipe + 128 KiB) for the rest; where
+    # the run has no cgroup counting them (--check says; an unprivileged
+    # server on v1), its side is the kernel's tcp_wmem at most a socket.
+    lst = socket.socket()
+    lst.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 32768)
+    lst.bind(("127.0.0.1", 0))
+    lst.listen(16)
+    port = lst.getsockname()[1]
+    held = []
+
+    def hold():
+        while True:
+            try:
+                c, _ = lst.accept()
+            except OSError:
+                return
+            held.append(c)
+    threading.Thread(target=hold, daemon=True).start()
+    m = Mcp(binary, COMMON + ["--allow-domain", "a.test:%d" % port,
+                              "--memory-mb", "16"], unpriv)
+    try:
+        code = ("import select, socket\n"
+                "ss = []\n"
+                "for i in range(8):\n"
+                "    c = socket.create_connection(('127.0.0.1', 3128))\n"
+                "    c.sendall(b'POST http://a.test:%d/ HTTP/1.1\\r\\n'\n"
+                "              b'Host: a.test:%d\\r\\n'\n"
+                "              b'Content-Length: 1000000000\\r\\n\\r\\n')\n"
+                "    c.setblocking(False)\n"
+                "    ss.append(c)\n"
+                "buf = b'x' * 65536\n"
+                "total = 0\n"
+                "while True:\n"
+                "    _, w, _ = select.select([], ss, [], 2.0)\n"
+                "    if not w:\n"
+                "        break\n"
+                "    for c in w:\n"
+                "        try:\n"
+                "            total += c.send(buf)\n"
+                "        except BlockingIOError:\n"
+                "            pass\n"
+                "print(total)\n" % (port, port))
+        r = m.call("run_code", py(code, timeout_ms=60000))
+        total = int(stdout(r))
+        check = subprocess.run((SETPRIV_NOBODY if unpriv else []) +
+                               [binary, "--check"], capture_output=True,
+                               text=True, env={"PATH": PLAIN_PATH}).stdout
+        proxy = 8 * (2 * 512 * 1024 + 65536 + 131072)
+        if "\nok       cgroup socket memory: " in check:
+            bound = 16 * 2**20 + proxy
+        else:
+            with open("/proc/sys/net/ipv4/tcp_wmem") as f:
+                bound = 8 * int(f.read().split()[2]) + proxy
+        expect(4 * 2**20 < total <= bound, "the program put %d bytes into "
+               "socket buffers; bound %d" % (total, bound))
+    finally:
+        m.close()
+        lst.close()
+        for c in held:
+            c.close()
+
+
 def case_fd_budget(binary, unpriv):
     # A server with 400 descriptors (soft = hard: it cannot raise them;
     # a sandbox's own limit is 256) lets tunnels of all calls hold
@@ -1019,7 +1091,8 @@ SHARED = [case_curl_http, case_curl_https, case_python_urllib, case_pip_download
           case_raw_sockets, case_network_false,
           case_malformed, case_refusal_linger_bounded, case_concurrent_64,
           case_tools_list]
-OWN = [case_dns_silent, case_host_own_address, case_fd_budget, case_caps, case_v4_mapped_literal, case_host_added,
+OWN = [case_dns_silent, case_host_own_address, case_socket_memory,
+       case_fd_budget, case_caps, case_v4_mapped_literal, case_host_added,
        case_no_network_policy, case_audit, case_print_config]
 
 
