@@ -118,6 +118,29 @@ struct egress_pin {
 	char text[EGRESS_MAX_PATTERN + 48];	/* as written */
 };
 
+/*
+ * What a CONNECT tunnel may carry. TLS whose ClientHello names the
+ * CONNECT host, everywhere but where the operator names another protocol
+ * for a port: a sniffer that refused only what looked like HTTP let
+ * through requests split on other whitespace (VT, FF) or shaped like
+ * HTTP/0.9, which a shared front end serves for a name never allowed.
+ */
+enum egress_tunnel_proto {
+	EGRESS_TUNNEL_TLS,	/* the default */
+	EGRESS_TUNNEL_SSH,	/* "SSH-" first, from either side */
+	EGRESS_TUNNEL_ANY,	/* anything: the operator's word */
+};
+struct egress_tunnel {
+	uint16_t port;
+	enum egress_tunnel_proto proto;
+	char text[16];		/* "22:ssh", as written */
+};
+/* Ports with a protocol of their own: a handful (ssh, a database). */
+#define EGRESS_MAX_TUNNELS	16
+/* Where a refusal points for another protocol. */
+#define EGRESS_TUNNEL_HINT	"an operator can name another protocol for " \
+	"a port: network.tunnels, --egress-tunnel PORT:ssh|any"
+
 struct egress_rules {
 	struct egress_pattern allow[EGRESS_MAX_RULES];
 	size_t nallow;
@@ -125,6 +148,8 @@ struct egress_rules {
 	size_t ndeny;
 	struct egress_pin pins[EGRESS_MAX_PINS];
 	size_t npins;
+	struct egress_tunnel tunnels[EGRESS_MAX_TUNNELS];
+	size_t ntunnels;
 	uint32_t max_connections;	/* per call */
 	uint64_t max_bytes;		/* per call, both ways together */
 	uint32_t idle_timeout_ms;	/* per connection, without a byte */
@@ -153,6 +178,11 @@ int egress_rules_deny(struct egress_rules *r, const char *text, char *err,
     size_t errlen) __attribute__((warn_unused_result));
 int egress_rules_pin(struct egress_rules *r, const char *text, char *err,
     size_t errlen) __attribute__((warn_unused_result));
+/* "PORT:PROTO" (tls, ssh, any): what a tunnel to PORT may carry. */
+int egress_rules_tunnel(struct egress_rules *r, const char *text, char *err,
+    size_t errlen) __attribute__((warn_unused_result));
+enum egress_tunnel_proto egress_tunnel_proto(const struct egress_rules *r,
+    uint16_t port);
 
 /*
  * Normalise a request's host in place: lowercase, one trailing dot

@@ -1103,26 +1103,31 @@ forward_plain(struct egress_call *c, int ufd, const char *buf, size_t len,
 }
 
 /*
- * After "200 Connection established": the program's first bytes. A TLS
+ * After "200 Connection established": the first bytes, by what the port
+ * may carry (egress_tunnel_proto()). TLS, the default: the program's
  * ClientHello must name the CONNECT host (or none, for an address: an
- * SSLv2-format one never names one, so it passes for an address only); an
- * HTTP request line is refused (its Host header, which a shared front end
- * routes by, would go unchecked: plain HTTP goes as a plain request);
- * other protocols, and servers that speak first, pass as they are.
- * Returns 0 with what was read forwarded, or -1 with the reason set.
+ * SSLv2-format one never names one, so it passes for an address only),
+ * and anything else is refused, a server that speaks first too (an HTTP
+ * request's Host, which a shared front end routes by, would go unchecked:
+ * plain HTTP goes as a plain request). SSH: "SSH-" first, from either
+ * side. Any: the operator's word, nothing read. Returns 0 with what was
+ * read forwarded, or -1 with the reason set.
  */
 static int
 check_tunnel(struct egress_call *c, int cfd, int ufd, const char *host,
-    int lit, struct egress_record *r)
+    uint16_t port, int lit, struct egress_record *r)
 {
+	enum egress_tunnel_proto proto = egress_tunnel_proto(c->rules, port);
 	struct pollfd p[3];
 	char sni[EGRESS_MAX_HOST + 1];
 	uint8_t *buf;
 	size_t len = 0;
 	ssize_t n;
-	int rc = -2, k, http = 0;
+	int rc = -2, k;
 	bool tls = false, v2 = false;
 
+	if (proto == EGRESS_TUNNEL_ANY)
+		return 0;
 	if ((buf = malloc(EGRESS_MAX_HELLO)) == NULL) {
 		set_reason(r, "out of memory");
 		return -1;
@@ -1144,7 +1149,12 @@ check_tunnel(struct egress_call *c, int cfd, int ufd, const char *host,
 		}
 		if (len == 0 && p[1].revents != 0 && p[0].revents == 0) {
 			free(buf);
-			return 0;	/* the server speaks first */
+			if (proto == EGRESS_TUNNEL_SSH)
+				return 0;	/* its banner comes first */
+			set_reason(r, "the server at port %u spoke first: a "
+			    "CONNECT tunnel there carries TLS only (%s)",
+			    (unsigned)port, EGRESS_TUNNEL_HINT);
+			return -1;
 		}
 		n = recv(cfd, buf + len, EGRESS_MAX_HELLO - len, 0);
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
@@ -1152,6 +1162,12 @@ check_tunnel(struct egress_call *c, int cfd, int ufd, const char *host,
 		if (n <= 0)
 			break;
 		len += (size_t)n;
+		if (proto == EGRESS_TUNNEL_SSH) {
+			if (len >= 4 || memcmp(buf, "SSH-", len) != 0)
+				rc = len >= 4 && memcmp(buf, "SSH-", 4) == 0 ?
+				    1 : -1;
+			continue;
+		}
 		/*
 		 * Any TLS record type (RFC 8446 5.1: change_cipher_spec 20 to
 		 * heartbeat 24) is TLS, and its first record must be the
@@ -1168,13 +1184,28 @@ check_tunnel(struct egress_call *c, int cfd, int ufd, const char *host,
 			rc = 0;
 		} else if (tls)
 			rc = egress_tls_sni(buf, len, sni);
-		else if ((http = egress_http_sniff(buf, len)) != -2)
+		else
 			rc = -1;	/* not TLS: decided */
 	}
-	if (http == 1) {
-		set_reason(r, "an HTTP request inside a CONNECT tunnel is "
-		    "refused (its Host header would go unchecked): send "
-		    "http:// URLs to the proxy as plain requests");
+	if (len == 0) {
+		free(buf);
+		return 0;	/* it closed before a byte: nothing went */
+	}
+	if (proto == EGRESS_TUNNEL_SSH && rc != 1) {
+		set_reason(r, "a CONNECT tunnel to port %u carries SSH only "
+		    "(\"SSH-\" first)", (unsigned)port);
+		free(buf);
+		return -1;
+	}
+	if (proto == EGRESS_TUNNEL_TLS && !tls) {
+		if (egress_http_sniff(buf, len) == 1)
+			set_reason(r, "an HTTP request inside a CONNECT tunnel "
+			    "is refused (its Host header would go unchecked): "
+			    "send http:// URLs to the proxy as plain requests");
+		else
+			set_reason(r, "a CONNECT tunnel to port %u carries TLS "
+			    "only, whose ClientHello names '%s' (%s)",
+			    (unsigned)port, host, EGRESS_TUNNEL_HINT);
 		free(buf);
 		return -1;
 	}
@@ -1273,7 +1304,7 @@ serve(struct egress_call *c, int cfd, struct egress_record *r)
 			r->allowed = false;
 			goto out;
 		}
-		if (check_tunnel(c, cfd, ufd, host, lit, r) < 0) {
+		if (check_tunnel(c, cfd, ufd, host, q.port, lit, r) < 0) {
 			r->allowed = false;
 			goto out;
 		}

@@ -361,6 +361,66 @@ egress_rules_pin(struct egress_rules *r, const char *text, char *err,
 }
 
 int
+egress_rules_tunnel(struct egress_rules *r, const char *text, char *err,
+    size_t errlen)
+{
+	static const char *const names[] = { "tls", "ssh", "any" };
+	const char *colon = strchr(text, ':');
+	unsigned long port;
+	char *end;
+	size_t i, k;
+
+	if (colon == NULL || colon == text) {
+		(void)snprintf(err, errlen, "expected PORT:PROTO (tls, ssh or "
+		    "any)");
+		return -1;
+	}
+	errno = 0;
+	port = strtoul(text, &end, 10);
+	if (errno != 0 || end != colon || port == 0 || port > 65535 ||
+	    text[0] < '0' || text[0] > '9') {
+		(void)snprintf(err, errlen, "the port must be 1..65535");
+		return -1;
+	}
+	for (k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+		if (strcmp(colon + 1, names[k]) == 0)
+			break;
+	if (k == sizeof(names) / sizeof(names[0])) {
+		(void)snprintf(err, errlen, "unknown protocol (tls, ssh or "
+		    "any)");
+		return -1;
+	}
+	for (i = 0; i < r->ntunnels; i++)
+		if (r->tunnels[i].port == port) {
+			(void)snprintf(err, errlen, "port %lu is named twice",
+			    port);
+			return -1;
+		}
+	if (r->ntunnels >= EGRESS_MAX_TUNNELS) {
+		(void)snprintf(err, errlen, "more than %d tunnel ports",
+		    EGRESS_MAX_TUNNELS);
+		return -1;
+	}
+	r->tunnels[r->ntunnels].port = (uint16_t)port;
+	r->tunnels[r->ntunnels].proto = (enum egress_tunnel_proto)k;
+	(void)snprintf(r->tunnels[r->ntunnels].text,
+	    sizeof(r->tunnels[r->ntunnels].text), "%lu:%s", port, names[k]);
+	r->ntunnels++;
+	return 0;
+}
+
+enum egress_tunnel_proto
+egress_tunnel_proto(const struct egress_rules *r, uint16_t port)
+{
+	size_t i;
+
+	for (i = 0; i < r->ntunnels; i++)
+		if (r->tunnels[i].port == port)
+			return r->tunnels[i].proto;
+	return EGRESS_TUNNEL_TLS;
+}
+
+int
 egress_host_normalize(char *host, int *family, uint8_t addr[16])
 {
 	size_t n;

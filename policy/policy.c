@@ -119,6 +119,8 @@ const struct policy_flag policy_flags[] = {
 	{ "resolve", required_argument, "HOST:PORT:ADDR",
 	    "the proxy connects to ADDR for HOST:PORT (trusted even if "
 	    "private)" },
+	{ "egress-tunnel", required_argument, "PORT:PROTO",
+	    "CONNECT to PORT carries PROTO (ssh, any) instead of TLS" },
 	{ "egress-max-connections", required_argument, "N",
 	    "proxy connections a call may open" },
 	{ "egress-max-bytes", required_argument, "BYTES",

@@ -10,6 +10,7 @@
  *   "network": { "allowed_domains": ["pypi.org", "*.pythonhosted.org"],
  *                "denied_domains": ["evil.pypi.org"],
  *                "resolve": ["pypi.internal:443:10.0.0.5"],
+ *                "tunnels": ["22:ssh"],   (CONNECT carries TLS elsewhere)
  *                "max_connections": 64, "max_bytes": 1073741824,
  *                "idle_timeout_ms": 30000 }
  */
@@ -112,6 +113,8 @@ cfg_list(struct egress_rules *r, const char *key, struct json_object *v,
 		r->nallow = 0;
 	else if (strcmp(key, "denied_domains") == 0)
 		r->ndeny = 0;
+	else if (strcmp(key, "tunnels") == 0)
+		r->ntunnels = 0;
 	else
 		r->npins = 0;
 	n = json_object_array_length(v);
@@ -126,7 +129,9 @@ cfg_list(struct egress_rules *r, const char *key, struct json_object *v,
 			return -1;
 		}
 		s = json_object_get_string(e);
-		if (key[0] == 'a')
+		if (key[0] == 't')
+			rc = egress_rules_tunnel(r, s, err, sizeof(err));
+		else if (key[0] == 'a')
 			rc = egress_rules_allow(r, s, err, sizeof(err));
 		else if (key[0] == 'd')
 			rc = egress_rules_deny(r, s, err, sizeof(err));
@@ -168,7 +173,7 @@ policy_network_cfg(struct policy *p, struct json_object *v, const char **key,
 			continue;
 		if (strcmp(k, "allowed_domains") == 0 ||
 		    strcmp(k, "denied_domains") == 0 ||
-		    strcmp(k, "resolve") == 0) {
+		    strcmp(k, "resolve") == 0 || strcmp(k, "tunnels") == 0) {
 			if (cfg_list(r, k, val, msg, msglen) != 0)
 				return -1;
 			continue;
@@ -178,8 +183,8 @@ policy_network_cfg(struct policy *p, struct json_object *v, const char **key,
 				break;
 		if (i == NBOUNDS) {
 			(void)snprintf(msg, msglen, "unknown key (allowed_domains, "
-			    "denied_domains, resolve, max_connections, max_bytes, "
-			    "idle_timeout_ms)");
+			    "denied_domains, resolve, tunnels, max_connections, "
+			    "max_bytes, idle_timeout_ms)");
 			return -1;
 		}
 		if (!json_object_is_type(val, json_type_int) ||
@@ -225,6 +230,8 @@ policy_network_flag(struct policy *p, const char *flag, const char *value,
 		rc = egress_rules_deny(r, value, err, sizeof(err));
 	else if (strcmp(flag, "resolve") == 0)
 		rc = egress_rules_pin(r, value, err, sizeof(err));
+	else if (strcmp(flag, "egress-tunnel") == 0)
+		rc = egress_rules_tunnel(r, value, err, sizeof(err));
 	else
 		return 0;
 	if (rc != 0) {
@@ -266,6 +273,11 @@ policy_network_json(const struct policy *p)
 		json_object_array_add(a, json_object_new_string(
 		    r->pins[i].text));
 	json_object_object_add(o, "resolve", a);
+	a = json_object_new_array();
+	for (i = 0; i < r->ntunnels; i++)
+		json_object_array_add(a, json_object_new_string(
+		    r->tunnels[i].text));
+	json_object_object_add(o, "tunnels", a);
 	for (i = 0; i < NBOUNDS; i++)
 		json_object_object_add(o, bounds[i].key,
 		    json_object_new_int64((int64_t)bound_get(r, i)));
@@ -295,6 +307,11 @@ policy_network_summary(const struct policy *p, char *buf, size_t len)
 	}
 	for (i = 0; i < r->npins && w < len; i++) {
 		n = snprintf(buf + w, len - w, " (pin %s)", r->pins[i].text);
+		w += n > 0 ? (size_t)n : 0;
+	}
+	for (i = 0; i < r->ntunnels && w < len; i++) {
+		n = snprintf(buf + w, len - w, " (tunnel %s)",
+		    r->tunnels[i].text);
 		w += n > 0 ? (size_t)n : 0;
 	}
 	if (w < len)

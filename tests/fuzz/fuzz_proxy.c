@@ -3,7 +3,8 @@
  * sandboxed program before it decides (egress/http.c): the request head,
  * the Host header's authority as the proxy re-reads it, a TLS
  * ClientHello's server name and whether a tunnel's first bytes are HTTP,
- * then the rules' host normalisation and decision on whatever came out.
+ * then the rules' host normalisation and decision on whatever came out,
+ * and the same bytes as an operator's pattern, pin and tunnel rule.
  * Any input must leave every output bounded and NUL-terminated, and the
  * parser's offsets inside the input.
  *
@@ -105,6 +106,22 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		must(pat.is_addr || strlen(pat.host) > 0, "a pattern's host");
 	if (egress_pin_parse(s, &pin, err, sizeof(err)) == 0)
 		must(pin.family != 0 && strlen(pin.host) > 0, "a pin's host");
+	/* and as what a port's tunnels carry (network.tunnels) */
+	{
+		static struct egress_rules tr;
+
+		tr.ntunnels = 0;
+		if (egress_rules_tunnel(&tr, s, err, sizeof(err)) == 0) {
+			must(tr.ntunnels == 1 && tr.tunnels[0].port != 0,
+			    "a tunnel's port");
+			must(memchr(tr.tunnels[0].text, '\0',
+			    sizeof(tr.tunnels[0].text)) != NULL, "its text");
+			must(egress_tunnel_proto(&tr, tr.tunnels[0].port) ==
+			    tr.tunnels[0].proto, "the port's protocol");
+		} else {
+			must(tr.ntunnels == 0, "a refused rule adds nothing");
+		}
+	}
 	if (strlen(s) <= EGRESS_MAX_HOST + 2 &&
 	    egress_host_normalize(s, &fam, addr) != 0)
 		decide(s, 443);
