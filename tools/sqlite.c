@@ -370,11 +370,43 @@ sql_args(struct sql_query *q, const struct json_object *args,
 	return -1;
 }
 
+/*
+ * "file:PATH?immutable=1" with the bytes URIs give a meaning to (and
+ * every byte outside printable ASCII) %-escaped: SQLite decodes the name
+ * back to PATH before the VFS sees it (sqlite_vfs.c matches it).
+ */
+static char *
+immutable_uri(const char *path)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = strlen(path), i, w = 0;
+	char *u = malloc(5 + 3 * n + 12 + 1);
+
+	if (u == NULL)
+		return NULL;
+	memcpy(u, "file:", 5);
+	w = 5;
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)path[i];
+
+		if (c == '%' || c == '?' || c == '#' || c <= ' ' || c >= 0x7f) {
+			u[w++] = '%';
+			u[w++] = hex[c >> 4];
+			u[w++] = hex[c & 15];
+		} else {
+			u[w++] = (char)c;
+		}
+	}
+	memcpy(u + w, "?immutable=1", 13);
+	return u;
+}
+
 /* 2. The read-only connection, its limits, and the deadline from now. */
 static int
 sql_open(struct sql_query *q, struct json_object **r)
 {
 	char vmsg[256];	/* sqlvfs_enter's sentence */
+	char *uri;
 	sqlite3 *db;
 	int rc;
 
@@ -389,9 +421,22 @@ sql_open(struct sql_query *q, struct json_object **r)
 		return -1;
 	}
 	q->entered = true;
-	rc = sqlite3_open_v2(q->pdb->path, &q->db, SQLITE_OPEN_READONLY |
-	    SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE |
-	    SQLITE_OPEN_NOFOLLOW, SQLVFS_NAME);
+	if (sqlvfs_wal_immutable(q->pdb)) {
+		/* file:PATH?immutable=1: no lock, no -wal, no -shm made */
+		if ((uri = immutable_uri(q->pdb->path)) == NULL) {
+			*r = sql_error(q->call, "out of memory", "%s",
+			    "Out of memory.");
+			return -1;
+		}
+		rc = sqlite3_open_v2(uri, &q->db, SQLITE_OPEN_READONLY |
+		    SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE |
+		    SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_URI, SQLVFS_NAME);
+		free(uri);
+	} else {
+		rc = sqlite3_open_v2(q->pdb->path, &q->db, SQLITE_OPEN_READONLY |
+		    SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE |
+		    SQLITE_OPEN_NOFOLLOW, SQLVFS_NAME);
+	}
 	db = q->db;
 	if (rc != SQLITE_OK) {
 		*r = sql_error(q->call, "database open failed", "The database "

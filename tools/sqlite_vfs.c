@@ -139,8 +139,23 @@ pinned_open(const char *path, int flags, int mode)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	if ((fd = open_beneath(d, name, flags, (mode_t)mode)) < 0)
+	/*
+	 * A read-only query makes no file: a -wal or -shm it made would be
+	 * the server's, left in a directory a sandbox may write, which can
+	 * rename it away and plant its own (refused: every later query
+	 * failed). A WAL database without a journal of its owner's is read
+	 * immutable instead (sqlvfs_wal_immutable).
+	 */
+	if (k > 0 && (flags & O_CREAT) != 0) {
+		if ((fd = open_beneath(d, name, flags & ~(O_CREAT | O_EXCL),
+		    0)) < 0) {
+			if (errno == ENOENT)
+				errno = EACCES;
+			return -1;
+		}
+	} else if ((fd = open_beneath(d, name, flags, (mode_t)mode)) < 0) {
 		return -1;
+	}
 	if (fstat(fd, &st) != 0)
 		goto fail;
 	if (!S_ISREG(st.st_mode) || (k > 0 && !journal_ours(&st))) {
@@ -328,6 +343,30 @@ sqlvfs_enter(const struct policy_database *d, char *msg, size_t msglen)
 	cur_db = d;
 	cur_owner = st.st_uid;
 	return 0;
+}
+
+bool
+sqlvfs_wal_immutable(const struct policy_database *d)
+{
+	char name[NAME_MAX + 16];
+	uint8_t hdr[20];
+	struct stat st;
+	int fd;
+	ssize_t n;
+
+	if ((fd = open_beneath(d, d->base, O_RDONLY, 0)) < 0)
+		return false;
+	n = pread(fd, hdr, sizeof(hdr), 0);
+	(void)close(fd);
+	/* bytes 18 and 19 of the header: the write and read versions, 2
+	 * for WAL (https://sqlite.org/fileformat2.html#walformat) */
+	if (n != (ssize_t)sizeof(hdr) || hdr[18] != 2 || hdr[19] != 2)
+		return false;
+	if ((size_t)snprintf(name, sizeof(name), "%s-wal", d->base) >=
+	    sizeof(name))
+		return true;
+	return fstatat(d->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+	    !journal_ours(&st) || st.st_size == 0;
 }
 
 void

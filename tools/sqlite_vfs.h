@@ -8,6 +8,7 @@
 #ifndef SQLITE_VFS_H
 #define SQLITE_VFS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct policy_database;
@@ -23,5 +24,12 @@ struct policy_database;
 int sqlvfs_enter(const struct policy_database *d, char *msg, size_t msglen)
     __attribute__((warn_unused_result));
 void sqlvfs_leave(void);
+/*
+ * Between enter and leave: d is a WAL database with no -wal of its
+ * owner's (none, empty, or planted), which a read-only connection could
+ * only open by making a -wal and -shm of the server's: it is read
+ * immutable instead (its main file, as a -wal-less reader sees it).
+ */
+bool sqlvfs_wal_immutable(const struct policy_database *d);
 
 #endif

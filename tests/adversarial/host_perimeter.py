@@ -338,6 +338,31 @@ def case_sqlite_wal_planted(s):
     srv.close()
 
 
+def case_sqlite_wal_no_leftovers(s):
+    """A database in WAL mode whose writer closed it (no -wal, no -shm), in
+    a directory sandboxed code can write: a read-only query makes neither
+    (they would be the server's, renamed away and replaced by the
+    sandbox's: every later query failed). It reads the file immutable,
+    and still does once the sandbox has planted a -wal and a -shm."""
+    ws = s.workspace()
+    db = os.path.join(ws, "data.sqlite")
+    make_db(db, "good", 0)
+    c = sqlite3.connect(db)
+    eq(c.execute("PRAGMA journal_mode=WAL").fetchone()[0], "wal", "WAL")
+    c.close()
+    for suffix in ("-wal", "-shm"):
+        expect(not os.path.exists(db + suffix), suffix + " before")
+    srv = Server(s, ["--workspace", ws, "--database", f"d={db}"])
+    for i in range(2):
+        eq(rows(query(srv)), [["good"]], "query %d" % i)
+        for suffix in ("-wal", "-shm"):
+            expect(not os.path.exists(db + suffix), "the query made " + suffix)
+    sh(srv, "echo planted > /workspace/data.sqlite-wal && "
+       "echo planted > /workspace/data.sqlite-shm")
+    eq(rows(query(srv)), [["good"]], "with a planted -wal and -shm")
+    srv.close()
+
+
 LEGIT_WAL = """import os, sqlite3, sys
 c = sqlite3.connect(sys.argv[1], isolation_level=None)
 c.execute('PRAGMA journal_mode=WAL')
@@ -992,6 +1017,7 @@ CASES = {
     "sqlite_wal_unlink": case_sqlite_wal_unlink,
     "sqlite_wal_planted": case_sqlite_wal_planted,
     "sqlite_wal_legit": case_sqlite_wal_legit,
+    "sqlite_wal_no_leftovers": case_sqlite_wal_no_leftovers,
     "sqlite_temp_files": case_sqlite_temp_files,
     "workspace_parent": case_workspace_parent,
     "workspace_full": case_workspace_full,
@@ -1011,7 +1037,7 @@ CASES = {
 ROOT_ONLY = {"python_nonsystem", "python_refused",
              # an unprivileged server's sandboxes have its uid: their
              # journals cannot be told from its own
-             "sqlite_wal_planted"}
+             "sqlite_wal_planted", "sqlite_wal_no_leftovers"}
 UNPRIV_ONLY = set()
 
 
