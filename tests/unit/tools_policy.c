@@ -257,9 +257,12 @@ START_TEST(config_value_errors_name_line_and_key)
 	    "not '*.com')");
 	expect_config_error("{\"network\": {\"max_bytes\": 1}}",
 	    ":1: network.max_bytes: must be an integer in 4096..1099511627776");
+	expect_config_error("{\"network\": {\"tunnels\": [\"22:telnet\"]}}",
+	    ":1: network.tunnels: '22:telnet': unknown protocol (tls, "
+	    "ssh or any)");
 	expect_config_error("{\"network\": {\"proxy\": 1}}",
 	    ":1: network.proxy: unknown key (allowed_domains, denied_domains, "
-	    "resolve, max_connections, max_bytes, idle_timeout_ms)");
+	    "resolve, tunnels, max_connections, max_bytes, idle_timeout_ms)");
 	expect_config_error("{\n\"env\": {\"LD_PRELOAD\": \"x.so\"}}",
 	    ":2: env.LD_PRELOAD: 'LD_PRELOAD' may not be set for sandboxed "
 	    "tools");
@@ -406,6 +409,8 @@ START_TEST(every_flag_in_the_table_is_understood)
 			v = "*.pypi.org:8443";
 		else if (strcmp(policy_flags[i].name, "resolve") == 0)
 			v = "pypi.org:443:127.0.0.1";
+		else if (strcmp(policy_flags[i].name, "egress-tunnel") == 0)
+			v = "22:ssh";
 		else if (strcmp(policy_flags[i].name, "egress-max-bytes") == 0)
 			v = "4096";
 		ck_assert_msg(policy_set_flag(p, policy_flags[i].name, v, err,
