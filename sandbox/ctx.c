@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -143,9 +145,55 @@ add_sysent(struct sb_ctx *ctx, const struct sb_sys_path *sp)
 	return 0;
 }
 
+/* MFD_EXEC (Linux 6.3): an executable memfd where vm.memfd_noexec asks. */
+#ifndef MFD_EXEC
+#define MFD_EXEC	0x0010U
+#endif
+
 /*
- * The init program every run execs (init.c), opened once (O_PATH): what
- * runs is the file checked here. cfg's path, or else where an install
+ * The checked init's bytes in a sealed memfd, which every run execs: the
+ * file's inode could still be rewritten in place by whoever may write it
+ * (a build tree in a workspace a sandbox writes: the next run would exec
+ * its code with every capability of the new namespaces), the sealed copy
+ * cannot (runc does the same since CVE-2019-5736). -errno, or the fd.
+ */
+static int
+sealed_copy(int fd, size_t size)
+{
+	const unsigned seals = F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW |
+	    F_SEAL_SEAL;
+	size_t done = 0;
+	ssize_t n;
+	int m, e;
+
+	m = memfd_create(SB_INIT_NAME, MFD_CLOEXEC | MFD_ALLOW_SEALING |
+	    MFD_EXEC);
+	if (m < 0 && errno == EINVAL)	/* before 6.3: no such flag */
+		m = memfd_create(SB_INIT_NAME, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (m < 0)
+		return -errno;
+	while (done < size) {
+		n = sendfile(m, fd, NULL, size - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			e = n < 0 ? errno : EIO;	/* shorter than its size */
+			(void)close(m);
+			return -e;
+		}
+		done += (size_t)n;
+	}
+	if (fcntl(m, F_ADD_SEALS, seals) < 0) {
+		e = errno;
+		(void)close(m);
+		return -e;
+	}
+	return m;
+}
+
+/*
+ * The init program every run execs (init.c), opened once and copied into
+ * a sealed memfd (sealed_copy): what runs is the file checked here. cfg's path, or else where an install
  * puts it from our executable (../libexec/mcp-sandbox/), or beside it (a
  * build tree). It runs with every capability of the sandbox's namespaces
  * and, as a root server's child, as root on the host's files until it
@@ -163,11 +211,12 @@ open_init(struct sb_ctx *ctx, const struct sb_config *cfg,
 	struct stat st, self;
 	ssize_t n;
 	size_t i;
+	int m;
 
 	if (cfg->init_path != NULL) {
 		(void)snprintf(ctx->init_path, sizeof(ctx->init_path), "%s",
 		    cfg->init_path);
-		ctx->init_fd = open(ctx->init_path, O_PATH | O_CLOEXEC);
+		ctx->init_fd = open(ctx->init_path, O_RDONLY | O_CLOEXEC);
 	} else if ((n = readlink("/proc/self/exe", exe,
 	    sizeof(exe) - 1)) > 0 && (size_t)n < sizeof(exe) - 1) {
 		exe[n] = '\0';
@@ -178,7 +227,7 @@ open_init(struct sb_ctx *ctx, const struct sb_config *cfg,
 			if (snprintf(ctx->init_path, sizeof(ctx->init_path),
 			    "%s%s", exe, rel[i]) < (int)sizeof(ctx->init_path))
 				ctx->init_fd = open(ctx->init_path,
-				    O_PATH | O_CLOEXEC);
+				    O_RDONLY | O_CLOEXEC);
 		}
 	}
 	if (ctx->init_fd < 0 && cfg->init_path != NULL) {
@@ -208,6 +257,18 @@ open_init(struct sb_ctx *ctx, const struct sb_config *cfg,
 		    "our executable's owner");
 		return -EPERM;
 	}
+	if ((m = sealed_copy(ctx->init_fd, (size_t)st.st_size)) < 0) {
+		/* a host that forbids executable memfds (vm.memfd_noexec 2)
+		 * gets the file itself: checked above, not sealed */
+		if (m != -EACCES && m != -EPERM) {
+			sb_fail(res, SB_STAGE_INIT, -m, "copying the sandbox's "
+			    "init program into a sealed memfd");
+			return m;
+		}
+		return 0;
+	}
+	(void)close(ctx->init_fd);
+	ctx->init_fd = m;
 	return 0;
 }
 

@@ -90,7 +90,7 @@ enum sb_child_fd {
 	SB_FD_STDERR,		/* pipe, write end */
 	SB_FD_STDIN,		/* memfd with the stdin bytes, or -1 */
 	SB_FD_PLAN,		/* memfd with the packed plan (plan_wire.c) */
-	SB_FD_EXE,		/* the init program (O_PATH), until its exec */
+	SB_FD_EXE,		/* the init program (a sealed memfd), until its exec */
 	/* detached mounts made by the parent (uid pool): the workspace and
 	 * the writable binds, SB_MAX_TREES fds, unused ones -1 */
 	SB_FD_TREE,
@@ -414,7 +414,8 @@ struct sb_ctx {
 	struct sb_uid_pool uids;
 	bool cg_on;			/* cg was initialised */
 	struct sb_cgroups cg;
-	/* the init program (init.c), O_PATH; what every run execs first */
+	/* the init program (init.c), a sealed memfd copy of it (ctx.c);
+	 * what every run execs first */
 	int init_fd;
 	char init_path[SB_PATH_MAX];
 };

@@ -8,6 +8,7 @@
  * own copies of the same const programs, named by a flag.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,20 @@
 
 /* Pointers of a packed plan are offsets; a filter is one of these. */
 #define WIRE_FILTER	((uintptr_t)1)
+/*
+ * Before the struct: what says the server and the init read one layout
+ * (a mixed install, an init_path of another build); a mismatch is
+ * refused, never read as some other field. Bump the version with any
+ * change of struct sb_plan's meaning that keeps its size.
+ */
+#define WIRE_MAGIC	0x6d63702d706c616eULL	/* "mcp-plan" */
+#define WIRE_VERSION	1u
+struct wire_head {
+	uint64_t magic;
+	uint32_t version;
+	uint32_t plan_size;
+};
+#define WIRE_HEAD	((sizeof(struct wire_head) + 15) & ~(size_t)15)
 
 struct wire {
 	char *buf;
@@ -99,15 +114,19 @@ write_all(int fd, const char *buf, size_t len)
 int
 sb_plan_pack(const struct sb_plan *p, int *ret)
 {
-	struct wire w = { .cap = sizeof(*p) + 16384 };
+	struct wire w = { .cap = WIRE_HEAD + sizeof(*p) + 16384 };
+	const struct wire_head head = { .magic = WIRE_MAGIC,
+	    .version = WIRE_VERSION, .plan_size = (uint32_t)sizeof(*p) };
 	struct sb_plan *q;
 	size_t i;
 	int fd, rc;
 
 	if ((w.buf = malloc(w.cap)) == NULL)
 		return -ENOMEM;
-	w.len = (sizeof(*p) + 7) & ~(size_t)7;
-	q = (struct sb_plan *)(void *)w.buf;
+	w.len = WIRE_HEAD + ((sizeof(*p) + 7) & ~(size_t)7);
+	memset(w.buf, 0, WIRE_HEAD);
+	memcpy(w.buf, &head, sizeof(head));
+	q = (struct sb_plan *)(void *)(w.buf + WIRE_HEAD);
 	memcpy(q, p, sizeof(*p));
 	memset(q->prot, 0, sizeof(q->prot));
 	q->nprot = 0;
@@ -117,7 +136,8 @@ sb_plan_pack(const struct sb_plan *p, int *ret)
 	/* q moves with w.buf: each field is written through the new base */
 #define PUT(field, expr) do {						\
 		uintptr_t v_ = (uintptr_t)(expr);			\
-		((struct sb_plan *)(void *)w.buf)->field = (void *)v_;	\
+		((struct sb_plan *)(void *)(w.buf + WIRE_HEAD))->field =	\
+		    (void *)v_;						\
 	} while (0)
 	PUT(staging, put_str(&w, p->staging));
 	PUT(root_opts, put_str(&w, p->root_opts));
@@ -146,12 +166,17 @@ sb_plan_pack(const struct sb_plan *p, int *ret)
 		free(w.buf);
 		return -w.err;
 	}
-	if ((fd = memfd_create("sb-plan", MFD_CLOEXEC)) < 0) {
+	if ((fd = memfd_create("sb-plan", MFD_CLOEXEC | MFD_ALLOW_SEALING)) <
+	    0) {
 		free(w.buf);
 		return -errno;
 	}
 	rc = write_all(fd, w.buf, w.len);
 	free(w.buf);
+	/* as written, for good: the init maps it */
+	if (rc == 0 && fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK |
+	    F_SEAL_GROW | F_SEAL_SEAL) < 0)
+		rc = -errno;
 	if (rc < 0) {
 		(void)close(fd);
 		return rc;
@@ -212,26 +237,49 @@ sb_plan_unpack(int fd, const struct sb_filters *f, struct sb_plan **ret)
 	if (fstat(fd, &st) < 0)
 		return -errno;
 	len = (size_t)st.st_size;
-	if (len < sizeof(*p) || len > SB_PLAN_WIRE_MAX)
+	if (len < WIRE_HEAD + sizeof(*p) || len > SB_PLAN_WIRE_MAX)
 		return -EINVAL;
 	base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
 	if (base == MAP_FAILED)
 		return -errno;
-	p = (struct sb_plan *)(void *)base;
+	{
+		struct wire_head h;
+
+		memcpy(&h, base, sizeof(h));
+		if (h.magic != WIRE_MAGIC || h.version != WIRE_VERSION ||
+		    h.plan_size != sizeof(*p)) {
+			(void)munmap(base, len);
+			return -EPROTO;
+		}
+	}
+	p = (struct sb_plan *)(void *)(base + WIRE_HEAD);
 	if (p->nmops > SB_MAX_MOPS || p->nll_rules > SB_MAX_LANDLOCK_RULES ||
 	    p->nrlimits > SB_MAX_RLIMITS || p->nfds < 0 ||
-	    p->nfds > SB_FD_FIRST_BIND - SB_FD_STATUS)
+	    p->nfds > SB_FD_FIRST_BIND - SB_FD_STATUS ||
+	    p->last_cap < 0 || p->last_cap > 63)
 		rc = -EINVAL;
+	for (i = 0; rc == 0 && i < p->nrlimits; i++)
+		if (p->rlimits[i].resource < 0 ||
+		    p->rlimits[i].resource >= SB_MAX_RLIMITS)
+			rc = -EINVAL;
 	for (i = 0; rc == 0 && i < p->nmops; i++) {
 		struct sb_mop *m = &p->mops[i];
 		const char *arg = m->arg;
 
+		if ((unsigned)m->kind > SB_MOP_TREE ||
+		    (m->kind == SB_MOP_BIND && (m->fd < SB_FD_FIRST_BIND ||
+		    m->fd >= SB_FD_FIRST_BIND + SB_MAX_MOPS)) ||
+		    (m->kind == SB_MOP_TREE && (m->fd < SB_FD_TREE ||
+		    m->fd >= SB_FD_TREE + SB_MAX_TREES))) {
+			rc = -EINVAL;
+			break;
+		}
 		if ((rc = get_str(base, len, &m->path)) < 0 ||
 		    (rc = get_str(base, len, &m->host)) < 0 ||
 		    (rc = get_str(base, len, &arg)) < 0)
 			break;
 		/* the bytes of arg, with its NUL, lie inside */
-		if (arg != NULL && (size_t)(arg - base) + m->arg_len >= len)
+		if (arg != NULL && m->arg_len >= len - (size_t)(arg - base))
 			rc = -EINVAL;
 		m->arg = arg;
 	}

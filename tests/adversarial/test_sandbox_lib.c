@@ -754,6 +754,46 @@ START_TEST(out_of_descriptors_says_so)
 }
 END_TEST
 
+/*
+ * The init file rewritten in place after the context was made (whoever
+ * may write it: a build tree in a workspace a sandbox writes) changes
+ * nothing: runs exec the sealed copy the context took. The rewrite is a
+ * script that would leave a marker; the run still answers as the init.
+ */
+START_TEST(an_init_rewritten_later_is_not_run)
+{
+	static const char *const argv[] = { "/bin/echo", "still ours", NULL };
+	char path[] = "/tmp/sb-init-XXXXXX", marker[64], cmd[512];
+	struct sb_config cfg = { .init_path = path };
+	struct sb_ctx *ctx = NULL;
+	struct sb_request req;
+	struct sb_result res;
+	FILE *f;
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	(void)close(fd);
+	(void)snprintf(cmd, sizeof(cmd), "cp %s %s && chmod 755 %s",
+	    MCP_TEST_INIT, path, path);
+	ck_assert_int_eq(system(cmd), 0);
+	ck_assert_msg(sb_ctx_new(&cfg, &ctx, &res) == 0, "%s", res.message);
+	sb_result_fini(&res);
+	(void)snprintf(marker, sizeof(marker), "/tmp/sb-init-ran-%ld",
+	    (long)getpid());
+	(void)unlink(marker);
+	ck_assert_ptr_nonnull(f = fopen(path, "w"));	/* in place */
+	fprintf(f, "#!/bin/sh\ntouch %s\n", marker);
+	ck_assert_int_eq(fclose(f), 0);
+	request(&req, argv);
+	ck_assert_int_eq(sb_run(ctx, &req, NULL, &res), 0);
+	ck_assert_str_eq(res.out.data, "still ours\n");
+	ck_assert_int_eq(access(marker, F_OK), -1);
+	sb_result_fini(&res);
+	sb_ctx_free(ctx);
+	ck_assert_int_eq(unlink(path), 0);
+}
+END_TEST
+
 struct canceller {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -1779,6 +1819,7 @@ lib_suite(void)
 	tcase_add_test(t, the_sandbox_holds_nothing_of_the_launchers_memory);
 	tcase_add_test(t, out_of_descriptors_says_so);
 	tcase_add_test(t, no_capability_is_left_when_the_program_starts);
+	tcase_add_test(t, an_init_rewritten_later_is_not_run);
 	tcase_add_test(t, cancel_from_another_thread_kills_at_once);
 	tcase_add_test(t, parallel_runs_with_fresh_netns);
 	tcase_add_test(t, parallel_runs_with_a_netns_pool_smaller_than_the_load);

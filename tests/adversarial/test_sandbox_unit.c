@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -655,6 +656,66 @@ START_TEST(stage_names_are_unique)
 }
 END_TEST
 
+/* A memfd holding n bytes of buf. */
+static int
+memfd_of(const void *buf, size_t n)
+{
+	int fd = memfd_create("t", MFD_CLOEXEC);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, buf, n), (ssize_t)n);
+	return fd;
+}
+
+/*
+ * The plan as the init gets it (plan_wire.c): the strings and vectors
+ * come back; a plan of another layout (its header), one cut short and
+ * one whose file content claims more bytes than it has are refused.
+ */
+START_TEST(packed_plan_comes_back_and_a_foreign_one_is_refused)
+{
+	static const struct sock_fprog none = { 0, NULL };
+	const struct sb_filters f = { &none, &none, &none };
+	struct sb_ctx *ctx = new_ctx();
+	struct sb_request req;
+	struct sb_result res;
+	struct sb_plan p, *q;
+	struct stat st;
+	char *bytes;
+	size_t i, n;
+	int fd, bad;
+
+	base_request(&req);
+	ck_assert_int_eq(build(ctx, &req, &p, &res), 0);
+	ck_assert_int_eq(sb_plan_pack(&p, &fd), 0);
+	ck_assert_int_eq(sb_plan_unpack(fd, &f, &q), 0);
+	ck_assert_str_eq(q->program, p.program);
+	ck_assert_str_eq(q->argv[0], p.argv[0]);
+	ck_assert_ptr_null(q->argv[1]);
+	ck_assert_uint_eq(q->nmops, p.nmops);
+	for (i = 0; i < p.nmops; i++)
+		ck_assert_str_eq(q->mops[i].path, p.mops[i].path);
+	ck_assert_ptr_eq(q->filter, &none);
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	n = (size_t)st.st_size;
+	ck_assert_ptr_nonnull(bytes = malloc(n));
+	ck_assert_int_eq(pread(fd, bytes, n, 0), (ssize_t)n);
+	bytes[8]++;				/* the version */
+	bad = memfd_of(bytes, n);
+	ck_assert_int_eq(sb_plan_unpack(bad, &f, &q), -EPROTO);
+	(void)close(bad);
+	bytes[8]--;
+	bad = memfd_of(bytes, n / 2);		/* cut short */
+	ck_assert_int_eq(sb_plan_unpack(bad, &f, &q), -EINVAL);
+	(void)close(bad);
+	(void)close(fd);
+	free(bytes);
+	sb_plan_fini(&p);
+	sb_result_fini(&res);
+	sb_ctx_free(ctx);
+}
+END_TEST
+
 /* A copy of the init program at path, with mode and owner (-1: ours). */
 static void
 copy_init(const char *path, mode_t mode, uid_t owner)
@@ -742,6 +803,7 @@ sandbox_suite(void)
 	tcase_add_test(t, program_check_follows_the_sandbox_view);
 	tcase_add_test(t, limits_have_documented_defaults);
 	tcase_add_test(t, ctx_refuses_an_init_others_may_write);
+	tcase_add_test(t, packed_plan_comes_back_and_a_foreign_one_is_refused);
 	suite_add_tcase(s, t);
 	t = tcase_create("output");
 	tcase_add_test(t, output_keeps_cap_and_counts_everything);
