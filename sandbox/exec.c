@@ -801,6 +801,9 @@ struct sb_started {
 	int uid_slot;		/* uid pool slot, or -1: the shared uid */
 	uid_t uid;		/* the run's kernel uid */
 	struct sb_cg_run cg;	/* the run's cgroup, if the context has them */
+	/* deferred (built ahead): the request's shape, then the launch */
+	char *shape, *launch;
+	size_t shape_len;
 };
 
 static void
@@ -852,6 +855,9 @@ started_fini(struct sb_started *s)
 	close_fd(&s->r.pidfd);
 	close_fd(&s->r.in_w);
 	chans_close(&s->c);
+	free(s->shape);
+	free(s->launch);
+	s->shape = s->launch = NULL;
 	if (s->p != NULL) {
 		sb_plan_fini(s->p);
 		free(s->p);
@@ -900,7 +906,12 @@ start_run(struct sb_started *s, const struct sb_request *req,
 	    (s->uid_slot = sb_uid_pool_take(&s->ctx->uids)) >= 0) {
 		s->uid = s->ctx->uids.base + (uid_t)s->uid_slot;
 	}
-	if ((rc = sb_program_check(s->ctx, req, res)) < 0 ||
+	if (req->deferred && (s->shape = sb_shape_bytes(req,
+	    &s->shape_len)) == NULL) {
+		sb_fail(res, SB_STAGE_RESOURCES, ENOMEM, "the shape");
+		return -ENOMEM;
+	}
+	if ((!req->deferred && (rc = sb_program_check(s->ctx, req, res)) < 0) ||
 	    (rc = run_trees(s, res)) < 0 ||
 	    (rc = chans_open(&s->c, s->ctx, s->uid, req, res)) < 0 ||
 	    (rc = sb_cg_run_make(&s->ctx->cg, &s->p->limits, &s->cg, res)) < 0)
@@ -937,11 +948,12 @@ finish_run(struct sb_started *s, const struct sb_request *req,
 		sb_fail(res, SB_STAGE_RESOURCES, -rc, "output buffers");
 		goto out;
 	}
-	if (r->in_w >= 0) {
+	if (r->in_w >= 0 && s->launch == NULL) {
 		r->in_data = req->stdin_data;
 		r->in_len = req->stdin_len;
-		feed(r);
 	}
+	if (r->in_w >= 0)
+		feed(r);
 	if ((rc = supervise(r, req, s->p, cancel, res, t0)) < 0) {
 		sb_fail(res, SB_STAGE_WAIT, -rc, "supervising the run");
 		goto out;
@@ -1062,6 +1074,38 @@ renice_program(pid_t init)
 	}
 }
 
+/*
+ * A sandbox built ahead takes its call: the same shape, a program that is
+ * there, and the launch as the first bytes of its stdin.
+ */
+static int
+take_deferred(struct sb_started *s, const struct sb_request *req,
+    struct sb_result *res)
+{
+	size_t len;
+	char *shape;
+	int rc;
+
+	if ((shape = sb_shape_bytes(req, &len)) == NULL) {
+		sb_fail(res, SB_STAGE_RESOURCES, ENOMEM, "the shape");
+		return -ENOMEM;
+	}
+	rc = len == s->shape_len && memcmp(shape, s->shape, len) == 0;
+	free(shape);
+	if (!rc)
+		return sb_request_fail(res, EINVAL, "the request's shape is "
+		    "not the one the sandbox was built for");
+	if (req->argv == NULL || req->argv[0] == NULL)
+		return sb_request_fail(res, EINVAL, "argv must hold argv[0]");
+	if ((rc = sb_program_check(s->ctx, req, res)) < 0)
+		return rc;
+	if ((s->launch = sb_launch_bytes(req, &len, res)) == NULL)
+		return -res->err;
+	s->r.in_data = s->launch;
+	s->r.in_len = len;
+	return 0;
+}
+
 int
 sb_finish(struct sb_started *s, const struct sb_request *req,
     struct sb_cancel *cancel, struct sb_result *res)
@@ -1070,6 +1114,10 @@ sb_finish(struct sb_started *s, const struct sb_request *req,
 	int rc;
 
 	memset(res, 0, sizeof(*res));
+	if (s->p->deferred && (rc = take_deferred(s, req, res)) < 0) {
+		sb_discard(s);
+		return rc;
+	}
 	if (s->p->start_idle)
 		renice_program(s->r.pid);
 	if (req->limits.wall_ms != 0)

@@ -431,6 +431,82 @@ reset_signals(void)
 	return 0;
 }
 
+/* Exactly n bytes of stdin (the pipe also holds the call's own stdin). */
+static int
+read_exact(char *buf, size_t n)
+{
+	ssize_t k;
+
+	while (n > 0) {
+		k = read(0, buf, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return k < 0 ? -errno : -EPIPE;
+		buf += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/*
+ * A deferred run (sb_request.deferred): every layer is on; wait for the
+ * call's program, argv and envp (struct sb_launch_head, from the server),
+ * then exec it. mmap, not malloc: we are a vfork of the init. An EOF
+ * before the launch (the sandbox was discarded) exits quietly.
+ */
+static void __attribute__((noreturn))
+launch_deferred(void)
+{
+	struct sb_launch_head h;
+	struct rlimit rl;
+	char *buf, *s, *end, *nul, *prog = NULL, **argv, **envp;
+	size_t off, i;
+	int rc;
+
+	if ((rc = read_exact((char *)&h, sizeof(h))) == -EPIPE)
+		_exit(0);
+	if (rc < 0 || h.magic != SB_LAUNCH_MAGIC || h.len == 0 ||
+	    h.len > SB_LAUNCH_MAX || h.argc == 0 || h.argc > h.len ||
+	    h.envc > h.len)
+		child_fail(SB_FD_STATUS, SB_STAGE_EXEC, rc < 0 ? -rc : EINVAL);
+	/* the strings, then argv[argc + 1] and envp[envc + 1] */
+	off = ((size_t)h.len + 7) & ~(size_t)7;
+	buf = mmap(NULL, off + ((size_t)h.argc + h.envc + 2) * sizeof(char *),
+	    PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED)
+		child_fail(SB_FD_STATUS, SB_STAGE_EXEC, errno);
+	argv = (char **)(void *)(buf + off);
+	envp = argv + h.argc + 1;
+	if ((rc = read_exact(buf, h.len)) < 0)
+		child_fail(SB_FD_STATUS, SB_STAGE_EXEC, -rc);
+	end = buf + h.len;
+	s = buf;
+	for (i = 0; i < 1 + (size_t)h.argc + h.envc; i++) {
+		if ((nul = memchr(s, '\0', (size_t)(end - s))) == NULL)
+			child_fail(SB_FD_STATUS, SB_STAGE_EXEC, EINVAL);
+		if (i == 0)
+			prog = s;
+		else if (i <= h.argc)
+			argv[i - 1] = s;
+		else
+			envp[i - 1 - h.argc] = s;
+		s = nul + 1;
+	}
+	if (s != end)
+		child_fail(SB_FD_STATUS, SB_STAGE_EXEC, EINVAL);
+	argv[h.argc] = NULL;
+	envp[h.envc] = NULL;
+	if (h.cpu_s > 0 && getrlimit(RLIMIT_CPU, &rl) == 0 &&
+	    h.cpu_s < rl.rlim_cur) {
+		rl.rlim_cur = rl.rlim_max = h.cpu_s;
+		if (setrlimit(RLIMIT_CPU, &rl) < 0)
+			child_fail(SB_FD_STATUS, SB_STAGE_RLIMITS, errno);
+	}
+	execve(prog, argv, envp);
+	child_fail(SB_FD_STATUS, SB_STAGE_EXEC, errno);
+}
+
 /* The program's own process: signals, stdio, limits, privileges, exec. */
 static void __attribute__((noreturn))
 program(const struct sb_plan *p, bool have_stdin)
@@ -473,6 +549,8 @@ program(const struct sb_plan *p, bool have_stdin)
 		child_fail(st, SB_STAGE_SECCOMP, errno);
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0U, p->filter) < 0)
 		child_fail(st, SB_STAGE_SECCOMP, errno);
+	if (p->deferred)
+		launch_deferred();
 	execve(p->program, (char *const *)(uintptr_t)p->argv,
 	    (char *const *)(uintptr_t)p->envp);
 	child_fail(st, SB_STAGE_EXEC, errno);

@@ -115,6 +115,23 @@ struct sb_status {
 				 * until its execve: a vfork) */
 };
 
+/*
+ * A deferred run's launch (sb_request.deferred): what sb_finish() writes
+ * first on the program's stdin and the waiting process reads before its
+ * execve (init.c). After the head, len bytes: the program's path, then
+ * argc strings, then envc strings, each NUL-terminated; the call's own
+ * stdin follows. At most SB_LAUNCH_MAX bytes: execve takes no more than
+ * a quarter of the 8 MiB default stack for argv and envp together.
+ */
+#define SB_LAUNCH_MAGIC		0x6d63702d72756e21ULL	/* "mcp-run!" */
+#define SB_LAUNCH_MAX		(2u << 20)
+struct sb_launch_head {
+	uint64_t magic;
+	uint32_t len;		/* bytes of strings after the head */
+	uint32_t cpu_s;		/* RLIMIT_CPU, lowered to it (0: kept) */
+	uint32_t argc, envc;
+};
+
 enum sb_mop_kind {
 	SB_MOP_DIR,		/* mkdir path, mode */
 	SB_MOP_FILE,		/* create path with arg (len arg_len), mode */
@@ -245,6 +262,7 @@ struct sb_plan {
 	int last_cap;			/* highest capability number */
 	int landlock_abi;		/* 0: not available */
 	bool start_idle;		/* SCHED_IDLE until sb_finish() */
+	bool deferred;			/* the program comes at sb_finish() */
 	bool net_proxy;			/* SB_NET_PROXY: listen on loopback */
 	bool net_lo_down;		/* a fresh netns: the init raises lo */
 	struct sb_landlock_rule ll_rules[SB_MAX_LANDLOCK_RULES];
@@ -511,6 +529,15 @@ int sb_plan_build(struct sb_ctx *ctx, const struct sb_request *req,
     struct sb_plan *plan, struct sb_result *res)
     __attribute__((warn_unused_result));
 void sb_plan_fini(struct sb_plan *plan);
+/*
+ * deferred.c: a request's shape (what building its sandbox used) and a
+ * deferred run's launch (struct sb_launch_head, then the call's stdin),
+ * malloc'd; NULL: no memory (res filled for the launch, also E2BIG).
+ */
+char *sb_shape_bytes(const struct sb_request *req, size_t *ret_len);
+char *sb_launch_bytes(const struct sb_request *req, size_t *ret_len,
+    struct sb_result *res);
+
 int sb_program_check(const struct sb_ctx *ctx, const struct sb_request *req,
     struct sb_result *res) __attribute__((warn_unused_result));
 

@@ -174,10 +174,11 @@ check_request(const struct sb_request *req, const char *ws,
 {
 	size_t i, j;
 
-	if (!sb_path_is_normal(req->program))
+	/* a deferred run's program is checked at sb_finish() */
+	if (!req->deferred && !sb_path_is_normal(req->program))
 		return sb_request_fail(res, EINVAL,
 		    "program must be an absolute, normalised path");
-	if (req->argv == NULL || req->argv[0] == NULL)
+	if (!req->deferred && (req->argv == NULL || req->argv[0] == NULL))
 		return sb_request_fail(res, EINVAL, "argv must hold argv[0]");
 	if (req->network != SB_NET_NONE && req->network != SB_NET_PROXY)
 		return sb_request_fail(res, EINVAL, "unknown network mode");
@@ -524,6 +525,8 @@ add_kernel_limits(const struct sb_ctx *ctx, struct sb_plan *p)
  * by it, released by sb_plan_fini). On error res says why and p holds
  * nothing. The fd_from slots (status, sync, stdio) are the caller's.
  */
+static const char *const no_strings[] = { NULL };
+
 int
 sb_plan_build(struct sb_ctx *ctx, const struct sb_request *req,
     struct sb_plan *p, struct sb_result *res)
@@ -556,9 +559,11 @@ sb_plan_build(struct sb_ctx *ctx, const struct sb_request *req,
 	p->filter = &ctx->filter;
 	p->cwd = "/tmp";
 	/* borrowed: the plan is packed for the init at the launch */
-	p->program = req->program;
-	p->argv = req->argv;
-	p->envp = req->envp != NULL ? req->envp : sb_default_env;
+	p->deferred = req->deferred;
+	p->program = req->deferred ? "" : req->program;
+	p->argv = req->deferred ? no_strings : req->argv;
+	p->envp = req->deferred ? no_strings : req->envp != NULL ? req->envp :
+	    sb_default_env;
 	if ((rc = add_system(ctx, p)) < 0 ||
 	    (rc = add_tmp(p, p->limits.tmp_bytes)) < 0)
 		goto fail;

@@ -261,6 +261,14 @@ struct sb_request {
 	sb_progress_fn progress;	/* optional */
 	void *progress_arg;
 	uint32_t progress_ms;		/* minimum interval (0: 1000 ms) */
+	/*
+	 * For sb_start(): a sandbox built ahead of its call. Everything is
+	 * built and every layer applied, then the program's process waits
+	 * for what sb_finish()'s request names (program, argv, envp, and a
+	 * cpu_s no higher than this one's): program and argv here are
+	 * ignored. See sb_finish() for the shape the call must match.
+	 */
+	bool deferred;
 };
 
 /*
@@ -358,6 +366,14 @@ void sb_result_fini(struct sb_result *res);
  * sb_run() does; sb_finish() and sb_discard() (kill, reap, release) end a
  * started run. sb_started_alive() says whether its program is still there.
  * The program's output before sb_finish() stays in its pipes (64 KiB).
+ *
+ * A deferred start (req->deferred) is a pooled sandbox: sb_finish()'s
+ * request must have the shape sb_start()'s had (workspace, its path,
+ * writability and protected names; binds; network; every limit but
+ * wall_ms and cpu_s), or it is refused (SB_STAGE_REQUEST, nothing runs
+ * and the sandbox is gone); its program is checked as sb_run() checks
+ * one, then sent to the waiting process, which execs it. So a sandbox
+ * built for one shape never serves another, and serves one call only.
  */
 struct sb_started;
 int sb_start(struct sb_ctx *ctx, const struct sb_request *req,

@@ -461,6 +461,109 @@ START_TEST(started_run_discarded_leaves_nothing)
 }
 END_TEST
 
+/*
+ * A sandbox built ahead (deferred) runs exactly the call sb_finish() gives
+ * it: program, argv, envp, stdin after the launch, and its CPU limit.
+ */
+START_TEST(a_deferred_sandbox_runs_the_call_it_is_given)
+{
+	static const char *const argv[] = { "/bin/sh", "-c",
+	    "echo \"$1 $FOO $(ulimit -t) $(pwd)\"; cat", "sh", "one arg",
+	    NULL };
+	static const char *const envp[] = { "FOO=bar baz", NULL };
+	char *ws = make_workspace();
+	struct sb_ctx *ctx = new_ctx(1);
+	struct sb_started *s = NULL;
+	struct sb_request req;
+	struct sb_result res;
+
+	memset(&req, 0, sizeof(req));
+	sb_limits_default(&req.limits);
+	req.workspace_host = ws;
+	req.workspace_writable = true;
+	req.deferred = true;
+	ck_assert_int_eq(sb_start(ctx, &req, &s, &res), 0);
+	sb_result_fini(&res);
+	ck_assert(sb_started_alive(s));
+	req.deferred = false;
+	req.program = argv[0];
+	req.argv = argv;
+	req.envp = envp;
+	req.stdin_data = "stdin bytes\n";
+	req.stdin_len = 12;
+	req.limits.cpu_s = 3;
+	ck_assert_int_eq(sb_finish(s, &req, NULL, &res), 0);
+	ck_assert_msg(res.exited && res.exit_code == 0, "%s|%s", res.out.data,
+	    res.err_out.data);
+	ck_assert_str_eq(res.out.data, "one arg bar baz 3 /workspace\n"
+	    "stdin bytes\n");
+	ck_assert_str_eq(res.err_out.data, "");
+	sb_result_fini(&res);
+	sb_ctx_free(ctx);
+	(void)rmdir(ws);
+	free(ws);
+}
+END_TEST
+
+/*
+ * A sandbox built for one shape never serves another: a call with another
+ * workspace, bind or limit is refused and nothing runs; so is a program
+ * that is not there. Each refusal ends the sandbox, with nothing left.
+ */
+START_TEST(a_deferred_sandbox_refuses_another_shape)
+{
+	char marker[64];
+	const char *argv[] = { "/bin/sh", "-c", marker, NULL };
+	static const char *const missing[] = { "/usr/bin/no-such-program",
+	    NULL };
+	static const struct sb_bind bind = { "/etc", "/opt/etc", false };
+	int fds = count_fds(), k;
+	char *ws = make_workspace(), *ws2 = make_workspace();
+	struct sb_ctx *ctx = new_ctx(1);
+	struct sb_started *s = NULL;
+	struct sb_request req;
+	struct sb_result res;
+
+	(void)snprintf(marker, sizeof(marker), "touch /workspace/ran-%ld",
+	    (long)getpid());
+	for (k = 0; k < 5; k++) {
+		memset(&req, 0, sizeof(req));
+		sb_limits_default(&req.limits);
+		req.workspace_host = ws;
+		req.workspace_writable = true;
+		req.deferred = true;
+		ck_assert_int_eq(sb_start(ctx, &req, &s, &res), 0);
+		sb_result_fini(&res);
+		req.deferred = false;
+		req.program = argv[0];
+		req.argv = argv;
+		switch (k) {
+		case 0: req.workspace_host = ws2; break;
+		case 1: req.workspace_writable = false; break;
+		case 2: req.binds = &bind; req.nbinds = 1; break;
+		case 3: req.limits.memory_bytes = 64u << 20; break;
+		case 4: req.program = missing[0]; req.argv = missing; break;
+		}
+		ck_assert_int_lt(sb_finish(s, &req, NULL, &res), 0);
+		ck_assert_int_eq(res.failed_stage, SB_STAGE_REQUEST);
+		if (k < 4)
+			ck_assert_msg(strstr(res.message, "the request's shape "
+			    "is not the one the sandbox was built for") != NULL,
+			    "%d: %s", k, res.message);
+		sb_result_fini(&res);
+	}
+	ck_assert_int_eq(count_procs_with(marker), 0);
+	sb_ctx_free(ctx);
+	ck_assert_int_eq(count_fds(), fds);
+	(void)snprintf(marker, sizeof(marker), "%s/ran-%ld", ws, (long)getpid());
+	ck_assert_int_eq(access(marker, F_OK), -1);
+	(void)rmdir(ws);
+	(void)rmdir(ws2);
+	free(ws);
+	free(ws2);
+}
+END_TEST
+
 /* The first line of a /proc file, or "" when there is none. */
 static void
 proc_line(const char *path, char *buf, size_t len)
@@ -1819,6 +1922,8 @@ lib_suite(void)
 	tcase_add_test(t, started_run_survives_a_program_that_ignores_stdin);
 	tcase_add_test(t, started_run_deadline_starts_at_finish);
 	tcase_add_test(t, started_run_discarded_leaves_nothing);
+	tcase_add_test(t, a_deferred_sandbox_runs_the_call_it_is_given);
+	tcase_add_test(t, a_deferred_sandbox_refuses_another_shape);
 	tcase_add_test(t, started_low_run_weighs_least_until_its_call);
 	tcase_add_test(t, the_sandbox_holds_nothing_of_the_launchers_memory);
 	tcase_add_test(t, out_of_descriptors_says_so);
