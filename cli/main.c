@@ -29,7 +29,7 @@
 #include "transport_http.h"
 #include "transport_stdio.h"
 #include "version.h"
-#include "warm.h"
+#include "pool.h"
 #include "workspace.h"
 
 #define EXIT_USAGE	2	/* bad flags or values, like most CLIs */
@@ -343,7 +343,8 @@ sb_config_from_policy(const struct policy *pol, struct sb_config *cfg)
 	/* one empty network namespace per sandbox slot and per warm python,
 	 * made once and lent to one run at a time: no per-call netns creation
 	 * (~0.6 ms, and as much again torn down in a kernel worker) */
-	cfg->netns_pool = pol->limits.max_sandboxes + pol->limits.warm_python;
+	cfg->netns_pool = pol->limits.max_sandboxes + pol->limits.warm_python +
+	    pol->limits.pool_size;
 	cfg->cgroup = pol->require_cgroup ? SB_CGROUP_REQUIRED :
 	    SB_CGROUP_AUTO;
 	cfg->cgroup_parent = pol->cgroup_parent;
@@ -414,7 +415,7 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 	struct server srv = { 0 };
 	struct sb_config sbcfg = { 0 };
 	struct sb_result sberr;
-	struct warm *warm = NULL;
+	struct pool *pool = NULL;
 	struct toolset *tools = NULL;
 	struct workspace *ws = NULL;
 	struct session sess;
@@ -452,7 +453,8 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 	/* a root server: as many kernel uids of their own (sandbox/uids.c),
 	 * so per-uid kernel pools (pipe pages, epoll watches, fds in flight)
 	 * are not one for all sandboxes */
-	sbcfg.uid_slots = sbcfg.netns_pool;
+	sbcfg.uid_slots = sbcfg.netns_pool < SB_MAX_UID_SLOTS ?
+	    sbcfg.netns_pool : SB_MAX_UID_SLOTS;
 	if (sb_ctx_new(&sbcfg, &env.sb, &sberr) != 0) {
 		/* fail closed: serve the pure tools, refuse sandboxed ones */
 		log_err("sandbox unavailable (%s): sandboxed tools will refuse "
@@ -467,9 +469,9 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 		log_err("out of memory");
 		goto out;
 	}
-	/* run_code's pythons started ahead; made at the first python call */
-	warm = warm_new(env.sb, pol, env.slots);
-	warm_prestart(warm, &env.prestart);
+	/* sandboxes built ahead (pool.h), first for the shape of the first call */
+	pool = pool_new(env.sb, pol, env.slots);
+	pool_prestart(pool, &env.prestart);
 	/*
 	 * A user's directory is checked now, for both transports; HTTP then
 	 * opens it per session (transport_http_run). Otherwise a fresh one
@@ -508,16 +510,16 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 	    toolset_count(tools), ws != NULL ? ws->path :
 	    "fresh at first use");
 	rc = transport_stdio_run(&srv, &sess);
-	/* the warm pythons bind the workspace: gone before it is */
-	warm_prestart(NULL, &env.prestart);
-	warm_free(warm);
-	warm = NULL;
+	/* the pooled sandboxes bind the workspace: gone before it is */
+	pool_prestart(NULL, &env.prestart);
+	pool_free(pool);
+	pool = NULL;
 	session_fini(&sess);
  out:
 	toolset_free(tools);
 	audit_close(srv.audit);
 	workspace_free(ws);
-	warm_free(warm);
+	pool_free(pool);
 	tool_slots_free(env.slots);
 	sb_ctx_free(env.sb);
 	return rc;
@@ -584,6 +586,25 @@ print_fd_budget(const struct policy *pol)
 		    ": fits");
 }
 
+/* --check: what the sandboxes built ahead hold while they wait. */
+static void
+print_pool(const struct policy *pol)
+{
+	unsigned n = pol->limits.pool_size, py = pol->limits.warm_python;
+
+	if (n + py == 0) {
+		printf("%-8s sandboxes built ahead: none (pool_size and "
+		    "warm_python 0): every call builds its own\n", "info");
+		return;
+	}
+	printf("%-8s sandboxes built ahead: %u for run_command and run_code, "
+	    "%u pythons, for the shape of the last call of each kind; while "
+	    "they wait, at most %u descriptors and %u KiB of processes (%u and "
+	    "%u each, a python's interpreter on top)\n", "info", n, py,
+	    (n + py) * POOL_FDS_EACH, (n + py) * POOL_KIB_EACH, POOL_FDS_EACH,
+	    POOL_KIB_EACH);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -608,6 +629,7 @@ main(int argc, char **argv)
 		policy_network_summary(pol, line, sizeof(line));
 		printf("%-8s egress policy: %s\n", "info", line);
 		print_fd_budget(pol);
+		print_pool(pol);
 		(void)fflush(stdout);	/* the probes fork */
 		/* the policy's cgroup settings decide what --check requires */
 		sb_config_from_policy(pol, &cfg);

@@ -53,6 +53,7 @@ static const struct limit_def limit_defs[] = {
 	{ "workspace_mb", "workspace-mb", LIM(workspace_mb), 0, 65536 },
 	{ "warm_python", "warm-python", LIM(warm_python), 0,
 	    POLICY_MAX_WARM_PYTHON },
+	{ "pool_size", "pool-size", LIM(pool_size), 0, POLICY_MAX_POOL },
 	/* the sandbox library refuses a range below 65536 or past 2^31-1 */
 	{ "uid_base", "uid-base", LIM(uid_base), 0, 0x7fffffffu },
 };
@@ -104,6 +105,9 @@ const struct policy_flag policy_flags[] = {
 	    "size cap of a fresh workspace (0: none)" },
 	{ "warm-python", required_argument, "N",
 	    "run_code pythons kept started ahead (0: none)" },
+	{ "pool-size", required_argument, "N",
+	    "sandboxes kept built ahead for run_command and run_code "
+	    "(0: none)" },
 	{ "uid-base", required_argument, "UID",
 	    "root server: the first of the sandboxes' own kernel uids "
 	    "(0: a free block from 0x70000000)" },
@@ -1286,7 +1290,7 @@ policy_to_json(const struct policy *p)
 	    "RLIMIT_NPROC, per sandbox user namespace"));
 	json_object_object_add(a, "worst_case_memory_mb", json_object_new_int64(
 	    (int64_t)p->limits.memory_mb * ((int64_t)p->limits.max_sandboxes +
-	    p->limits.warm_python)));
+	    p->limits.warm_python + p->limits.pool_size)));
 	json_object_object_add(o, "_limits", a);
 
 	/* what finalize found on this machine; ignored when loaded back */

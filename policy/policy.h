@@ -29,6 +29,12 @@
 /* run_code pythons started ahead: each is an idle interpreter in its own
  * sandbox (~10 MiB), and a few cover a client's calls one at a time */
 #define POLICY_MAX_WARM_PYTHON	8
+/*
+ * Sandboxes built ahead (pool.c), beyond the pythons: each waits with a
+ * few fds and its init's pages (see --check); more than the calls that
+ * can arrive between two refills only holds memory.
+ */
+#define POLICY_MAX_POOL		16
 /* protected_paths: the sandbox mounts at most SB_MAX_PROTECT of them */
 #define POLICY_MAX_PROTECT	8
 /* Where a cgroup_parent must lie: the cgroup v2 mount. */
@@ -149,6 +155,7 @@ struct policy_limits {
 	uint32_t tmp_mb;		/* size of the sandbox's /tmp */
 	uint32_t workspace_mb;		/* fresh workspace's cap; 0: none */
 	uint32_t warm_python;		/* run_code pythons started ahead */
+	uint32_t pool_size;		/* other sandboxes built ahead */
 	uint32_t uid_base;		/* root: first per-run kernel uid, a
 					 * range the host leaves us; 0: a
 					 * free block of the default */

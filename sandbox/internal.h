@@ -327,8 +327,7 @@ struct sb_netns_pool {
 	int home_fd;			/* the server's own netns, owned */
 };
 
-/* Per-slot kernel uids (sb_config.uid_slots), root servers only. */
-#define SB_MAX_UID_SLOTS	SB_MAX_NETNS_POOL
+_Static_assert(SB_MAX_UID_SLOTS == SB_MAX_NETNS_POOL, "a slot per netns");
 /*
  * The default range is this many blocks of SB_MAX_UID_SLOTS uids from
  * SB_SLOT_UID_BASE (0x70000000..0x70003fff): a server without a range of

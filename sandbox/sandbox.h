@@ -86,6 +86,8 @@ enum sb_stage {
  * range (sb_config.uid_base).
  */
 #define SB_SLOT_UID_BASE	0x70000000u
+/* The most sb_config.uid_slots may be: one block; more runs share uid. */
+#define SB_MAX_UID_SLOTS	64
 
 /*
  * Whether runs get a cgroup of their own (cgroup.c). AUTO: where one can

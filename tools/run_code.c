@@ -15,7 +15,7 @@
 #include "render.h"
 #include "sandboxed.h"
 #include "sbcall.h"
-#include "warm.h"
+#include "pool.h"
 #include "toolargs.h"
 
 /* execve refuses one argument longer than MAX_ARG_STRLEN (32 pages). */

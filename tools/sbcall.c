@@ -335,6 +335,24 @@ sbcall_env_free(char **envp)
 }
 
 /*
+ * A sandbox built ahead for c's shape (pool.h), or NULL: the run is cold.
+ * None has a proxy (a call with network is cold), nor a skill's copy.
+ */
+static struct sb_started *
+take_built(const struct tool_env *env, const struct sbcall *c,
+    const struct sb_request *req, const struct egress_call *ec)
+{
+	struct tool_shape sh = { c->warm_stdin != NULL ? TOOL_SHAPE_PYTHON :
+	    TOOL_SHAPE_EXEC, c->prog_binds, req->workspace_host };
+
+	if (env->prestart.take == NULL || ec != NULL ||
+	    c->workspace_host != NULL || !c->workspace_writable ||
+	    c->empty_env)
+		return NULL;
+	return env->prestart.take(env->prestart.arg, &sh);
+}
+
+/*
  * The run of c, with the files of its directory walked into before once a
  * slot is held. MCP_OK and either *ret_refusal (an isError result, the
  * audit facts filled) or a filled *res (it ran; sb_result_fini it in any
@@ -448,13 +466,12 @@ run(const struct tool_call *call, const struct sbcall *c,
 		goto out;
 	}
 	(void)wsf_scan_take(req.workspace_host, before);
-	/* a python started ahead has no proxy: a call with network is cold */
-	if (c->warm_stdin != NULL && env->prestart.take != NULL && ec == NULL &&
-	    (started = env->prestart.take(env->prestart.arg,
-	    req.workspace_host)) != NULL) {
+	if ((started = take_built(env, c, &req, ec)) != NULL) {
 		/* a python started ahead: the call is its stdin */
-		req.stdin_data = c->warm_stdin;
-		req.stdin_len = c->warm_stdin_len;
+		if (c->warm_stdin != NULL) {
+			req.stdin_data = c->warm_stdin;
+			req.stdin_len = c->warm_stdin_len;
+		}
 		rc = sb_finish(started, &req, call->cancel, res);
 	} else
 		rc = sb_run(env->sb, &req, call->cancel, res);

@@ -23,16 +23,26 @@ struct sb_started;	/* sandbox/sandbox.h */
 struct tool_slots;	/* tools/slots.h: bounded concurrency of sandboxes */
 
 /*
- * Sandboxes started ahead of their calls (warm.c's pythons are the one
- * kind today), reached through these hooks: the sandboxed-call seam
- * (sbcall.c) takes one, dispatch asks for a refill once an answer is out,
- * and neither knows what provides them. take NULL: none are kept.
+ * Sandboxes built ahead of their calls (pool.h), reached through these
+ * hooks: the sandboxed-call seam (sbcall.c) takes one, dispatch asks for
+ * a refill once an answer is out, and neither knows what provides them.
+ * take NULL: none are kept.
  */
+enum tool_shape_kind {
+	TOOL_SHAPE_EXEC,	/* any program, named at the call */
+	TOOL_SHAPE_PYTHON,	/* a started python3 (run_code) */
+};
+struct prog_binds;
+struct tool_shape {
+	enum tool_shape_kind kind;
+	const struct prog_binds *binds;	/* the program's (the policy's), or NULL */
+	const char *workspace;		/* host dir */
+};
 struct tool_prestart {
-	/* one started for this workspace (feed it with sb_finish()), or NULL;
-	 * either way the workspace becomes the one to keep them for */
-	struct sb_started *(*take)(void *arg, const char *workspace);
-	/* starts the missing ones in the background; NULL-safe to skip */
+	/* one built for this shape (feed it with sb_finish()), or NULL;
+	 * either way the shape becomes the one of its kind to keep */
+	struct sb_started *(*take)(void *arg, const struct tool_shape *sh);
+	/* builds the missing ones in the background; NULL-safe to skip */
 	void (*refill)(void *arg);
 	void *arg;
 };

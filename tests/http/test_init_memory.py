@@ -136,14 +136,16 @@ def proc_state(pid):
 def settled(server_pid, prog):
     """The processes below the server once the probed program runs and
     every one of them sleeps (the init waits for its program, the program
-    in nanosleep: past the init's own start-up): else None."""
+    in nanosleep: past the init's own start-up; a sandbox built ahead: its
+    init suspended in vfork (D), its program's process waiting on its
+    stdin for a call): else None."""
     pids = sorted(children(server_pid))
     states = {p: proc_state(p) for p in pids}
     if len(pids) < 2 or None in states.values():
         return None
     if not any(s[1][:len(prog)] == prog for s in states.values()):
         return None
-    if any(s[0] != "S" for s in states.values()):
+    if any(s[0] not in "SD" for s in states.values()):
         return None
     return pids
 
@@ -230,7 +232,9 @@ def run(binary, unpriv, rep):
     if unpriv:
         os.chown(tmp, NOBODY, NOBODY)
         os.chown(tokfile, NOBODY, NOBODY)
-    # no pythons started ahead: below the server is A's sandbox alone
+    # no pythons started ahead: below the server are A's sandbox and the
+    # sandboxes built ahead (pool_size), made after B's call had passed
+    # through the server's heap; all of them are scanned
     try:
         srv = PrefixedServer(AS_NOBODY if unpriv else [], binary,
                              "--token-file", tokfile,
@@ -330,12 +334,20 @@ def run(binary, unpriv, rep):
             rep.check("the call ended with its stream", not thread.is_alive())
         if conn is not None:
             conn.close()
+        def probe_left():
+            return [p for p in children(srv.proc.pid)
+                    if (proc_state(p) or (0, []))[1][:len(PROBE_ARGV)] ==
+                    [a.encode() for a in PROBE_ARGV]]
         rep.check("the sandbox is gone", poll_until(
-            lambda: not children(srv.proc.pid),
-            int(GONE_DEADLINE_S / PAUSE_S), PAUSE_S),
-            {p: proc_state(p) for p in children(srv.proc.pid)})
+            lambda: not probe_left(), int(GONE_DEADLINE_S / PAUSE_S),
+            PAUSE_S), {p: proc_state(p) for p in children(srv.proc.pid)})
+        left = children(srv.proc.pid)
         rc = srv.stop()
         rep.check("the server stopped with 0", rc == 0, rc)
+        rep.check("no sandbox built ahead outlives the server", poll_until(
+            lambda: not [p for p in left if proc_state(p) is not None],
+            int(GONE_DEADLINE_S / PAUSE_S), PAUSE_S),
+            {p: proc_state(p) for p in left})
         shutil.rmtree(tmp, ignore_errors=True)
     return None
 

@@ -162,7 +162,7 @@ const MIB = 1024 * 1024;
 const BODIES_MIB = (256 + 16) * 4; // (MCP_HTTP_MAX_CONNECTIONS + slack) x MCP_MAX_MSG
 const SERVER_MIB = 64;
 const SESSIONS = 64; // MCP_HTTP_MAX_SESSIONS, each with a fresh workspace
-const slots = lim.max_sandboxes + lim.warm_python;
+const slots = lim.max_sandboxes + lim.warm_python + lim.pool_size;
 const workspaces = SESSIONS + 1 + lim.max_sandboxes; // + stateless, + skill copies
 const worst = lim.memory_mb * lim.processes * slots + lim.tmp_mb * slots +
   lim.workspace_mb * workspaces + BODIES_MIB + SERVER_MIB;
@@ -178,7 +178,7 @@ check(`memory limit ${limitMib} MiB >= worst case ${worst} MiB ` +
 const formulaLine = fs.readFileSync(path.join(dir, "deployment.yaml"), "utf8")
   .match(/= ([0-9]+) MiB,/);
 // every limit the formula reads is set by the pod's policy, not defaulted
-for (const k of ["memory_mb", "processes", "max_sandboxes", "warm_python", "tmp_mb", "workspace_mb"])
+for (const k of ["memory_mb", "processes", "max_sandboxes", "warm_python", "pool_size", "tmp_mb", "workspace_mb"])
   check(`the pod's policy sets ${k}`, JSON.parse(policyText).limits?.[k] !== undefined);
 check("deployment.yaml states the same figure", formulaLine?.[1] === String(worst), formulaLine?.[0]);
 void MIB;

@@ -401,7 +401,8 @@ START_TEST(every_flag_in_the_table_is_understood)
 		    strcmp(policy_flags[i].name, "read-cap") == 0 ||
 		    strcmp(policy_flags[i].name, "sql-bytes") == 0)
 			v = "4096";
-		else if (strcmp(policy_flags[i].name, "warm-python") == 0)
+		else if (strcmp(policy_flags[i].name, "warm-python") == 0 ||
+		    strcmp(policy_flags[i].name, "pool-size") == 0)
 			v = "3";
 		else if (strcmp(policy_flags[i].name, "cgroup-parent") == 0)
 			v = "/sys/fs/cgroup/mcp";

@@ -14,7 +14,7 @@
 #include "sandbox.h"
 #include "slots.h"
 #include "tools_harness.h"
-#include "warm.h"
+#include "pool.h"
 
 #define CONCURRENT_CALLS	16	/* threads in the isolation test */
 #define SKILL_COPY_ENTRIES	10000	/* tools/skills.c's copy limit */
@@ -271,11 +271,62 @@ START_TEST(run_code_python_is_isolated_and_reads_stdin)
 }
 END_TEST
 
+/* The pool's shape of a run_code python3 or sh call in the test's workspace. */
+static struct tool_shape
+shape_of(enum tool_shape_kind k, int lang)
+{
+	struct tool_shape sh = { k, T.p->languages[lang].binds, T.ws->path };
+
+	return sh;
+}
+
 /*
- * A python started ahead (warm.c) gives each call what `python3 -I -c`
+ * Each snippet run cold, then on a sandbox of the pool (py: a started
+ * python3; else one built ahead): the same exit code, stdout and stderr,
+ * and each pooled call is checked to have taken one.
+ */
+static void
+pooled_answers_as_cold(const char *const *snippets, size_t n, bool py)
+{
+	static const char *const keys[] = { "exit_code", "stdout", "stderr" };
+	struct tool_shape sh = py ? shape_of(TOOL_SHAPE_PYTHON,
+	    POLICY_LANG_PYTHON3) : shape_of(TOOL_SHAPE_EXEC, POLICY_LANG_SH);
+	struct json_object *cold, *warm;
+	struct pool *w;
+	unsigned cap;
+	size_t i, k;
+
+	ck_assert_ptr_nonnull(w = pool_new(SB, T.p, SLOTS));
+	cap = py ? T.p->limits.warm_python : T.p->limits.pool_size;
+	ck_assert_uint_ge(cap, 1);
+	ck_assert_ptr_null(pool_take(w, &sh));	/* none yet */
+	for (i = 0; i < n; i++) {
+		pool_prestart(NULL, &T.env.prestart);
+		cold = call("run_code", snippets[i]);
+		pool_prestart(w, &T.env.prestart);
+		pool_refill(w);
+		ck_assert_uint_eq(pool_ready(w, &sh, cap, 20000), cap);
+		warm = call("run_code", snippets[i]);
+		/* it took one (nothing refills here: dispatch does that) */
+		ck_assert_uint_eq(pool_ready(w, &sh, cap, 0), cap - 1);
+		for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			ck_assert_msg(json_object_equal(th_sc(cold, keys[k]),
+			    th_sc(warm, keys[k])), "%s: %s: cold %s, warm %s",
+			    snippets[i], keys[k], json_object_to_json_string(
+			    th_sc(cold, keys[k])), json_object_to_json_string(
+			    th_sc(warm, keys[k])));
+		json_object_put(cold);
+		json_object_put(warm);
+	}
+	pool_prestart(NULL, &T.env.prestart);
+	pool_free(w);
+}
+
+/*
+ * A python started ahead (pool.c) gives each call what `python3 -I -c`
  * started for it gives: the same stdout, stderr (tracebacks without the
  * wrapper's frame, a SyntaxError without a traceback) and exit status,
- * with args and stdin. Each warm call is checked to have taken one.
+ * with args and stdin.
  */
 START_TEST(run_code_warm_python_answers_as_a_cold_one)
 {
@@ -295,38 +346,78 @@ START_TEST(run_code_warm_python_answers_as_a_cold_one)
 		"{\"language\":\"python3\",\"code\":\"print(input(), "
 		    "input())\",\"stdin\":\"l1\\nl2\\n\"}",
 	};
-	static const char *const keys[] = { "exit_code", "stdout", "stderr" };
-	struct json_object *cold, *warm;
-	struct warm *w;
-	unsigned cap;
-	size_t i, k;
 
 	if (!T.p->languages[POLICY_LANG_PYTHON3].available)
 		return;
-	ck_assert_ptr_nonnull(w = warm_new(SB, T.p, SLOTS));
-	cap = T.p->limits.warm_python;
-	ck_assert_uint_ge(cap, 1);
-	ck_assert_ptr_null(warm_take(w, T.ws->path));	/* none yet */
-	for (i = 0; i < sizeof(snippets) / sizeof(snippets[0]); i++) {
-		warm_prestart(NULL, &T.env.prestart);
-		cold = call("run_code", snippets[i]);
-		warm_prestart(w, &T.env.prestart);
-		warm_refill(w);
-		ck_assert_uint_eq(warm_ready(w, T.ws->path, cap, 20000), cap);
-		warm = call("run_code", snippets[i]);
-		/* it took one (nothing refills here: dispatch does that) */
-		ck_assert_uint_eq(warm_ready(w, T.ws->path, cap, 0), cap - 1);
-		for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
-			ck_assert_msg(json_object_equal(th_sc(cold, keys[k]),
-			    th_sc(warm, keys[k])), "%s: %s: cold %s, warm %s",
-			    snippets[i], keys[k], json_object_to_json_string(
-			    th_sc(cold, keys[k])), json_object_to_json_string(
-			    th_sc(warm, keys[k])));
-		json_object_put(cold);
-		json_object_put(warm);
-	}
-	warm_prestart(NULL, &T.env.prestart);
-	warm_free(w);
+	pooled_answers_as_cold(snippets, sizeof(snippets) /
+	    sizeof(snippets[0]), true);
+}
+END_TEST
+
+/*
+ * A sandbox built ahead runs the call's own program as a cold one does:
+ * argv, env, stdin, exit status, limits (ulimit -t is the call's
+ * deadline, not the pool's longest), the cwd and the ids.
+ */
+START_TEST(run_code_pooled_sandbox_answers_as_a_cold_one)
+{
+	static const char *const snippets[] = {
+		"{\"language\":\"sh\",\"code\":\"echo \\\"$# $1|$2\\\"; "
+		    "cat; exit 7\",\"args\":[\"a b\",\"\\u00e7\"],"
+		    "\"stdin\":\"fed\\nx\"}",
+		"{\"language\":\"sh\",\"code\":\"ulimit -t; ulimit -n; ulimit "
+		    "-u; pwd; id -u; id -g; env | sort\",\"timeout_ms\":2500}",
+		"{\"language\":\"sh\",\"code\":\"echo err >&2; "
+		    "exec /no/such/program\"}",
+		"{\"language\":\"sh\",\"code\":\"ls -a /tmp /workspace | "
+		    "wc -l; ls /proc | grep -c '^[0-9]'\"}",
+	};
+
+	if (!T.p->languages[POLICY_LANG_SH].available)
+		return;
+	pooled_answers_as_cold(snippets, sizeof(snippets) /
+	    sizeof(snippets[0]), false);
+}
+END_TEST
+
+/*
+ * A pooled sandbox is never handed to two calls: what one call leaves
+ * behind (a file in /tmp, a process, a SysV segment, a variable it
+ * exported) is absent in the next, which runs on another sandbox.
+ */
+START_TEST(a_pooled_sandbox_is_never_reused)
+{
+	static const char leave[] = "{\"language\":\"sh\",\"code\":\""
+	    "echo x > /tmp/left-behind; export LEFT=1; "
+	    "(setsid sleep 600 &); ipcmk -M 4096 >/dev/null; "
+	    "ipcs -m | grep -c ^0x; ls /tmp\"}";
+	static const char look[] = "{\"language\":\"sh\",\"code\":\""
+	    "ls /tmp; echo \\\"LEFT=$LEFT\\\"; ipcs -m | grep -c ^0x; "
+	    "for p in /proc/[0-9]*; do tr '\\\\0' ' ' < $p/cmdline; "
+	    "echo; done | grep -c '^sleep 600'\"}";
+	struct tool_shape sh = shape_of(TOOL_SHAPE_EXEC, POLICY_LANG_SH);
+	struct json_object *r;
+	struct pool *w;
+
+	if (!T.p->languages[POLICY_LANG_SH].available)
+		return;
+	ck_assert_ptr_nonnull(w = pool_new(SB, T.p, SLOTS));
+	ck_assert_ptr_null(pool_take(w, &sh));
+	pool_prestart(w, &T.env.prestart);
+	pool_refill(w);
+	ck_assert_uint_eq(pool_ready(w, &sh, 2, 20000), 2);
+	r = call("run_code", leave);
+	ck_assert_str_eq(json_object_get_string(th_sc(r, "stdout")),
+	    "1\nleft-behind\n");
+	json_object_put(r);
+	ck_assert_uint_eq(pool_ready(w, &sh, 2, 0), 1);
+	r = call("run_code", look);
+	ck_assert_uint_eq(pool_ready(w, &sh, 2, 0), 0);
+	ck_assert_str_eq(json_object_get_string(th_sc(r, "stdout")),
+	    "LEFT=\n0\n0\n");
+	json_object_put(r);
+	pool_prestart(NULL, &T.env.prestart);
+	pool_free(w);
 }
 END_TEST
 
@@ -756,6 +847,8 @@ run_suite(void)
 	tcase_add_test(tc, run_code_runs_each_available_language);
 	tcase_add_test(tc, run_code_python_is_isolated_and_reads_stdin);
 	tcase_add_test(tc, run_code_warm_python_answers_as_a_cold_one);
+	tcase_add_test(tc, run_code_pooled_sandbox_answers_as_a_cold_one);
+	tcase_add_test(tc, a_pooled_sandbox_is_never_reused);
 	tcase_add_test(tc, run_code_c_compile_error_is_reported);
 	tcase_add_test(tc, run_code_is_killed_at_the_deadline);
 	tcase_add_test(tc, run_code_output_is_capped_and_made_valid_utf8);

@@ -1,7 +1,7 @@
 /*
- * warm: pythons for run_code started ahead of their call (see warm.h).
+ * pool: sandboxes built ahead of their calls (see pool.h).
  *
- * The interpreter runs WARM_WRAPPER with -c. It reads one call from its
+ * A python of the pool runs warm_wrapper with -c. It reads one call from its
  * stdin, then runs the code as `python3 -I -c CODE ARGS...` would: in the
  * real __main__ namespace (the wrapper's names removed first), with
  * sys.argv ["-c", ARGS...], sys.orig_argv as that command line, the code
@@ -25,7 +25,7 @@
 #include "sbcall.h"
 #include "slots.h"
 #include "timespec.h"
-#include "warm.h"
+#include "pool.h"
 
 /* The most decimal digits a size_t has (2^64 - 1). */
 #define SIZE_DIGITS	20
@@ -69,40 +69,70 @@ static const char warm_wrapper[] =
     " __import__('sys').excepthook(type(_e), _e, _e.__traceback__)\n"
     " raise SystemExit(1)\n";
 
-struct warm_one {
+/* One kind's part of the pool. */
+struct pool_kind {
+	unsigned cap;			/* policy: pool_size, warm_python */
+	/* the shape to keep: binds borrowed, workspace owned */
+	const struct prog_binds *want_binds;
+	char *want_ws;
+};
+
+struct pool_one {
+	enum tool_shape_kind kind;
+	const struct prog_binds *binds;	/* borrowed from the policy */
 	char *workspace;		/* owned */
 	struct sb_started *run;		/* owned */
 };
 
-struct warm {
+/* The most waiting at once: both kinds' policy maximums. */
+#define POOL_MAX	(POLICY_MAX_POOL + POLICY_MAX_WARM_PYTHON)
+
+struct pool {
 	struct sb_ctx *sb;		/* borrowed */
 	const struct policy *policy;	/* borrowed */
 	struct tool_slots *slots;	/* borrowed; NULL: no other work */
-	unsigned cap;
+	struct pool_kind kind[2];	/* by enum tool_shape_kind */
 	pthread_mutex_t lock;
 	pthread_cond_t wake;		/* asked to refill, or stop */
 	pthread_cond_t added;		/* one more is ready */
-	struct warm_one ready[POLICY_MAX_WARM_PYTHON];
+	struct pool_one ready[POOL_MAX];
 	unsigned n;
-	char *want;			/* owned: the workspace to keep warm */
 	bool thread_on, stop;
 	pthread_t thread;
 };
 
-static unsigned
-count_for(const struct warm *w, const char *ws)
+static bool
+is_shape(const struct pool_one *o, enum tool_shape_kind k,
+    const struct prog_binds *binds, const char *ws)
 {
-	unsigned i, k = 0;
+	return o->kind == k && o->binds == binds &&
+	    strcmp(o->workspace, ws) == 0;
+}
+
+static unsigned
+count_kind(const struct pool *w, enum tool_shape_kind k)
+{
+	unsigned i, n = 0;
 
 	for (i = 0; i < w->n; i++)
-		if (strcmp(w->ready[i].workspace, ws) == 0)
-			k++;
-	return k;
+		n += w->ready[i].kind == k;
+	return n;
+}
+
+static unsigned
+count_shape(const struct pool *w, enum tool_shape_kind k,
+    const struct prog_binds *binds, const char *ws)
+{
+	unsigned i, n = 0;
+
+	for (i = 0; i < w->n; i++)
+		n += is_shape(&w->ready[i], k, binds, ws);
+	return n;
 }
 
 /* Removes entry i (lock held); returns its run for the caller. */
 static struct sb_started *
-remove_at(struct warm *w, unsigned i)
+remove_at(struct pool *w, unsigned i)
 {
 	struct sb_started *s = w->ready[i].run;
 
@@ -111,31 +141,37 @@ remove_at(struct warm *w, unsigned i)
 	return s;
 }
 
-/* One python for ws, started the way run_code would start it cold. */
+/*
+ * One sandbox of a shape, built as the call would build it cold: the same
+ * request (sbcall_request) but for the program (named at the call) and the
+ * deadline (the longest: the call's own is set at sb_finish(), and its
+ * CPU limit lowered to it), started at idle priority.
+ */
 static struct sb_started *
-start_one(struct warm *w, const char *ws)
+start_one(struct pool *w, enum tool_shape_kind k,
+    const struct prog_binds *binds, const char *ws)
 {
 	const struct policy *p = w->policy;
-	const struct policy_language *lang =
-	    &p->languages[POLICY_LANG_PYTHON3];
 	const char *argv[] = { "python3", "-I", "-c", warm_wrapper, NULL };
-	struct sb_bind binds[SBCALL_MAX_BINDS];
+	struct sb_bind sbinds[SBCALL_MAX_BINDS];
 	struct sb_started *s = NULL;
 	struct sb_request req;
 	struct sb_result res;
 	struct sbcall c;
-	char **envp;
+	char **envp = NULL;
 
-	if ((envp = sbcall_env(p)) == NULL)
-		return NULL;
 	memset(&c, 0, sizeof(c));
-	c.program = lang->path;
-	c.argv = argv;
-	c.prog_binds = lang->binds;
+	if (k == TOOL_SHAPE_PYTHON) {
+		if ((envp = sbcall_env(p)) == NULL)
+			return NULL;
+		c.program = p->languages[POLICY_LANG_PYTHON3].path;
+		c.argv = argv;
+	}
+	c.prog_binds = binds;
 	c.workspace_writable = true;
-	/* the call's deadline is set at sb_finish(); this bounds the CPU */
 	c.timeout_ms = p->limits.max_timeout_ms;
-	sbcall_request(p, &c, ws, (const char *const *)envp, binds, &req);
+	sbcall_request(p, &c, ws, (const char *const *)envp, sbinds, &req);
+	req.deferred = k == TOOL_SHAPE_EXEC;
 	req.limits.start_low = true;
 	if (sb_start(w->sb, &req, &s, &res) != 0)
 		s = NULL;
@@ -145,11 +181,11 @@ start_one(struct warm *w, const char *ws)
 }
 
 /*
- * Calls are using every sandbox slot, or waiting for one: starting a
- * python now would take CPU from them (the next answer asks again).
+ * Calls are using every sandbox slot, or waiting for one: building one
+ * now would take CPU from them (the next answer asks again).
  */
 static bool
-busy(const struct warm *w)
+busy(const struct pool *w)
 {
 	uint32_t running, queued;
 
@@ -159,47 +195,82 @@ busy(const struct warm *w)
 	return running + queued >= w->policy->limits.max_sandboxes;
 }
 
-static void *
-warm_main(void *arg)
+/* The kind to build one of next (lock held), or -1: all are full. */
+static int
+next_kind(const struct pool *w)
 {
-	struct warm *w = arg;
+	int k;
+
+	/* the pythons first: theirs is the longer start */
+	for (k = TOOL_SHAPE_PYTHON; k >= TOOL_SHAPE_EXEC; k--) {
+		const struct pool_kind *pk = &w->kind[k];
+
+		if (pk->want_ws != NULL && count_shape(w,
+		    (enum tool_shape_kind)k, pk->want_binds, pk->want_ws) <
+		    pk->cap)
+			return k;
+	}
+	return -1;
+}
+
+/* Adds s (lock held); the kind full of other shapes: the oldest goes. */
+static struct sb_started *
+add_one(struct pool *w, enum tool_shape_kind k,
+    const struct prog_binds *binds, char *ws, struct sb_started *s)
+{
+	struct sb_started *old = NULL;
+	unsigned i;
+
+	if (count_kind(w, k) >= w->kind[k].cap) {
+		for (i = 0; i < w->n; i++)
+			if (w->ready[i].kind == k &&
+			    !is_shape(&w->ready[i], k, binds, ws))
+				break;
+		if (i < w->n)
+			old = remove_at(w, i);
+	}
+	if (w->n == POOL_MAX || count_kind(w, k) >= w->kind[k].cap) {
+		free(ws);
+		return s;	/* cannot be: the caller discards it */
+	}
+	w->ready[w->n++] = (struct pool_one){ k, binds, ws, s };
+	(void)pthread_cond_broadcast(&w->added);
+	return old;
+}
+
+static void *
+pool_main(void *arg)
+{
+	struct pool *w = arg;
+	const struct prog_binds *binds;
 	struct sb_started *s, *old;
 	char *ws;
-	unsigned i;
+	int k;
 
 	(void)pthread_mutex_lock(&w->lock);
 	while (!w->stop) {
-		if (w->want == NULL || count_for(w, w->want) >= w->cap ||
-		    busy(w)) {
+		if ((k = next_kind(w)) < 0 || busy(w)) {
 			(void)pthread_cond_wait(&w->wake, &w->lock);
 			continue;
 		}
-		if ((ws = strdup(w->want)) == NULL)
+		binds = w->kind[k].want_binds;
+		if ((ws = strdup(w->kind[k].want_ws)) == NULL)
 			break;
 		(void)pthread_mutex_unlock(&w->lock);
-		s = start_one(w, ws);
-		old = NULL;
+		s = start_one(w, (enum tool_shape_kind)k, binds, ws);
 		(void)pthread_mutex_lock(&w->lock);
 		if (s == NULL || w->stop) {
-			/* cannot start one now: wait to be asked again */
+			/* cannot build one now: wait to be asked again */
 			free(ws);
+			(void)pthread_mutex_unlock(&w->lock);
 			sb_discard(s);
+			(void)pthread_mutex_lock(&w->lock);
 			if (!w->stop)
 				(void)pthread_cond_wait(&w->wake, &w->lock);
 			continue;
 		}
-		if (w->n == w->cap) {
-			/* full of another workspace's: the oldest goes */
-			for (i = 0; i < w->n; i++)
-				if (strcmp(w->ready[i].workspace, ws) != 0)
-					break;
-			old = remove_at(w, i < w->n ? i : 0);
-		}
-		w->ready[w->n].workspace = ws;
-		w->ready[w->n].run = s;
-		w->n++;
-		(void)pthread_cond_broadcast(&w->added);
-		if (old != NULL) {
+		if ((old = add_one(w, (enum tool_shape_kind)k, binds, ws, s)) !=
+		    NULL) {
 			(void)pthread_mutex_unlock(&w->lock);
 			sb_discard(old);
 			(void)pthread_mutex_lock(&w->lock);
@@ -209,22 +280,25 @@ warm_main(void *arg)
 	return NULL;
 }
 
-struct warm *
-warm_new(struct sb_ctx *sb, const struct policy *p, struct tool_slots *slots)
+struct pool *
+pool_new(struct sb_ctx *sb, const struct policy *p, struct tool_slots *slots)
 {
-	struct warm *w;
+	struct pool *w;
+	unsigned py = p->languages[POLICY_LANG_PYTHON3].available ?
+	    p->limits.warm_python : 0;
 
-	if (sb == NULL || p->limits.warm_python == 0 ||
-	    !p->languages[POLICY_LANG_PYTHON3].available)
+	if (sb == NULL || (p->limits.pool_size == 0 && py == 0))
 		return NULL;
 	if ((w = calloc(1, sizeof(*w))) == NULL)
 		return NULL;
 	w->sb = sb;
 	w->policy = p;
 	w->slots = slots;
-	/* policy.c refuses more; the clamp keeps ready[] safe regardless */
-	w->cap = p->limits.warm_python < POLICY_MAX_WARM_PYTHON ?
-	    p->limits.warm_python : POLICY_MAX_WARM_PYTHON;
+	/* policy.c refuses more; the clamps keep ready[] safe regardless */
+	w->kind[TOOL_SHAPE_EXEC].cap = p->limits.pool_size < POLICY_MAX_POOL ?
+	    p->limits.pool_size : POLICY_MAX_POOL;
+	w->kind[TOOL_SHAPE_PYTHON].cap = py < POLICY_MAX_WARM_PYTHON ? py :
+	    POLICY_MAX_WARM_PYTHON;
 	(void)pthread_mutex_init(&w->lock, NULL);
 	(void)pthread_cond_init(&w->wake, NULL);
 	(void)pthread_cond_init(&w->added, NULL);
@@ -232,7 +306,7 @@ warm_new(struct sb_ctx *sb, const struct policy *p, struct tool_slots *slots)
 }
 
 void
-warm_free(struct warm *w)
+pool_free(struct pool *w)
 {
 	unsigned i;
 
@@ -248,7 +322,8 @@ warm_free(struct warm *w)
 		sb_discard(w->ready[i].run);
 		free(w->ready[i].workspace);
 	}
-	free(w->want);
+	for (i = 0; i < 2; i++)
+		free(w->kind[i].want_ws);
 	(void)pthread_cond_destroy(&w->added);
 	(void)pthread_cond_destroy(&w->wake);
 	(void)pthread_mutex_destroy(&w->lock);
@@ -256,17 +331,22 @@ warm_free(struct warm *w)
 }
 
 struct sb_started *
-warm_take(struct warm *w, const char *workspace)
+pool_take(struct pool *w, const struct tool_shape *sh)
 {
-	struct sb_started *s = NULL, *dead[POLICY_MAX_WARM_PYTHON];
+	struct sb_started *s = NULL, *dead[POOL_MAX];
+	struct pool_kind *pk;
 	unsigned i = 0, ndead = 0;
 	char *ws;
 
-	if (workspace == NULL)
+	if (sh->workspace == NULL || (unsigned)sh->kind > TOOL_SHAPE_PYTHON)
+		return NULL;
+	pk = &w->kind[sh->kind];
+	if (pk->cap == 0)
 		return NULL;
 	(void)pthread_mutex_lock(&w->lock);
 	while (s == NULL && i < w->n) {
-		if (strcmp(w->ready[i].workspace, workspace) != 0) {
+		if (!is_shape(&w->ready[i], sh->kind, sh->binds,
+		    sh->workspace)) {
 			i++;
 			continue;
 		}
@@ -277,10 +357,12 @@ warm_take(struct warm *w, const char *workspace)
 		else
 			dead[ndead++] = remove_at(w, i);
 	}
-	if (w->want == NULL || strcmp(w->want, workspace) != 0) {
-		if ((ws = strdup(workspace)) != NULL) {
-			free(w->want);
-			w->want = ws;
+	if (pk->want_ws == NULL || pk->want_binds != sh->binds ||
+	    strcmp(pk->want_ws, sh->workspace) != 0) {
+		if ((ws = strdup(sh->workspace)) != NULL) {
+			free(pk->want_ws);
+			pk->want_ws = ws;
+			pk->want_binds = sh->binds;
 		}
 	}
 	(void)pthread_mutex_unlock(&w->lock);
@@ -290,14 +372,14 @@ warm_take(struct warm *w, const char *workspace)
 }
 
 void
-warm_refill(struct warm *w)
+pool_refill(struct pool *w)
 {
 	if (w == NULL)
 		return;
 	(void)pthread_mutex_lock(&w->lock);
-	if (w->want != NULL && count_for(w, w->want) < w->cap) {
+	if (next_kind(w) >= 0) {
 		if (!w->thread_on && !w->stop &&
-		    pthread_create(&w->thread, NULL, warm_main, w) == 0)
+		    pthread_create(&w->thread, NULL, pool_main, w) == 0)
 			w->thread_on = true;
 		(void)pthread_cond_signal(&w->wake);
 	}
@@ -305,19 +387,19 @@ warm_refill(struct warm *w)
 }
 
 static struct sb_started *
-prestart_take(void *arg, const char *workspace)
+prestart_take(void *arg, const struct tool_shape *sh)
 {
-	return warm_take(arg, workspace);
+	return pool_take(arg, sh);
 }
 
 static void
 prestart_refill(void *arg)
 {
-	warm_refill(arg);
+	pool_refill(arg);
 }
 
 void
-warm_prestart(struct warm *w, struct tool_prestart *ps)
+pool_prestart(struct pool *w, struct tool_prestart *ps)
 {
 	memset(ps, 0, sizeof(*ps));
 	if (w == NULL)
@@ -328,17 +410,17 @@ warm_prestart(struct warm *w, struct tool_prestart *ps)
 }
 
 unsigned
-warm_ready(struct warm *w, const char *workspace, unsigned n,
+pool_ready(struct pool *w, const struct tool_shape *sh, unsigned n,
     unsigned timeout_ms)
 {
 	struct timespec until = ts_after_ms(CLOCK_REALTIME, timeout_ms);
 	unsigned k;
 
 	(void)pthread_mutex_lock(&w->lock);
-	while ((k = count_for(w, workspace)) < n &&
+	while ((k = count_shape(w, sh->kind, sh->binds, sh->workspace)) < n &&
 	    pthread_cond_timedwait(&w->added, &w->lock, &until) == 0)
 		;
-	k = count_for(w, workspace);
+	k = count_shape(w, sh->kind, sh->binds, sh->workspace);
 	(void)pthread_mutex_unlock(&w->lock);
 	return k;
 }
