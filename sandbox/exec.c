@@ -47,6 +47,7 @@ struct run {
 	int pidfd;
 	int out, err, status;	/* read ends, non-blocking; -1 once at EOF */
 	bool reaped, killed, forked, got_exit, got_fail;
+	bool ready;		/* deferred: SB_STATUS_READY came */
 	struct sb_status exit_rec, fail_rec;
 	int init_ws;
 	struct rusage ru;
@@ -168,6 +169,8 @@ read_status(struct run *r)
 				r->got_exit = true;
 			} else if (recs[i].kind == SB_STATUS_FORKED) {
 				r->forked = true;
+			} else if (recs[i].kind == SB_STATUS_READY) {
+				r->ready = true;
 			}
 		}
 	}
@@ -1025,6 +1028,23 @@ bool
 sb_started_current(struct sb_started *s)
 {
 	return s->p == NULL || sb_protect_current(s->p);
+}
+
+bool
+sb_started_ready(struct sb_started *s, unsigned timeout_ms)
+{
+	uint64_t until = mono_us() + (uint64_t)timeout_ms * 1000, now;
+	struct pollfd pfd = { .fd = s->r.status, .events = POLLIN };
+
+	while (s->p->deferred && !s->r.ready && !s->r.got_fail &&
+	    s->r.status >= 0 && (now = mono_us()) < until) {
+		pfd.fd = s->r.status;
+		if (poll(&pfd, 1, poll_timeout(now, until)) < 0 &&
+		    errno != EINTR)
+			break;
+		read_status(&s->r);
+	}
+	return !s->p->deferred || s->r.ready;
 }
 
 bool

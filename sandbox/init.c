@@ -464,6 +464,11 @@ launch_deferred(void)
 	size_t off, i;
 	int rc;
 
+	{
+		struct sb_status rd = { .kind = SB_STATUS_READY };
+
+		(void)!write(SB_FD_STATUS, &rd, sizeof(rd));
+	}
 	if ((rc = read_exact((char *)&h, sizeof(h))) == -EPIPE)
 		_exit(0);
 	if (rc < 0 || h.magic != SB_LAUNCH_MAGIC || h.len == 0 ||

@@ -103,6 +103,7 @@ enum sb_status_kind {
 	SB_STATUS_FAIL = 1,	/* a setup step failed: stage + err */
 	SB_STATUS_EXIT,		/* init reaped the program: wstatus + maxrss */
 	SB_STATUS_FORKED,	/* setup done, init forked the program */
+	SB_STATUS_READY,	/* deferred: built, waiting for its launch */
 };
 
 struct sb_status {

@@ -383,6 +383,13 @@ int sb_start(struct sb_ctx *ctx, const struct sb_request *req,
     __attribute__((warn_unused_result));
 bool sb_started_alive(struct sb_started *s);
 /*
+ * A deferred start is built through to its last layer and waits for its
+ * call, once the init says so, or timeout_ms has passed (then false: it
+ * is still being built, or it failed, which sb_finish() reports). true at
+ * once for a start that is not deferred.
+ */
+bool sb_started_ready(struct sb_started *s, unsigned timeout_ms);
+/*
  * Whether the workspace's protected paths are as they were at sb_start():
  * one that names something else now (its owner ran git init meanwhile),
  * or a submodule or worktree added since, is not read-only inside the

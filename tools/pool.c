@@ -84,6 +84,12 @@ struct pool_one {
 	struct sb_started *run;		/* owned */
 };
 
+/*
+ * The longest a sandbox being built ahead may take to be ready (a few ms
+ * on a quiet host, tens under load): past it, it is stuck and discarded.
+ */
+#define POOL_READY_MS	5000
+
 /* The most waiting at once: both kinds' policy maximums. */
 #define POOL_MAX	(POLICY_MAX_POOL + POLICY_MAX_WARM_PYTHON)
 
@@ -175,6 +181,11 @@ start_one(struct pool *w, enum tool_shape_kind k,
 	req.limits.start_low = true;
 	if (sb_start(w->sb, &req, &s, &res) != 0)
 		s = NULL;
+	/* ready means built: a call that takes it waits for nothing */
+	if (s != NULL && !sb_started_ready(s, POOL_READY_MS)) {
+		sb_discard(s);
+		s = NULL;
+	}
 	sb_result_fini(&res);
 	sbcall_env_free(envp);
 	return s;

@@ -123,6 +123,13 @@ measure_taken(const char *name, struct sb_ctx *ctx, int n)
 			return -1;
 		}
 		sb_result_fini(&res);
+		/* built through, as a pooled one is when its call comes */
+		if (!sb_started_ready(st, 5000)) {
+			fprintf(stderr, "%s: not ready\n", name);
+			sb_discard(st);
+			free(t);
+			return -1;
+		}
 		req.deferred = false;
 		req.program = argv[0];
 		req.argv = argv;
