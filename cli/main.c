@@ -4,6 +4,7 @@
  * builds is immutable once serving starts.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -407,15 +408,72 @@ log_dropped_commands(const struct policy *pol)
 	    "list: %s", list);
 }
 
+/*
+ * The sandbox context and the pool, built on a thread of their own once
+ * the server serves (tool.h, struct tool_boot): initialize and tools/list
+ * never wait for them, the first sandboxed call does.
+ */
+struct boot {
+	const struct policy *pol;
+	struct tool_slots *slots;
+	struct tool_boot *latch;
+	struct sb_ctx *sb;		/* owned: made here */
+	struct pool *pool;		/* owned: made here */
+	pthread_t thread;
+	bool started;
+};
+
+static void *
+boot_main(void *arg)
+{
+	struct boot *b = arg;
+	struct sb_config cfg;
+	struct sb_result err;
+	struct tool_prestart ps;
+
+	memset(&err, 0, sizeof(err));
+	sb_config_from_policy(b->pol, &cfg);
+	/* a root server: as many kernel uids of their own (sandbox/uids.c),
+	 * so per-uid kernel pools (pipe pages, epoll watches, fds in flight)
+	 * are not one for all sandboxes */
+	cfg.uid_slots = cfg.netns_pool < SB_MAX_UID_SLOTS ? cfg.netns_pool :
+	    SB_MAX_UID_SLOTS;
+	if (sb_ctx_new(&cfg, &b->sb, &err) != 0) {
+		/* fail closed: serve the pure tools, refuse sandboxed ones */
+		log_err("sandbox unavailable (%s): sandboxed tools will refuse "
+		    "to run; see mcp-sandbox --check", err.message);
+		b->sb = NULL;
+	} else {
+		log_bounds(b->sb);
+	}
+	sb_result_fini(&err);
+	/* sandboxes built ahead (pool.h), for the shape of the first call */
+	b->pool = pool_new(b->sb, b->pol, b->slots);
+	pool_prestart(b->pool, &ps);
+	tool_boot_done(b->latch, b->sb, &ps);
+	return NULL;
+}
+
+/* Waits for the builder; then no pooled sandbox is left, nor the context. */
+static void
+boot_end(struct boot *b)
+{
+	if (b->started)
+		(void)pthread_join(b->thread, NULL);
+	b->started = false;
+	pool_free(b->pool);
+	b->pool = NULL;
+	sb_ctx_free(b->sb);
+	b->sb = NULL;
+}
+
 /* Serves stdio (or HTTP with --http) until EOF or a signal. */
 static int
 serve_stdio(const struct cli *cli, struct policy *pol)
 {
 	struct tool_env env = { 0 };
 	struct server srv = { 0 };
-	struct sb_config sbcfg = { 0 };
-	struct sb_result sberr;
-	struct pool *pool = NULL;
+	struct boot boot = { 0 };
 	struct toolset *tools = NULL;
 	struct workspace *ws = NULL;
 	struct session sess;
@@ -448,30 +506,15 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 	env.policy = pol;
 	env.fixtures = cli->fixtures;
 	env.content_only = cli->content_only;
-	memset(&sberr, 0, sizeof(sberr));
-	sb_config_from_policy(pol, &sbcfg);
-	/* a root server: as many kernel uids of their own (sandbox/uids.c),
-	 * so per-uid kernel pools (pipe pages, epoll watches, fds in flight)
-	 * are not one for all sandboxes */
-	sbcfg.uid_slots = sbcfg.netns_pool < SB_MAX_UID_SLOTS ?
-	    sbcfg.netns_pool : SB_MAX_UID_SLOTS;
-	if (sb_ctx_new(&sbcfg, &env.sb, &sberr) != 0) {
-		/* fail closed: serve the pure tools, refuse sandboxed ones */
-		log_err("sandbox unavailable (%s): sandboxed tools will refuse "
-		    "to run; see mcp-sandbox --check", sberr.message);
-		env.sb = NULL;
-	} else {
-		log_bounds(env.sb);
-	}
-	sb_result_fini(&sberr);
 	if ((env.slots = tool_slots_new(pol->limits.max_sandboxes,
-	    pol->limits.queue, pol->limits.queue_wait_ms)) == NULL) {
+	    pol->limits.queue, pol->limits.queue_wait_ms)) == NULL ||
+	    (boot.latch = tool_boot_new()) == NULL) {
 		log_err("out of memory");
 		goto out;
 	}
-	/* sandboxes built ahead (pool.h), first for the shape of the first call */
-	pool = pool_new(env.sb, pol, env.slots);
-	pool_prestart(pool, &env.prestart);
+	boot.pol = pol;
+	boot.slots = env.slots;
+	env.boot = boot.latch;
 	/*
 	 * A user's directory is checked now, for both transports; HTTP then
 	 * opens it per session (transport_http_run). Otherwise a fresh one
@@ -494,6 +537,20 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 	}
 	srv.tools = tools;
 	srv.env = &env;
+	/*
+	 * The sandbox: an HTTP server builds it before it listens (it serves
+	 * for long, and a start-up error stays its last word); a stdio
+	 * server answers its client meanwhile (initialize, tools/list), once
+	 * every check that can stop the start is passed.
+	 */
+	if (cli->http.enabled)
+		(void)boot_main(&boot);
+	else if (pthread_create(&boot.thread, NULL, boot_main, &boot) == 0)
+		boot.started = true;
+	else {
+		log_err("cannot start the sandbox's builder");
+		goto out;
+	}
 	/* ---- HTTP transport: serves instead of stdio ---- */
 	if (cli->http.enabled) {
 		rc = transport_http_run(&srv, &cli->http, pol->workspace,
@@ -511,17 +568,15 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 	    "fresh at first use");
 	rc = transport_stdio_run(&srv, &sess);
 	/* the pooled sandboxes bind the workspace: gone before it is */
-	pool_prestart(NULL, &env.prestart);
-	pool_free(pool);
-	pool = NULL;
+	boot_end(&boot);
 	session_fini(&sess);
  out:
 	toolset_free(tools);
 	audit_close(srv.audit);
+	boot_end(&boot);
 	workspace_free(ws);
-	pool_free(pool);
 	tool_slots_free(env.slots);
-	sb_ctx_free(env.sb);
+	tool_boot_free(boot.latch);
 	return rc;
 }
 

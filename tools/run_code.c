@@ -123,7 +123,7 @@ tool_run_code(const struct tool_call *call,
 	c.what = "the code";
 	c.network = true;
 	/* the same call, for a python started ahead if one waits */
-	if (l == POLICY_LANG_PYTHON3 && call->env->prestart.take != NULL) {
+	if (l == POLICY_LANG_PYTHON3 && p->limits.warm_python > 0) {
 		if ((warm_in = warm_stdin(code, argv + nhead, argv_count(
 		    argv + nhead), c.stdin_data, c.stdin_len,
 		    &c.warm_stdin_len)) == NULL) {

@@ -99,13 +99,6 @@ tool_call_close(struct tool_call *call)
 	call->cancel = NULL;
 }
 
-void
-tool_env_answered(const struct tool_env *env)
-{
-	if (env->prestart.refill != NULL)
-		env->prestart.refill(env->prestart.arg);
-}
-
 uint32_t
 sbcall_timeout(const struct tool_call *call, int64_t requested_ms)
 {
@@ -339,17 +332,16 @@ sbcall_env_free(char **envp)
  * None has a proxy (a call with network is cold), nor a skill's copy.
  */
 static struct sb_started *
-take_built(const struct tool_env *env, const struct sbcall *c,
+take_built(const struct tool_prestart *ps, const struct sbcall *c,
     const struct sb_request *req, const struct egress_call *ec)
 {
 	struct tool_shape sh = { c->warm_stdin != NULL ? TOOL_SHAPE_PYTHON :
 	    TOOL_SHAPE_EXEC, c->prog_binds, req->workspace_host };
 
-	if (env->prestart.take == NULL || ec != NULL ||
-	    c->workspace_host != NULL || !c->workspace_writable ||
-	    c->empty_env)
+	if (ps->take == NULL || ec != NULL || c->workspace_host != NULL ||
+	    !c->workspace_writable || c->empty_env)
 		return NULL;
-	return env->prestart.take(env->prestart.arg, &sh);
+	return ps->take(ps->arg, &sh);
 }
 
 /*
@@ -374,12 +366,15 @@ run(const struct tool_call *call, const struct sbcall *c,
 	enum tool_slot_rc slot = TOOL_SLOT_BUSY;
 	struct sb_started *started;
 	struct egress_call *ec = NULL;
+	struct tool_prestart ps;
+	struct sb_ctx *sb;
 	bool have_slot = false, net;
 	int rc;
 
 	memset(res, 0, sizeof(*res));
 	memset(&req, 0, sizeof(req));
-	if (env->sb == NULL) {
+	tool_env_sandbox(env, &sb, &ps);
+	if (sb == NULL) {
 		render_refused(call->audit, "no sandbox");
 		refusal = tool_result_error("%s was not run: the sandbox is "
 		    "not available on this server (see mcp-sandbox --check).",
@@ -466,7 +461,7 @@ run(const struct tool_call *call, const struct sbcall *c,
 		goto out;
 	}
 	(void)wsf_scan_take(req.workspace_host, before);
-	if ((started = take_built(env, c, &req, ec)) != NULL) {
+	if ((started = take_built(&ps, c, &req, ec)) != NULL) {
 		/* a python started ahead: the call is its stdin */
 		if (c->warm_stdin != NULL) {
 			req.stdin_data = c->warm_stdin;
@@ -474,7 +469,7 @@ run(const struct tool_call *call, const struct sbcall *c,
 		}
 		rc = sb_finish(started, &req, call->cancel, res);
 	} else
-		rc = sb_run(env->sb, &req, call->cancel, res);
+		rc = sb_run(sb, &req, call->cancel, res);
 	if (rc < 0)
 		refusal = render_sandbox_failure(res, c->what, call->audit);
  out:
@@ -487,7 +482,7 @@ run(const struct tool_call *call, const struct sbcall *c,
 	if (have_slot)
 		tool_slots_release(env->slots);
 	env_free(envp);
-	if (refusal == NULL && (call->audit->refused || env->sb == NULL))
+	if (refusal == NULL && (call->audit->refused || sb == NULL))
 		return MCP_ERR_NOMEM;
 	*ret_refusal = refusal;
 	return MCP_OK;

@@ -47,13 +47,32 @@ struct tool_prestart {
 	void *arg;
 };
 
+/*
+ * The sandbox context and its pool, made on a thread of their own while
+ * the server already answers (boot.c): the builder calls tool_boot_done()
+ * once, with the context (NULL: it could not be built) and the pool's
+ * hooks (NULL: none); a sandboxed call waits for that.
+ */
+struct tool_boot;
+struct tool_boot *tool_boot_new(void);
+void tool_boot_done(struct tool_boot *b, struct sb_ctx *sb,
+    const struct tool_prestart *ps);
+/* Once the builder has ended and nothing calls any more. */
+void tool_boot_free(struct tool_boot *b);
+
 /* Server-wide, immutable once serving starts; shared by every thread. */
 struct tool_env {
 	const struct policy *policy;	/* borrowed, never NULL once built */
-	struct sb_ctx *sb;		/* borrowed; NULL when the sandbox could not
-				 * be built: sandboxed tools refuse */
+	/*
+	 * Where the sandbox comes from: boot (being built, see above) or,
+	 * with boot NULL, sb and prestart as they are (tests). sb NULL: the
+	 * sandbox could not be built, sandboxed tools refuse; prestart all
+	 * NULL: nothing is started ahead. Read with tool_env_sandbox().
+	 */
+	struct tool_boot *boot;		/* borrowed; internally locked */
+	struct sb_ctx *sb;		/* borrowed */
 	struct tool_slots *slots;	/* borrowed; shared, internally locked */
-	struct tool_prestart prestart;	/* all NULL: nothing started ahead */
+	struct tool_prestart prestart;
 	bool fixtures;			/* conformance fixture tools offered */
 	/*
 	 * --content-only: no outputSchema in tools/list and no
@@ -186,6 +205,9 @@ void tool_call_close(struct tool_call *call);
  * what it used up (env->prestart's sandboxes), off the answer's path.
  */
 void tool_env_answered(const struct tool_env *env);
+/* The sandbox context and pool hooks of env; waits for its boot. */
+void tool_env_sandbox(const struct tool_env *env, struct sb_ctx **sb,
+    struct tool_prestart *ps);
 
 /*
  * Adds val to o under key, taking val: 0, or -1 when o or val is NULL (an

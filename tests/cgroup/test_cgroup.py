@@ -375,13 +375,15 @@ def case_server_killed(s):
         expect(server_dirs(where, pid), "no stale dir to clean: the test "
                "proves nothing")
         again = Server(s.binary, flags(), s.unpriv)
+        # the sandbox's context (which cleans up) is built as the server
+        # serves: its first sandboxed call waits for it
+        r = again.tool("run_command", {"command": "echo", "args": ["ok"]})
+        eq(r["structuredContent"]["stdout"], "ok\n", "next server serves")
         eq(server_dirs(where, pid), [], "stale cgroups of the killed server")
         expect(os.path.isdir(os.path.join(held, "run.0")),
                "a held dir was removed")
         expect(not os.path.exists(unheld), "an unheld dir named for a live "
                "pid was kept")
-        r = again.tool("run_command", {"command": "echo", "args": ["ok"]})
-        eq(r["structuredContent"]["stdout"], "ok\n", "next server serves")
         eq(again.close()[0], 0, "exit")
     finally:
         if lock is not None:
@@ -438,9 +440,9 @@ def case_live_elsewhere(s):
         eq(holder.wait(timeout=DEADLINE_S), 0, "the holder's exit")
         holder = None
         srv = Server(s.binary, flags(), s.unpriv)
+        eq(srv.close()[0], 0, "exit")     # its sandbox was built by then
         expect(not os.path.exists(decoy), "the dir of a server now gone "
                "was left")
-        eq(srv.close()[0], 0, "exit")
     finally:
         if holder is not None:
             holder.kill()

@@ -228,13 +228,13 @@ def quiet(pid, want=None):
     return counts(pid)
 
 
-# The servers run without warm pythons: the warm pool refills only when a
-# sandbox slot is free, at a moment no test can pin, so whether its
-# sandboxes (2 processes and about 10 fds each, cgroup fds included) exist
+# The servers run without sandboxes built ahead: the pool refills only
+# when a sandbox slot is free, at a moment no test can pin, so whether its
+# sandboxes (2 processes and about 12 fds each, cgroup fds included) exist
 # at the baseline or at the end is chance, not a leak. What is measured
-# here is what the calls leave behind; the warm pythons have tests of
-# their own (tests/unit/tools_run.c).
-SOAK_SERVER_FLAGS = ["--warm-python", "0"]
+# here is what the calls leave behind; the pool has tests of its own
+# (tests/unit/tools_run.c: nothing left once it is freed).
+SOAK_SERVER_FLAGS = ["--warm-python", "0", "--pool-size", "0"]
 
 
 def main():

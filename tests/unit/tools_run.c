@@ -6,6 +6,7 @@
  * (listed only, JSON stdout, exit 2, the original folder never modified).
  * The skills directory is generated here.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -271,6 +272,37 @@ START_TEST(run_code_python_is_isolated_and_reads_stdin)
 }
 END_TEST
 
+static int
+count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	while (readdir(d) != NULL)
+		n++;
+	closedir(d);
+	return n;
+}
+
+/* Our live children (a pooled sandbox's init is one). */
+static int
+count_children(void)
+{
+	char path[64], buf[4096];
+	ssize_t n;
+	int fd, k = 0;
+
+	(void)snprintf(path, sizeof(path), "/proc/self/task/%d/children",
+	    (int)getpid());
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	(void)close(fd);
+	for (ssize_t i = 0; i < n; i++)
+		k += buf[i] == ' ';
+	return k;
+}
+
 /* The pool's shape of a run_code python3 or sh call in the test's workspace. */
 static struct tool_shape
 shape_of(enum tool_shape_kind k, int lang)
@@ -295,6 +327,7 @@ pooled_answers_as_cold(const char *const *snippets, size_t n, bool py)
 	struct pool *w;
 	unsigned cap;
 	size_t i, k;
+	int fds = count_fds();
 
 	ck_assert_ptr_nonnull(w = pool_new(SB, T.p, SLOTS));
 	cap = py ? T.p->limits.warm_python : T.p->limits.pool_size;
@@ -320,6 +353,9 @@ pooled_answers_as_cold(const char *const *snippets, size_t n, bool py)
 	}
 	pool_prestart(NULL, &T.env.prestart);
 	pool_free(w);
+	/* nothing of the taken, finished and discarded sandboxes is left */
+	ck_assert_int_eq(count_fds(), fds);
+	ck_assert_int_eq(count_children(), 0);
 }
 
 /*
