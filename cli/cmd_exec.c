@@ -408,6 +408,7 @@ cmd_exec_main(int argc, char **argv)
 		}
 		o->req.stdin_data = in;
 	}
+	o->cfg.one_run = true;	/* its context serves this run alone */
 	if (sb_ctx_new(&o->cfg, &ctx, &res) < 0) {
 		fprintf(stderr, "mcp-sandbox exec: not run: %s\n", res.message);
 		goto out;

@@ -63,26 +63,8 @@ struct sb_ll_ruleset_attr {
 	uint64_t scoped;
 };
 
-/* Report a failed step (detail: 1 + the mop index, or 0) and exit. */
-static void __attribute__((noreturn))
-child_fail_at(int fd, enum sb_stage stage, int err, int detail)
-{
-	struct sb_status st = {
-		.kind = SB_STATUS_FAIL,
-		.stage = stage,
-		.err = err,
-		.wstatus = detail,
-	};
-
-	(void)!write(fd, &st, sizeof(st));
-	_exit(127);
-}
-
-static void __attribute__((noreturn))
-child_fail(int fd, enum sb_stage stage, int err)
-{
-	child_fail_at(fd, stage, err, 0);
-}
+#define child_fail_at	sb_child_fail
+#define child_fail(fd, stage, err)	sb_child_fail(fd, stage, err, 0)
 
 /* Open every bind source at its planned fd, in our own mount namespace. */
 static void
@@ -111,24 +93,6 @@ open_sources(const struct sb_plan *p)
 			(void)close(fd);
 		}
 	}
-}
-
-static int
-write_all(int fd, const char *buf, size_t len)
-{
-	ssize_t n;
-
-	while (len > 0) {
-		n = write(fd, buf, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
 }
 
 static int
@@ -203,7 +167,7 @@ do_mop(const struct sb_mop *m)
 		    m->mode);
 		if (fd < 0)
 			return -errno;
-		rc = write_all(fd, m->arg, m->arg_len);
+		rc = sb_write_all(fd, m->arg, m->arg_len);
 		(void)close(fd);
 		return rc;
 	case SB_MOP_SYMLINK:
@@ -266,7 +230,7 @@ write_user_sysctl(const char *path, unsigned v)
 	} while (v != 0 && q > buf);
 	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
 		child_fail(SB_FD_STATUS, SB_STAGE_NESTED_USERNS, errno);
-	rc = write_all(fd, q, (size_t)(buf + sizeof(buf) - q));
+	rc = sb_write_all(fd, q, (size_t)(buf + sizeof(buf) - q));
 	(void)close(fd);
 	if (rc < 0)
 		child_fail(SB_FD_STATUS, SB_STAGE_NESTED_USERNS, -rc);

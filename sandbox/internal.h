@@ -530,6 +530,15 @@ int sb_plan_build(struct sb_ctx *ctx, const struct sb_request *req,
     __attribute__((warn_unused_result));
 void sb_plan_fini(struct sb_plan *plan);
 /*
+ * For the init and the cloned child (init.c, spawn.c): report a failed
+ * step (detail: 1 + the mop index, or 0) on fd, and exit 127.
+ */
+void sb_child_fail(int fd, enum sb_stage stage, int err, int detail)
+    __attribute__((noreturn));
+/* write() all of buf; 0 or -errno (-EIO: nothing written). */
+int sb_write_all(int fd, const char *buf, size_t len);
+
+/*
  * deferred.c: a request's shape (what building its sandbox used) and a
  * deferred run's launch (struct sb_launch_head, then the call's stdin),
  * malloc'd; NULL: no memory (res filled for the launch, also E2BIG).

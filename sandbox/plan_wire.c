@@ -95,8 +95,8 @@ put_vec(struct wire *w, const char *const *v)
 }
 
 /* All of buf to fd. */
-static int
-write_all(int fd, const char *buf, size_t len)
+int
+sb_write_all(int fd, const char *buf, size_t len)
 {
 	ssize_t n;
 
@@ -171,7 +171,7 @@ sb_plan_pack(const struct sb_plan *p, int *ret)
 		free(w.buf);
 		return -errno;
 	}
-	rc = write_all(fd, w.buf, w.len);
+	rc = sb_write_all(fd, w.buf, w.len);
 	free(w.buf);
 	/* as written, for good: the init maps it */
 	if (rc == 0 && fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK |

@@ -132,6 +132,13 @@ struct sb_config {
 	 * beside the executable, see ctx.c).
 	 */
 	const char *init_path;
+	/*
+	 * The context serves one run (`mcp-sandbox exec`): the init is
+	 * exec'd from the fd checked at sb_ctx_new(), not from a sealed
+	 * copy (which a long-lived context needs: a file a later run could
+	 * rewrite in place, see ctx.c), saving the copy's ~0.7 ms.
+	 */
+	bool one_run;
 };
 
 /*

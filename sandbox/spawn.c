@@ -44,13 +44,14 @@ _Static_assert(sizeof(struct sb_clone_args) == 88, "CLONE_ARGS_SIZE_VER2");
 #define SB_CHILD	__attribute__((no_sanitize_address))
 
 /* Report a failed step and exit (the init's records, init.c). */
-static void __attribute__((noreturn)) SB_CHILD
-spawn_fail(int fd, enum sb_stage stage, int err)
+void
+sb_child_fail(int fd, enum sb_stage stage, int err, int detail)
 {
 	struct sb_status st = {
 		.kind = SB_STATUS_FAIL,
 		.stage = stage,
 		.err = err,
+		.wstatus = detail,
 	};
 
 	(void)!write(fd, &st, sizeof(st));
@@ -77,17 +78,17 @@ shuffle_fds(const struct sb_plan *p)
 			continue;
 		tmp[i] = fcntl(p->fd_from[i], F_DUPFD_CLOEXEC, high);
 		if (tmp[i] < 0)
-			spawn_fail(p->fd_from[0], SB_STAGE_FDS, errno);
+			sb_child_fail(p->fd_from[0], SB_STAGE_FDS, errno, 0);
 	}
 	for (i = 0; i < p->nfds; i++) {
 		if (tmp[i] < 0)
 			continue;
 		if (dup3(tmp[i], SB_FD_STATUS + i,
 		    SB_FD_STATUS + i == SB_FD_EXE ? O_CLOEXEC : 0) < 0)
-			spawn_fail(tmp[0], SB_STAGE_FDS, errno);
+			sb_child_fail(tmp[0], SB_STAGE_FDS, errno, 0);
 	}
 	if (syscall(SYS_close_range, (unsigned)high, ~0U, 0U) < 0)
-		spawn_fail(SB_FD_STATUS, SB_STAGE_FDS, errno);
+		sb_child_fail(SB_FD_STATUS, SB_STAGE_FDS, errno, 0);
 	for (i = 0; i < p->nfds; i++)
 		if (p->fd_from[i] < 0)
 			(void)close(SB_FD_STATUS + i);
@@ -131,9 +132,9 @@ child_exec(void *arg)
 
 	shuffle_fds(p);
 	if ((rc = keep_caps(p->last_cap)) < 0)
-		spawn_fail(SB_FD_STATUS, SB_STAGE_CAPS, -rc);
+		sb_child_fail(SB_FD_STATUS, SB_STAGE_CAPS, -rc, 0);
 	(void)syscall(SYS_execveat, SB_FD_EXE, "", argv, envp, AT_EMPTY_PATH);
-	spawn_fail(SB_FD_STATUS, SB_STAGE_INIT, errno);
+	sb_child_fail(SB_FD_STATUS, SB_STAGE_INIT, errno, 0);
 }
 
 #if defined(__x86_64__)
