@@ -133,6 +133,50 @@ class Kill(unittest.TestCase):
             t.close()
             self.assertEqual(workspaces(tmp), [])
 
+    def test_sigkill_leaves_no_sandbox_built_ahead(self):
+        """The pool's sandboxes (built after a call, waiting for the next)
+        die with a killed server: every process of theirs, and so their
+        namespaces and mounts; the next server removes their cgroups."""
+        with tempfile.TemporaryDirectory() as tmp:
+            s = Stdio(tmp, "--pool-size", "2", "--warm-python", "0")
+            s.call(1, "run_command", {"command": "true"})
+            self.assertFalse(s.recv()["result"].get("isError"))
+
+            def pooled():
+                out = []
+                for k in descendants(s.p.pid):
+                    try:
+                        with open("/proc/%d/cmdline" % k, "rb") as f:
+                            if f.read().startswith(b"sandbox-init"):
+                                out.append(k)
+                    except OSError:
+                        pass
+                return out
+            # two sandboxes: each an init and the process that waits
+            self.assertTrue(poll_until(lambda: len(pooled()) == 4),
+                            "the pool never filled: %r" % pooled())
+            kids = pooled()
+            dead = s.p.pid
+            s.p.send_signal(signal.SIGKILL)
+            s.p.wait(10)
+            s.close()
+            self.assertTrue(poll_until(lambda: not any(
+                os.path.exists("/proc/%d" % k) for k in kids)),
+                "a pooled sandbox outlived its killed server")
+            t = Stdio(tmp)
+            t.call(2, "run_command", {"command": "true"})
+            self.assertFalse(t.recv()["result"].get("isError"))
+            left = []
+            for root, dirs, _ in os.walk("/sys/fs/cgroup"):
+                left += [os.path.join(root, d) for d in dirs
+                         if d.startswith("mcp-sandbox.%d." % dead)]
+                dirs[:] = [d for d in dirs if d.startswith("mcp-sandbox") or
+                           root.count("/") < 6]
+            self.assertEqual(left, [], "the killed server's cgroups")
+            t.p.stdin.close()
+            self.assertEqual(t.p.wait(10), 0)
+            t.close()
+
     def test_sigterm_answers_cancels_and_removes_the_workspace(self):
         with tempfile.TemporaryDirectory() as tmp:
             marker = "termmark_%d_%d" % (os.getpid(), time.monotonic_ns())
