@@ -417,6 +417,39 @@ START_TEST(run_code_pooled_sandbox_answers_as_a_cold_one)
 END_TEST
 
 /*
+ * A call of another shape (here: another workspace, as another HTTP
+ * session's) makes it the one kept: the old shape's sandboxes are
+ * replaced by the new one's, none of them left waiting.
+ */
+START_TEST(a_new_shape_drains_the_old_one)
+{
+	char other[] = "/tmp/tools-run-other-XXXXXX";
+	struct tool_shape a = shape_of(TOOL_SHAPE_EXEC, POLICY_LANG_SH), b;
+	unsigned cap = T.p->limits.pool_size;
+	struct pool *w;
+	int fds = count_fds();
+
+	ck_assert_ptr_nonnull(mkdtemp(other));
+	if (geteuid() == 0)
+		ck_assert_int_eq(chown(other, 65534, 65534), 0);
+	b = a;
+	b.workspace = other;
+	ck_assert_ptr_nonnull(w = pool_new(SB, T.p, SLOTS));
+	ck_assert_ptr_null(pool_take(w, &a));
+	pool_refill(w);
+	ck_assert_uint_eq(pool_ready(w, &a, cap, 20000), cap);
+	ck_assert_ptr_null(pool_take(w, &b));	/* none of b yet */
+	pool_refill(w);
+	ck_assert_uint_eq(pool_ready(w, &b, cap, 20000), cap);
+	ck_assert_uint_eq(pool_ready(w, &a, cap, 0), 0);
+	pool_free(w);
+	ck_assert_int_eq(count_fds(), fds);
+	ck_assert_int_eq(count_children(), 0);
+	ck_assert_int_eq(rmdir(other), 0);
+}
+END_TEST
+
+/*
  * A pooled sandbox is never handed to two calls: what one call leaves
  * behind (a file in /tmp, a process, a SysV segment, a variable it
  * exported) is absent in the next, which runs on another sandbox.
@@ -885,6 +918,7 @@ run_suite(void)
 	tcase_add_test(tc, run_code_warm_python_answers_as_a_cold_one);
 	tcase_add_test(tc, run_code_pooled_sandbox_answers_as_a_cold_one);
 	tcase_add_test(tc, a_pooled_sandbox_is_never_reused);
+	tcase_add_test(tc, a_new_shape_drains_the_old_one);
 	tcase_add_test(tc, run_code_c_compile_error_is_reported);
 	tcase_add_test(tc, run_code_is_killed_at_the_deadline);
 	tcase_add_test(tc, run_code_output_is_capped_and_made_valid_utf8);
