@@ -487,7 +487,8 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 	}
 	/* before any thread: the private parent, the capped workspaces'
 	 * mount namespace (unshare needs a single-threaded process) */
-	if (workspace_setup(pol->limits.workspace_mb) != 0) {
+	if (workspace_setup(pol->limits.workspace_mb, pol->limits.workspaces_mb,
+	    pol->limits.max_sandboxes) != 0) {
 		log_err("cannot make the private parent of workspaces: %s",
 		    strerror(errno));
 		return 1;

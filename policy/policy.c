@@ -51,6 +51,7 @@ static const struct limit_def limit_defs[] = {
 	{ "sql_timeout_ms", "sql-timeout-ms", LIM(sql_timeout_ms), 10, 600000 },
 	{ "tmp_mb", "tmp-mb", LIM(tmp_mb), 1, 4096 },
 	{ "workspace_mb", "workspace-mb", LIM(workspace_mb), 0, 65536 },
+	{ "workspaces_mb", "workspaces-mb", LIM(workspaces_mb), 0, 1 << 20 },
 	{ "warm_python", "warm-python", LIM(warm_python), 0,
 	    POLICY_MAX_WARM_PYTHON },
 	{ "pool_size", "pool-size", LIM(pool_size), 0, POLICY_MAX_POOL },
@@ -103,6 +104,9 @@ const struct policy_flag policy_flags[] = {
 	{ "tmp-mb", required_argument, "MB", "size of a sandbox's /tmp" },
 	{ "workspace-mb", required_argument, "MB",
 	    "size cap of a fresh workspace (0: none)" },
+	{ "workspaces-mb", required_argument, "MB",
+	    "all fresh workspaces at once, each counted at workspace-mb "
+	    "(0: no bound)" },
 	{ "warm-python", required_argument, "N",
 	    "run_code pythons kept started ahead (0: none)" },
 	{ "pool-size", required_argument, "N",
@@ -1288,9 +1292,14 @@ policy_to_json(const struct policy *p)
 	    "per sandbox, in total: its cgroup's pids.max (processes and "
 	    "threads; the sandbox's own init is added). Without a cgroup: "
 	    "RLIMIT_NPROC, per sandbox user namespace"));
+	/* the sandboxes, then every fresh workspace full (tmpfs: memory) */
+	json_object_object_add(a, "worst_case_workspaces_mb",
+	    p->limits.workspaces_mb > 0 && p->limits.workspace_mb > 0 ?
+	    json_object_new_int64(p->limits.workspaces_mb) : NULL);
 	json_object_object_add(a, "worst_case_memory_mb", json_object_new_int64(
 	    (int64_t)p->limits.memory_mb * ((int64_t)p->limits.max_sandboxes +
-	    p->limits.warm_python + p->limits.pool_size)));
+	    p->limits.warm_python + p->limits.pool_size) +
+	    (p->limits.workspace_mb > 0 ? p->limits.workspaces_mb : 0)));
 	json_object_object_add(o, "_limits", a);
 
 	/* what finalize found on this machine; ignored when loaded back */

@@ -154,6 +154,7 @@ struct policy_limits {
 	uint32_t sql_timeout_ms;	/* deadline of one query */
 	uint32_t tmp_mb;		/* size of the sandbox's /tmp */
 	uint32_t workspace_mb;		/* fresh workspace's cap; 0: none */
+	uint32_t workspaces_mb;		/* all fresh ones together; 0: none */
 	uint32_t warm_python;		/* run_code pythons started ahead */
 	uint32_t pool_size;		/* other sandboxes built ahead */
 	uint32_t uid_base;		/* root: first per-run kernel uid, a

@@ -51,6 +51,12 @@ session_ws_open(const char *dir, uid_t owner, struct workspace **ret,
 	return workspace_open(dir, owner, ret, err, errlen);
 }
 
+size_t
+session_ws_budget(void)
+{
+	return workspace_budget();
+}
+
 const char *
 session_ws_path(const struct workspace *ws)
 {

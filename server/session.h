@@ -116,6 +116,8 @@ int session_ws_open(const char *dir, uid_t owner, struct workspace **ret,
     char *err, size_t errlen) __attribute__((warn_unused_result));
 const char *session_ws_path(const struct workspace *ws);
 void session_ws_free(struct workspace *ws);
+/* How many fresh workspaces sessions and principals share (0: no bound). */
+size_t session_ws_budget(void);
 
 /* resources/subscribe: 0 (also when already watched), -ENOSPC past
  * SESSION_MAX_SUBSCRIPTIONS, -ENOMEM. */

@@ -186,7 +186,15 @@ http_sessions_init(struct http_sessions *t, const char *ws_dir,
 void
 http_sessions_set_principals(struct http_sessions *t, size_t n)
 {
-	t->share = MCP_HTTP_MAX_SESSIONS / (n > 0 ? n : 1);
+	size_t cap = MCP_HTTP_MAX_SESSIONS, budget = session_ws_budget();
+
+	if (n == 0)
+		n = 1;
+	/* each session has a fresh workspace, each principal one more for
+	 * its stateless calls: all of them within the server's bound */
+	if (budget > 0)
+		cap = budget > n ? (budget - n < cap ? budget - n : cap) : 1;
+	t->share = cap / n;
 	if (t->share == 0)
 		t->share = 1;
 }

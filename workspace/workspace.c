@@ -57,7 +57,13 @@ static struct {
 	int err;		/* making the parent failed: its errno */
 	pid_t creator;		/* only it removes the parent */
 	int lockfd;		/* the parent, LOCK_SH for the server's life */
-} wsc = { .lockfd = -1 };
+	/* the server-wide bound on fresh workspaces (capped ones only) */
+	pthread_mutex_t lock;
+	unsigned max_fresh;	/* 0: none */
+	unsigned reserve;	/* of them kept from sessions (skill copies) */
+	unsigned n_fresh;	/* made and not yet freed */
+	uint32_t total_mb;
+} wsc = { .lockfd = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
 static pthread_once_t parent_once = PTHREAD_ONCE_INIT;
 
 const char *
@@ -174,10 +180,13 @@ own_mount_ns(char *why, size_t whylen)
 }
 
 int
-workspace_setup(uint32_t cap_mb)
+workspace_setup(uint32_t cap_mb, uint32_t total_mb, unsigned reserve)
 {
 	if (parent_dir() == NULL)
 		return -1;
+	wsc.total_mb = total_mb;
+	wsc.reserve = reserve;
+	wsc.max_fresh = 0;
 	wsc.cap_mb = cap_mb;
 	wsc.capped = false;
 	wsc.why[0] = '\0';
@@ -188,7 +197,48 @@ workspace_setup(uint32_t cap_mb)
 	}
 	if (own_mount_ns(wsc.why, sizeof(wsc.why)) == 0)
 		wsc.capped = true;
+	/* at least one, and the reserve beside it */
+	if (wsc.capped && total_mb > 0) {
+		wsc.max_fresh = total_mb / cap_mb;
+		if (wsc.max_fresh < reserve + 1)
+			wsc.max_fresh = reserve + 1;
+	}
 	return 0;
+}
+
+unsigned
+workspace_budget(void)
+{
+	return wsc.max_fresh > 0 ? wsc.max_fresh - wsc.reserve : 0;
+}
+
+/* Takes one of the bound's workspaces; false: all are in use (err). */
+static bool
+take_fresh(char *err, size_t errlen)
+{
+	bool ok;
+
+	(void)pthread_mutex_lock(&wsc.lock);
+	ok = wsc.max_fresh == 0 || wsc.n_fresh < wsc.max_fresh;
+	if (ok)
+		wsc.n_fresh++;
+	(void)pthread_mutex_unlock(&wsc.lock);
+	if (!ok)
+		(void)snprintf(err, errlen, "the server's fresh workspaces are "
+		    "all in use (%u of %u MiB each: workspaces_mb is %u MiB): "
+		    "end a session (an HTTP DELETE of it), or have the "
+		    "operator raise workspaces_mb", wsc.max_fresh, wsc.cap_mb,
+		    wsc.total_mb);
+	return ok;
+}
+
+static void
+give_fresh(void)
+{
+	(void)pthread_mutex_lock(&wsc.lock);
+	if (wsc.n_fresh > 0)
+		wsc.n_fresh--;
+	(void)pthread_mutex_unlock(&wsc.lock);
 }
 
 void
@@ -360,6 +410,7 @@ workspace_open(const char *dir, uid_t owner_uid, struct workspace **ret,
 	char tmpl[PATH_MAX], real[PATH_MAX];
 	const char *base;
 	struct stat st;
+	bool counted = false;
 
 	if ((ws = calloc(1, sizeof(*ws))) == NULL) {
 		(void)snprintf(err, errlen, "out of memory");
@@ -377,6 +428,9 @@ workspace_open(const char *dir, uid_t owner_uid, struct workspace **ret,
 		if (not_the_sandboxes(real, &st, owner_uid, err, errlen))
 			goto fail;
 	} else {
+		if (!take_fresh(err, errlen))
+			goto fail;
+		counted = true;
 		if ((base = parent_dir()) == NULL) {
 			set_err(err, errlen, "cannot create its parent",
 			    getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
@@ -420,9 +474,12 @@ workspace_open(const char *dir, uid_t owner_uid, struct workspace **ret,
 			(void)rmdir(real);
 		goto fail;
 	}
+	ws->counted = counted;
 	*ret = ws;
 	return 0;
  fail:
+	if (counted)
+		give_fresh();
 	free(ws);
 	return -1;
 }
@@ -434,6 +491,8 @@ workspace_free(struct workspace *ws)
 		return;
 	if (ws->owned && ws->path != NULL)
 		(void)workspace_remove_tree(ws->path);
+	if (ws->counted)
+		give_fresh();
 	free(ws->path);
 	free(ws);
 }

@@ -19,6 +19,7 @@
 struct workspace {
 	char *path;		/* owned: absolute, canonical */
 	bool owned;		/* created by us: removed by workspace_free */
+	bool counted;		/* one of workspace_setup()'s bound */
 };
 
 /*
@@ -41,7 +42,17 @@ int workspace_open(const char *dir, uid_t owner_uid, struct workspace **ret,
  * made. Without workspace_setup the parent is made at the first fresh
  * workspace, uncapped.
  */
-int workspace_setup(uint32_t cap_mb);
+int workspace_setup(uint32_t cap_mb, uint32_t total_mb, unsigned reserve);
+
+/*
+ * The server-wide bound (issue 25, class 6): with capped workspaces and
+ * total_mb > 0, at most total_mb / cap_mb fresh ones exist at once (at
+ * least reserve + 1); past it workspace_open() refuses, saying so. Of
+ * them, reserve are kept for what is not a session's (skill copies, at
+ * most one per sandbox slot): workspace_budget() is the rest, what the
+ * HTTP sessions and principals' stateless workspaces share (0: no bound).
+ */
+unsigned workspace_budget(void);
 
 /* At exit, after every workspace is freed: removes the empty parent. */
 void workspace_teardown(void);

@@ -572,7 +572,9 @@ class Guards(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.srv = Server(BIN, "--allow-origin", "https://app.example")
+        # the session table's own cap (64): no workspace bound below it
+        cls.srv = Server(BIN, "--allow-origin", "https://app.example",
+                         "--workspaces-mb", "0")
 
     @classmethod
     def tearDownClass(cls):

@@ -102,8 +102,10 @@ class Tenancy(unittest.TestCase):
         cls.ops = tempfile.NamedTemporaryFile("w", delete=False)
         cls.ops.write("%s\n" % TOKEN_OPS)
         cls.ops.close()
+        # the session table's own cap (64): no workspace bound below it
         cls.srv = Server(BIN, "--token-file", cls.tokens.name,
-                         "--metrics-token-file", cls.ops.name)
+                         "--metrics-token-file", cls.ops.name,
+                         "--workspaces-mb", "0")
 
     @classmethod
     def tearDownClass(cls):
@@ -148,6 +150,50 @@ class Tenancy(unittest.TestCase):
             MAX_SESSIONS - share)
         for s in alive:
             self.delete(s, TOKEN_A)
+
+    def test_the_workspace_bound_makes_the_share(self):
+        """Fresh workspaces bounded server-wide (issue 25, class 6): 8 of
+        16 MiB (--workspaces-mb 128), 2 kept for skill copies (one per
+        sandbox slot), one per principal for its stateless calls: 4 for
+        sessions, 2 each. A principal past its share loses its own
+        oldest session, never the other's; every workspace works."""
+        if os.geteuid() != 0:
+            self.skipTest("fresh workspaces are capped (and so bounded) "
+                          "by a root server only")
+        srv = Server(BIN, "--token-file", self.tokens.name,
+                     "--metrics-token-file", self.ops.name,
+                     "--workspace-mb", "16", "--workspaces-mb", "128",
+                     "--max-sandboxes", "2")
+        try:
+            old = self.srv
+            self.srv = srv
+            b_sid = self.initialize(TOKEN_B)
+            a_sids = [self.initialize(TOKEN_A) for _ in range(5)]
+            alive = [s for s in a_sids if self.ping(s, TOKEN_A) == 200]
+            self.assertEqual(alive, a_sids[-2:])
+            self.assertEqual(self.ping(b_sid, TOKEN_B), 200)
+            b2 = self.initialize(TOKEN_B)
+            self.assertEqual(srv.metric("mcp_sessions", bearer(TOKEN_OPS)),
+                             4)
+            for i, (sid, tok) in enumerate([(alive[0], TOKEN_A),
+                                            (alive[1], TOKEN_A),
+                                            (b_sid, TOKEN_B),
+                                            (b2, TOKEN_B)]):
+                h = {"Mcp-Session-Id": sid}
+                h.update(bearer(tok))
+                r = srv.post({"jsonrpc": "2.0", "id": 20 + i,
+                              "method": "tools/call", "params": {
+                                  "name": "write_file", "arguments": {
+                                      "path": "f.txt", "content": "x"}}},
+                             h)
+                self.assertFalse(r.json()["result"].get("isError"), r.body)
+            for i, tok in enumerate((TOKEN_A, TOKEN_B)):
+                r = stateless(srv, 30 + i, "write_file",
+                              {"path": "s.txt", "content": "y"}, tok)
+                self.assertFalse(r.json()["result"].get("isError"), r.body)
+        finally:
+            self.srv = old
+            self.assertEqual(srv.stop(), 0)
 
     def initialize(self, tok):
         r = self.srv.post(initialize_body(), bearer(tok))
