@@ -16,10 +16,12 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "policy.h"
 #include "sbcall.h"
@@ -258,6 +260,18 @@ pool_main(void *arg)
 	char *ws;
 	int k;
 
+	/*
+	 * Root: this thread's own share of a build (plan, cgroup, id-mapped
+	 * trees, clone) yields to any call too. Its sandboxes start idle
+	 * anyway (start_low) and get the normal policy back at their call,
+	 * which only a root server can give: an unprivileged one keeps this
+	 * thread normal, or its sandboxes' programs would stay idle.
+	 */
+	if (geteuid() == 0) {
+		struct sched_param sp = { 0 };
+
+		(void)pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+	}
 	(void)pthread_mutex_lock(&w->lock);
 	while (!w->stop) {
 		if ((k = next_kind(w)) < 0 || busy(w)) {

@@ -133,6 +133,36 @@ class Kill(unittest.TestCase):
             t.close()
             self.assertEqual(workspaces(tmp), [])
 
+    def test_a_calls_effects_end_before_its_answer(self):
+        """Issue 25, class 8: a shell fork bomb (within the pids limit)
+        that is still forking when its program ends: at the answer, no
+        process of that sandbox is left (its init is reaped only once its
+        pid namespace is empty), nor does one appear after it."""
+        with tempfile.TemporaryDirectory() as tmp:
+            s = Stdio(tmp, "--max-processes", "32")
+            # the first run is built on its call's path, the second is
+            # taken from the pool
+            for i in (1, 2):
+                marker = "bombmark_%d_%d" % (os.getpid(),
+                                             time.monotonic_ns())
+                s.call(i, "run_code", {"language": "sh",
+                                       "timeout_ms": 20000,
+                                       "code": "f(){ f|f& }; f; sleep 1 "
+                                       "# %s" % marker})
+                r = s.recv()
+                self.assertFalse(r["result"].get("isError"), r)
+                self.assertTrue(r["result"]["structuredContent"][
+                    "process_limit_reached"], "no bomb: proves nothing")
+                self.assertEqual(pids_with(marker.encode()), [],
+                                 "processes of the call outlived its answer")
+                # and none comes back: a write after it would be one
+                s.call(10 + i, "run_command", {"command": "true"})
+                self.assertFalse(s.recv()["result"].get("isError"))
+                self.assertEqual(pids_with(marker.encode()), [])
+            s.p.stdin.close()
+            self.assertEqual(s.p.wait(10), 0)
+            s.close()
+
     def test_sigkill_leaves_no_sandbox_built_ahead(self):
         """The pool's sandboxes (built after a call, waiting for the next)
         die with a killed server: every process of theirs, and so their
