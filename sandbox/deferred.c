@@ -116,13 +116,15 @@ sb_launch_bytes(const struct sb_request *req, size_t *ret_len,
 		put_str(&b, req->argv[i]);
 	for (i = 0; envp[i] != NULL; i++, h.envc++)
 		put_str(&b, envp[i]);
-	if (b.failed || b.len - sizeof(h) > SB_LAUNCH_MAX) {
+	if (b.failed || b.len - sizeof(h) > SB_LAUNCH_MAX ||
+	    (size_t)h.argc + h.envc > SB_LAUNCH_MAX_STRINGS) {
 		free(b.p);
 		if (b.failed)
 			sb_fail(res, SB_STAGE_RESOURCES, ENOMEM, "the launch");
 		else
 			(void)sb_request_fail(res, E2BIG, "argv and envp are "
-			    "above SB_LAUNCH_MAX (2 MiB)");
+			    "above SB_LAUNCH_MAX (2 MiB) or SB_LAUNCH_MAX_STRINGS "
+			    "(131072 strings)");
 		return NULL;
 	}
 	h.len = (uint32_t)(b.len - sizeof(h));

@@ -419,13 +419,39 @@ read_exact(char *buf, size_t n)
  * then exec it. mmap, not malloc: we are a vfork of the init. An EOF
  * before the launch (the sandbox was discarded) exits quietly.
  */
+/*
+ * A deferred run's launch buffer: set aside before the limits (see
+ * SB_LAUNCH_MAX_STRINGS), the strings, then argv and envp. Untouched
+ * pages cost nothing.
+ */
+#define LAUNCH_BUF	((size_t)SB_LAUNCH_MAX + \
+	((size_t)SB_LAUNCH_MAX_STRINGS + 2) * sizeof(char *))
+
+static char *
+launch_reserve(void)
+{
+	char *buf = mmap(NULL, LAUNCH_BUF, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (buf == MAP_FAILED)
+		child_fail(SB_FD_STATUS, SB_STAGE_EXEC, errno);
+	return buf;
+}
+
+/*
+ * A deferred run (sb_request.deferred): every layer is on; wait for the
+ * call's program, argv and envp (struct sb_launch_head, from the server),
+ * then exec it, all in buf (launch_reserve(): we are a vfork of the init,
+ * and past our limits). An EOF before the launch (the sandbox was
+ * discarded) exits quietly.
+ */
 static void __attribute__((noreturn))
-launch_deferred(void)
+launch_deferred(char *buf)
 {
 	struct sb_launch_head h;
 	struct rlimit rl;
-	char *buf, *s, *end, *nul, *prog = NULL, **argv, **envp;
-	size_t off, i;
+	char *s, *end, *nul, *prog = NULL, **argv, **envp;
+	size_t i;
 	int rc;
 
 	{
@@ -436,16 +462,10 @@ launch_deferred(void)
 	if ((rc = read_exact((char *)&h, sizeof(h))) == -EPIPE)
 		_exit(0);
 	if (rc < 0 || h.magic != SB_LAUNCH_MAGIC || h.len == 0 ||
-	    h.len > SB_LAUNCH_MAX || h.argc == 0 || h.argc > h.len ||
-	    h.envc > h.len)
+	    h.len > SB_LAUNCH_MAX || h.argc == 0 ||
+	    (size_t)h.argc + h.envc > SB_LAUNCH_MAX_STRINGS)
 		child_fail(SB_FD_STATUS, SB_STAGE_EXEC, rc < 0 ? -rc : EINVAL);
-	/* the strings, then argv[argc + 1] and envp[envc + 1] */
-	off = ((size_t)h.len + 7) & ~(size_t)7;
-	buf = mmap(NULL, off + ((size_t)h.argc + h.envc + 2) * sizeof(char *),
-	    PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (buf == MAP_FAILED)
-		child_fail(SB_FD_STATUS, SB_STAGE_EXEC, errno);
-	argv = (char **)(void *)(buf + off);
+	argv = (char **)(void *)(buf + SB_LAUNCH_MAX);
 	envp = argv + h.argc + 1;
 	if ((rc = read_exact(buf, h.len)) < 0)
 		child_fail(SB_FD_STATUS, SB_STAGE_EXEC, -rc);
@@ -482,6 +502,7 @@ program(const struct sb_plan *p, bool have_stdin)
 {
 	const int st = SB_FD_STATUS;
 	struct rlimit rl;
+	char *launch = p->deferred ? launch_reserve() : NULL;
 	size_t i;
 	int fd, rc;
 
@@ -518,8 +539,8 @@ program(const struct sb_plan *p, bool have_stdin)
 		child_fail(st, SB_STAGE_SECCOMP, errno);
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0U, p->filter) < 0)
 		child_fail(st, SB_STAGE_SECCOMP, errno);
-	if (p->deferred)
-		launch_deferred();
+	if (launch != NULL)
+		launch_deferred(launch);
 	execve(p->program, (char *const *)(uintptr_t)p->argv,
 	    (char *const *)(uintptr_t)p->envp);
 	child_fail(st, SB_STAGE_EXEC, errno);

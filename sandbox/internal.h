@@ -126,6 +126,12 @@ struct sb_status {
  */
 #define SB_LAUNCH_MAGIC		0x6d63702d72756e21ULL	/* "mcp-run!" */
 #define SB_LAUNCH_MAX		(2u << 20)
+/*
+ * Strings of one launch, argv and envp together: its pointers are room
+ * the waiting process sets aside before its limits (RLIMIT_AS may leave
+ * it none after: a sanitizer's shadow maps terabytes), 1 MiB of them.
+ */
+#define SB_LAUNCH_MAX_STRINGS	(1u << 17)
 struct sb_launch_head {
 	uint64_t magic;
 	uint32_t len;		/* bytes of strings after the head */
