@@ -805,6 +805,30 @@ write_content(struct write_op *w, const struct json_object *args,
 }
 
 /*
+ * The first directory on the way to path (a copy, cut) that is not there,
+ * beneath root and never through a symlink; NULL when each one is.
+ */
+static const char *
+first_missing_dir(int root, char *path)
+{
+	char *slash = path;
+	int fd;
+
+	while ((slash = strchr(slash, '/')) != NULL) {
+		*slash = '\0';
+		fd = files_openat(root, path, O_PATH | O_DIRECTORY |
+		    O_NOFOLLOW, 0);
+		if (fd == -ENOENT)
+			return path;
+		if (fd < 0)
+			return NULL;
+		(void)close(fd);
+		*slash++ = '/';
+	}
+	return NULL;
+}
+
+/*
  * 2. Where: not under a protected name (what every sandbox sees
  * read-only, here existing or not), and the parent directory opened
  * beneath the workspace (made when create_dirs).
@@ -836,6 +860,22 @@ write_parent(struct write_op *w, bool create_dirs, struct json_object **r)
 		return -1;
 	w->parent = open_parent(w->root, &w->root_st, w->copy, create_dirs,
 	    &base);
+	if (w->parent == -ENOENT && !create_dirs) {
+		char *copy = strdup(w->path);
+		const char *dir = copy != NULL ?
+		    first_missing_dir(w->root, copy) : NULL;
+
+		if (dir != NULL) {
+			render_refused(call->audit, "no such directory");
+			*r = tool_result_error("'%s' was not written: the "
+			    "directory '%s' does not exist in the workspace. "
+			    "Call write_file again with \"create_dirs\": true "
+			    "to make the missing directories.", w->path, dir);
+		}
+		free(copy);
+		if (*r != NULL)
+			return -1;
+	}
 	if (w->parent < 0) {
 		*r = files_path_error(call, w->path, -w->parent);
 		return -1;

@@ -427,10 +427,20 @@ START_TEST(write_file_creates_parent_directories_on_request)
 	struct json_object *r;
 	struct stat st;
 
+	/* what is missing, and how to make it */
 	expect_error("write_file",
 	    "{\"path\":\"x/y/z.txt\",\"content\":\"1\"}",
-	    "'x/y/z.txt' does not exist in the workspace (paths are relative "
-	    "to the workspace root; list_directory shows what is there).");
+	    "'x/y/z.txt' was not written: the directory 'x' does not exist in "
+	    "the workspace. Call write_file again with \"create_dirs\": true "
+	    "to make the missing directories.");
+	ck_assert_int_eq(mkdir(th_ws(&T, "x"), 0755), 0);
+	if (geteuid() == 0)
+		ck_assert_int_eq(chown(th_ws(&T, "x"), 65534, 65534), 0);
+	expect_error("write_file",
+	    "{\"path\":\"./x//y/z.txt\",\"content\":\"1\"}",
+	    "'./x//y/z.txt' was not written: the directory './x//y' does not "
+	    "exist in the workspace. Call write_file again with "
+	    "\"create_dirs\": true to make the missing directories.");
 	r = th_call(&T, "write_file",
 	    "{\"path\":\"x/y/z.txt\",\"content\":\"1\",\"create_dirs\":true}");
 	ck_assert(!th_is_error(r));
