@@ -83,10 +83,13 @@ read_sysctl(const char *path, char *buf, size_t len)
 static void
 userns_reason(char *buf, size_t len)
 {
+	const char *what, *fix;
 	char v[32];
 
-	if (read_sysctl("/proc/sys/user/max_user_namespaces", v, sizeof(v)) ==
-	    0 && strcmp(v, "0") == 0)
+	if (sb_nested(&what, &fix))
+		(void)snprintf(buf, len, "%s", what);
+	else if (read_sysctl("/proc/sys/user/max_user_namespaces", v,
+	    sizeof(v)) == 0 && strcmp(v, "0") == 0)
 		(void)snprintf(buf, len, "user.max_user_namespaces is 0");
 	else if (read_sysctl(
 	    "/proc/sys/kernel/apparmor_restrict_unprivileged_userns", v,
@@ -240,7 +243,7 @@ limits_report(const struct sb_bounds *b, cmd_check_line_fn fn, void *arg)
 		    "inotify is counted against the server's uid: each run "
 		    "takes %u instances and %u watches of it; pending signals "
 		    "and mqueue bytes are per run (RLIMIT_SIGPENDING %u, "
-		    "RLIMIT_MSGQUEUE %u)", (unsigned)b->uid, geteuid() != 0 ?
+		    "RLIMIT_MSGQUEUE %u)", (unsigned)b->uid, !sb_host_root() ?
 		    "an unprivileged server has only its own" :
 		    b->uid_why[0] != '\0' ? b->uid_why :
 		    "no per-slot uids asked for", n < 0 ? 0 : n,
@@ -249,7 +252,7 @@ limits_report(const struct sb_bounds *b, cmd_check_line_fn fn, void *arg)
 	fn(arg, "kernel uid", b->uid_pool, false, why,
 	    b->uid_pool ? "keep fs.inotify.max_user_instances above "
 	    "16 x the runs at once plus the server uid's own use" :
-	    geteuid() == 0 ? "a server sets sb_config.uid_slots (mcp-sandbox "
+	    sb_host_root() ? "a server sets sb_config.uid_slots (mcp-sandbox "
 	    "does, one per sandbox slot)" : "run the server as root (tools "
 	    "still run unprivileged) for a uid per run");
 }
@@ -299,23 +302,27 @@ check_proxy(struct sb_ctx *ctx, struct sb_request *req, cmd_check_line_fn fn,
 static void
 layers_report(cmd_check_line_fn fn, void *arg)
 {
-	char why[256];
+	const char *nested, *nfix = NULL;
+	char why[512];
 	int e, abi;
 
 	e = probe(p_userns);
 	userns_reason(why, sizeof(why));
-	fn(arg, "user namespace", e == 0, true, e == 0 ? (geteuid() == 0 ?
+	if (!sb_nested(&nested, &nfix))
+		nfix = NULL;
+	fn(arg, "user namespace", e == 0, true, e == 0 ? (sb_host_root() ?
 	    "server is root: sandboxes run as kernel uid 65534" :
-	    "sandboxes run as the server's own uid") : why,
-	    "sysctl -w user.max_user_namespaces=15000; on Ubuntu 24.04 an "
-	    "AppArmor profile with 'userns,' for this binary; in Docker "
-	    "--security-opt seccomp=unconfined (or a profile allowing "
+	    "sandboxes run as the server's own uid") : why, nfix != NULL ?
+	    nfix : "sysctl -w user.max_user_namespaces=15000; on Ubuntu "
+	    "24.04 an AppArmor profile with 'userns,' for this binary; in "
+	    "Docker --security-opt seccomp=unconfined (or a profile allowing "
 	    "unshare/clone)");
 	e = probe(p_all_ns);
 	(void)snprintf(why, sizeof(why), "unshare(user|mnt|pid|ipc|uts|"
 	    "cgroup|net): %s", e == 0 ? "ok" : strerror(e));
 	fn(arg, "mount, pid, ipc, uts, cgroup, net namespaces", e == 0, true,
-	    why, "as for the user namespace; CONFIG_*_NS in the kernel");
+	    why, nfix != NULL ? "as for the user namespace" : "as for the "
+	    "user namespace; CONFIG_*_NS in the kernel");
 	e = probe(sb_seccomp_selftest);
 	(void)snprintf(why, sizeof(why), "allow-list (ENOSYS default, EPERM "
 	    "groups, other ABIs killed): %s", e == 0 ? "ok" : strerror(e));

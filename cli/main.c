@@ -378,7 +378,7 @@ open_user_workspace(const struct policy *pol, struct workspace **ws)
 {
 	char err[512];
 
-	if (workspace_open(pol->workspace, geteuid() == 0 ? SB_DEFAULT_UID :
+	if (workspace_open(pol->workspace, sb_host_root() ? SB_DEFAULT_UID :
 	    (uid_t)-1, ws, err, sizeof(err)) == 0)
 		return 0;
 	log_err("%s: %s", pol->workspace_origin != NULL ?
@@ -419,6 +419,7 @@ struct boot {
 	struct tool_boot *latch;
 	struct sb_ctx *sb;		/* owned: made here */
 	struct pool *pool;		/* owned: made here */
+	char why[320];			/* no context: why */
 	pthread_t thread;
 	bool started;
 };
@@ -442,6 +443,7 @@ boot_main(void *arg)
 		/* fail closed: serve the pure tools, refuse sandboxed ones */
 		log_err("sandbox unavailable (%s): sandboxed tools will refuse "
 		    "to run; see mcp-sandbox --check", err.message);
+		(void)snprintf(b->why, sizeof(b->why), "%s", err.message);
 		b->sb = NULL;
 	} else {
 		log_bounds(b->sb);
@@ -450,7 +452,7 @@ boot_main(void *arg)
 	/* sandboxes built ahead (pool.h), for the shape of the first call */
 	b->pool = pool_new(b->sb, b->pol, b->slots);
 	pool_prestart(b->pool, &ps);
-	tool_boot_done(b->latch, b->sb, &ps);
+	tool_boot_done(b->latch, b->sb, &ps, b->sb == NULL ? b->why : NULL);
 	return NULL;
 }
 
@@ -555,14 +557,14 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 	/* ---- HTTP transport: serves instead of stdio ---- */
 	if (cli->http.enabled) {
 		rc = transport_http_run(&srv, &cli->http, pol->workspace,
-		    geteuid() == 0 ? SB_DEFAULT_UID : (uid_t)-1);
+		    sb_host_root() ? SB_DEFAULT_UID : (uid_t)-1);
 		goto out;	/* sessions, their workspaces are gone */
 	}
 	/* ---- end of HTTP transport ---- */
 	if (ws != NULL)
 		session_init(&sess, ws->path);
 	else
-		session_init_lazy(&sess, NULL, geteuid() == 0 ?
+		session_init_lazy(&sess, NULL, sb_host_root() ?
 		    SB_DEFAULT_UID : (uid_t)-1);
 	log_info("serving %zu tools on stdio; workspace %s",
 	    toolset_count(tools), ws != NULL ? ws->path :

@@ -116,6 +116,37 @@ id_mapped(const char *path, unsigned id)
 	return found;
 }
 
+/* Whether our uid 0 is our parent user namespace's uid 0. */
+static bool
+maps_to_root(void)
+{
+	char buf[256], *save = NULL;
+	unsigned in, out, count;
+	ssize_t n;
+	int fd;
+
+	if ((fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC)) < 0)
+		return true;	/* cannot tell: assume the worst */
+	n = read(fd, buf, sizeof(buf) - 1);
+	(void)close(fd);
+	if (n <= 0)
+		return true;
+	buf[n] = '\0';
+	for (char *line = strtok_r(buf, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, "%u %u %u", &in, &out, &count) == 3 &&
+		    in == 0 && count > 0)
+			return out == 0;
+	return false;
+}
+
+bool
+sb_host_root(void)
+{
+	return geteuid() == 0 && id_mapped("/proc/self/uid_map",
+	    SB_DEFAULT_UID) && id_mapped("/proc/self/gid_map", SB_DEFAULT_GID);
+}
+
 static int
 add_sysent(struct sb_ctx *ctx, const struct sb_sys_path *sp)
 {
@@ -294,7 +325,7 @@ sb_ctx_new(const struct sb_config *cfg, struct sb_ctx **ret,
 	}
 	ctx->ipc_home_fd = -1;
 	ctx->init_fd = -1;
-	ctx->host_root = geteuid() == 0;
+	ctx->host_root = sb_host_root();
 	if ((rc = open_init(ctx, cfg, res)) < 0)
 		goto fail;
 	if (ctx->host_root) {
@@ -309,6 +340,27 @@ sb_ctx_new(const struct sb_config *cfg, struct sb_ctx **ret,
 			    "mapped in its user namespace");
 			goto fail;
 		}
+	} else if (geteuid() == 0 && maps_to_root()) {
+		/*
+		 * Root of a namespace whose uid 0 is its parent's root, with
+		 * no sandbox uid to give runs (srt run by root): as our own
+		 * uid, they would be that root. Never.
+		 */
+		const char *what, *fix;
+
+		rc = -EPERM;
+		if (sb_nested(&what, &fix))
+			sb_fail(res, SB_STAGE_CREDENTIALS, EPERM, "the server "
+			    "is root in a user namespace that maps no sandbox "
+			    "uid");
+		else
+			sb_fail(res, SB_STAGE_CREDENTIALS, EPERM, "the server is "
+			    "root in a user namespace that maps uid 0 to its "
+			    "parent's root and no sandbox uid (65534): its "
+			    "sandboxes would run as that root; run the wrapper "
+			    "(srt) as a normal user, or give its namespace uid "
+			    "and gid 65534");
+		goto fail;
 	} else {
 		ctx->uid = geteuid();
 		ctx->gid = getegid();

@@ -440,6 +440,24 @@ struct sb_bounds {
 };
 void sb_ctx_bounds(const struct sb_ctx *ctx, struct sb_bounds *b);
 
+/*
+ * Whether this process acts as a root server: euid 0 in a user namespace
+ * that maps the sandbox ids (SB_DEFAULT_UID/GID), so that it can give its
+ * sandboxes, and the files they make, to them. Root of a namespace that
+ * maps fewer (srt's, which maps uid 0 alone) acts as an unprivileged
+ * server: its sandboxes run as its own uid (issue 26).
+ */
+bool sb_host_root(void);
+
+/*
+ * Inside another sandbox that leaves us no user namespace of our own
+ * (srt, as VS Code and Claude Code run a server in; bubblewrap with
+ * --disable-userns; any user namespace whose user.max_user_namespaces is
+ * 0): what it is, and the fix for that wrapper; false when not so.
+ * Static strings.
+ */
+bool sb_nested(const char **what, const char **fix);
+
 /* The kernel's Landlock ABI version, 0: none (--check's probe). */
 int sb_landlock_abi(void);
 /*

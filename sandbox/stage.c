@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -124,11 +125,82 @@ sb_stage_name(enum sb_stage stage)
 }
 
 /* Record a failure: stage, errno and "sandbox <stage>: <what>: <err> (cause)". */
+/* The nested wrappers we can name (sb_nested()). */
+static const char nested_srt[] = "this server runs inside srt "
+    "(@anthropic-ai/sandbox-runtime: VS Code's \"sandboxEnabled\", Claude "
+    "Code's sandbox), which leaves it no user namespace of its own "
+    "(user.max_user_namespaces is 0 there), so it cannot build its own "
+    "sandbox and runs no tool without one";
+static const char nested_srt_fix[] = "let the client not wrap this server, "
+    "which sandboxes its tools itself (VS Code: remove \"sandboxEnabled\": "
+    "true from its entry in mcp.json); or allow nesting for it alone "
+    "(srt's settings: \"allowNestedUserNamespaces\": true), which lets a "
+    "command inside srt undo srt's own write denies, while each tool still "
+    "runs in mcp-sandbox's sandbox";
+static const char nested_other[] = "this server runs inside another "
+    "sandbox (a user namespace of its own whose user.max_user_namespaces "
+    "is 0: bubblewrap --disable-userns, or a wrapper like it), so it "
+    "cannot build its own sandbox and runs no tool without one";
+static const char nested_other_fix[] = "start the wrapper without "
+    "--disable-userns (bubblewrap allows nesting unless told not to), or "
+    "do not wrap mcp-sandbox: it sandboxes its tools itself";
+
+static bool
+read_small(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	bool ok;
+
+	if (f == NULL)
+		return false;
+	ok = fgets(buf, (int)len, f) != NULL;
+	(void)fclose(f);
+	return ok;
+}
+
+bool
+sb_nested(const char **what, const char **fix)
+{
+	char max[32] = "", map[128] = "";
+	const char *env = getenv("SANDBOX_RUNTIME");
+	unsigned in, out, count;
+
+	/* nested: not the initial user namespace (it maps all 2^32 - 1) */
+	if (!read_small("/proc/self/uid_map", map, sizeof(map)) ||
+	    (sscanf(map, "%u %u %u", &in, &out, &count) == 3 &&
+	    count == 4294967295u))
+		return false;
+	if (!read_small("/proc/sys/user/max_user_namespaces", max,
+	    sizeof(max)) || strtoul(max, NULL, 10) != 0)
+		return false;
+	if (env != NULL && strcmp(env, "1") == 0) {
+		*what = nested_srt;
+		*fix = nested_srt_fix;
+	} else {
+		*what = nested_other;
+		*fix = nested_other_fix;
+	}
+	return true;
+}
+
+/* The stages a wrapper around us makes fail (sb_nested()). */
+static bool
+nested_stage(enum sb_stage stage)
+{
+	return stage == SB_STAGE_CLONE || stage == SB_STAGE_NETNS ||
+	    stage == SB_STAGE_CREDENTIALS || stage == SB_STAGE_USERNS_MAP;
+}
+
 void
 sb_fail(struct sb_result *res, enum sb_stage stage, int err, const char *what)
 {
 	const char *cause = (unsigned)stage < SB_STAGE_COUNT ?
-	    sb_stages[stage].cause : "";
+	    sb_stages[stage].cause : "", *nfix;
+
+	/* a namespace refused: first, whether a wrapper refuses it */
+	if (nested_stage(stage) && (err == EPERM || err == ENOSPC ||
+	    err == EINVAL))
+		(void)sb_nested(&cause, &nfix);
 
 	/* whatever the stage: not the layer's fault (issue 25) */
 	if (err == EMFILE)
@@ -149,6 +221,10 @@ sb_fail(struct sb_result *res, enum sb_stage stage, int err, const char *what)
 const char *
 sb_stage_fix(enum sb_stage stage)
 {
+	const char *what, *fix;
+
+	if (nested_stage(stage) && sb_nested(&what, &fix))
+		return fix;
 	if ((unsigned)stage >= SB_STAGE_COUNT || sb_stages[stage].fix == NULL)
 		return "see the cause in the message";
 	return sb_stages[stage].fix;

@@ -6,6 +6,7 @@
  * tools/list never wait for it; the first sandboxed call does.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "tool.h"
@@ -16,6 +17,7 @@ struct tool_boot {
 	bool done;
 	struct sb_ctx *sb;		/* borrowed from the builder */
 	struct tool_prestart prestart;
+	char why[320];			/* sb NULL: why it could not be built */
 };
 
 struct tool_boot *
@@ -42,10 +44,11 @@ tool_boot_free(struct tool_boot *b)
 
 void
 tool_boot_done(struct tool_boot *b, struct sb_ctx *sb,
-    const struct tool_prestart *ps)
+    const struct tool_prestart *ps, const char *why)
 {
 	(void)pthread_mutex_lock(&b->lock);
 	b->sb = sb;
+	(void)snprintf(b->why, sizeof(b->why), "%s", why != NULL ? why : "");
 	if (ps != NULL)
 		b->prestart = *ps;
 	b->done = true;
@@ -55,10 +58,12 @@ tool_boot_done(struct tool_boot *b, struct sb_ctx *sb,
 
 void
 tool_env_sandbox(const struct tool_env *env, struct sb_ctx **sb,
-    struct tool_prestart *ps)
+    struct tool_prestart *ps, char *why, size_t whylen)
 {
 	struct tool_boot *b = env->boot;
 
+	if (why != NULL && whylen > 0)
+		why[0] = '\0';
 	if (b == NULL) {
 		*sb = env->sb;
 		*ps = env->prestart;
@@ -69,6 +74,8 @@ tool_env_sandbox(const struct tool_env *env, struct sb_ctx **sb,
 		(void)pthread_cond_wait(&b->cv, &b->lock);
 	*sb = b->sb;
 	*ps = b->prestart;
+	if (why != NULL && whylen > 0)
+		(void)snprintf(why, whylen, "%s", b->why);
 	(void)pthread_mutex_unlock(&b->lock);
 }
 

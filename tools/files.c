@@ -19,6 +19,7 @@
 #include "files.h"
 #include "policy.h"
 #include "render.h"
+#include "sandbox.h"
 #include "sandboxed.h"
 #include "toolargs.h"
 #include "media.h"
@@ -564,7 +565,7 @@ static void
 give_to_owner(int fd, const struct stat *root_st)
 {
 	/* best effort: a file we cannot give away stays readable to all */
-	if (geteuid() == 0 && root_st->st_uid != 0 &&
+	if (sb_host_root() && root_st->st_uid != 0 &&
 	    fchown(fd, root_st->st_uid, root_st->st_gid) != 0)
 		return;
 }
@@ -574,7 +575,7 @@ give_to_owner(int fd, const struct stat *root_st)
 static void
 keep_owner(int fd, const struct stat *old)
 {
-	if (geteuid() == 0 && fchown(fd, old->st_uid, old->st_gid) != 0)
+	if (sb_host_root() && fchown(fd, old->st_uid, old->st_gid) != 0)
 		return;
 }
 

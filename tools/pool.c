@@ -267,7 +267,7 @@ pool_main(void *arg)
 	 * which only a root server can give: an unprivileged one keeps this
 	 * thread normal, or its sandboxes' programs would stay idle.
 	 */
-	if (geteuid() == 0) {
+	if (sb_host_root()) {
 		struct sched_param sp = { 0 };
 
 		(void)pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);

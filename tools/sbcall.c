@@ -368,17 +368,18 @@ run(const struct tool_call *call, const struct sbcall *c,
 	struct egress_call *ec = NULL;
 	struct tool_prestart ps;
 	struct sb_ctx *sb;
+	char why[320];
 	bool have_slot = false, net;
 	int rc;
 
 	memset(res, 0, sizeof(*res));
 	memset(&req, 0, sizeof(req));
-	tool_env_sandbox(env, &sb, &ps);
+	tool_env_sandbox(env, &sb, &ps, why, sizeof(why));
 	if (sb == NULL) {
 		render_refused(call->audit, "no sandbox");
 		refusal = tool_result_error("%s was not run: the sandbox is "
-		    "not available on this server (see mcp-sandbox --check).",
-		    c->what);
+		    "not available on this server%s%s (see mcp-sandbox "
+		    "--check).", c->what, why[0] != '\0' ? ": " : "", why);
 		goto out;
 	}
 	net = c->network && c->network_arg != 0 && policy_network_enabled(p);

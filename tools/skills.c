@@ -160,7 +160,7 @@ skill_copy(const struct policy_skill *sk, char **ret)
 	char err[256];	/* workspace_open's message, unused beyond rc */
 	int sfd = -1, dfd = -1, rc;
 
-	if (geteuid() == 0) {
+	if (sb_host_root()) {
 		/* a root server's sandboxes run as this uid, whoever owns
 		 * the workspace (a root-owned --workspace DIR included) */
 		b.uid = SB_DEFAULT_UID;

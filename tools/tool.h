@@ -56,7 +56,7 @@ struct tool_prestart {
 struct tool_boot;
 struct tool_boot *tool_boot_new(void);
 void tool_boot_done(struct tool_boot *b, struct sb_ctx *sb,
-    const struct tool_prestart *ps);
+    const struct tool_prestart *ps, const char *why);
 /* Once the builder has ended and nothing calls any more. */
 void tool_boot_free(struct tool_boot *b);
 
@@ -205,9 +205,12 @@ void tool_call_close(struct tool_call *call);
  * what it used up (env->prestart's sandboxes), off the answer's path.
  */
 void tool_env_answered(const struct tool_env *env);
-/* The sandbox context and pool hooks of env; waits for its boot. */
+/*
+ * The sandbox context and pool hooks of env; waits for its boot. why
+ * (may be NULL) gets why there is no context, or "".
+ */
 void tool_env_sandbox(const struct tool_env *env, struct sb_ctx **sb,
-    struct tool_prestart *ps);
+    struct tool_prestart *ps, char *why, size_t whylen);
 
 /*
  * Adds val to o under key, taking val: 0, or -1 when o or val is NULL (an

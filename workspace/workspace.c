@@ -70,8 +70,12 @@ const char *
 workspace_tmp_base(void)
 {
 	const char *base = getenv("TMPDIR");
+	struct stat st;
 
-	return base != NULL && base[0] == '/' ? base : "/tmp";
+	/* one that is not there (srt sets TMPDIR=/tmp/claude and may not
+	 * make it) is passed over, as mkstemp's callers do */
+	return base != NULL && base[0] == '/' && stat(base, &st) == 0 &&
+	    S_ISDIR(st.st_mode) ? base : "/tmp";
 }
 
 static void

@@ -57,7 +57,8 @@ unsigned workspace_budget(void);
 /* At exit, after every workspace is freed: removes the empty parent. */
 void workspace_teardown(void);
 
-/* Where the private parent is made: $TMPDIR when absolute, else /tmp. */
+/* Where the private parent is made: $TMPDIR when it is an absolute path
+ * to a directory, else /tmp. */
 const char *workspace_tmp_base(void);
 
 /* The private parent of fresh workspaces, or NULL before it is made. */
