@@ -234,7 +234,10 @@ def quiet(pid, want=None):
 # at the baseline or at the end is chance, not a leak. What is measured
 # here is what the calls leave behind; the pool has tests of its own
 # (tests/unit/tools_run.c: nothing left once it is freed).
-SOAK_SERVER_FLAGS = ["--warm-python", "0", "--pool-size", "0"]
+# 64 HTTP sessions of one principal: the session table's own cap, no
+# workspace bound below it (workspaces_mb's share would end the oldest).
+SOAK_SERVER_FLAGS = ["--warm-python", "0", "--pool-size", "0",
+                     "--workspaces-mb", "0"]
 
 
 def main():
