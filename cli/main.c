@@ -310,6 +310,7 @@ check_host_files(const struct cli *cli, const struct policy *pol)
 		{ "--metrics-token-file", cli->http.metrics_token_file },
 	};
 	char dir[PATH_MAX];
+	const char *tmp;
 	size_t i;
 
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
@@ -323,14 +324,20 @@ check_host_files(const struct cli *cli, const struct policy *pol)
 		    files[i].path, dir);
 		return -1;
 	}
-	/* the private parent: what sandboxed code reaches there, it can
-	 * rename or swap for a symlink the server's file tools then follow */
-	if (binds_sandbox_reachable(pol, workspace_tmp_base(), dir,
-	    sizeof(dir)) != NULL) {
+	/*
+	 * The private parent: what sandboxed code reaches there, it can
+	 * rename or swap for a symlink the server's file tools then follow.
+	 * TMPDIR as given, even where it is not there yet (then /tmp is
+	 * used): a sandbox could make it.
+	 */
+	tmp = getenv("TMPDIR");
+	if (tmp == NULL || tmp[0] != '/')
+		tmp = workspace_tmp_base();
+	if (binds_sandbox_reachable(pol, tmp, dir, sizeof(dir)) != NULL) {
 		fprintf(stderr, "mcp-sandbox: TMPDIR %s lies in %s, which "
 		    "sandboxed code can reach: the private parent of fresh "
 		    "workspaces and skill copies would be in its reach; set "
-		    "TMPDIR outside it\n", workspace_tmp_base(), dir);
+		    "TMPDIR outside it\n", tmp, dir);
 		return -1;
 	}
 	return 0;
