@@ -116,16 +116,19 @@ id_mapped(const char *path, unsigned id)
 	return found;
 }
 
-/* Whether our uid 0 is our parent user namespace's uid 0. */
+/*
+ * Whether id, in our user namespace, is its parent's 0 (path: our
+ * uid_map or gid_map), in a namespace that is not the initial one.
+ */
 static bool
-maps_to_root(void)
+maps_to_root(const char *path, unsigned id)
 {
-	char buf[256], *save = NULL;
+	char buf[1024], *save = NULL;
 	unsigned in, out, count;
 	ssize_t n;
 	int fd;
 
-	if ((fd = open("/proc/self/uid_map", O_RDONLY | O_CLOEXEC)) < 0)
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return true;	/* cannot tell: assume the worst */
 	n = read(fd, buf, sizeof(buf) - 1);
 	(void)close(fd);
@@ -135,8 +138,9 @@ maps_to_root(void)
 	for (char *line = strtok_r(buf, "\n", &save); line != NULL;
 	    line = strtok_r(NULL, "\n", &save))
 		if (sscanf(line, "%u %u %u", &in, &out, &count) == 3 &&
-		    in == 0 && count > 0)
-			return out == 0;
+		    id >= in && id - in < count)
+			/* the initial namespace maps 0 4294967295 to itself */
+			return count != 4294967295u && out + (id - in) == 0;
 	return false;
 }
 
@@ -340,11 +344,13 @@ sb_ctx_new(const struct sb_config *cfg, struct sb_ctx **ret,
 			    "mapped in its user namespace");
 			goto fail;
 		}
-	} else if (geteuid() == 0 && maps_to_root()) {
+	} else if (maps_to_root("/proc/self/uid_map", geteuid()) ||
+	    maps_to_root("/proc/self/gid_map", getegid())) {
 		/*
-		 * Root of a namespace whose uid 0 is its parent's root, with
-		 * no sandbox uid to give runs (srt run by root): as our own
-		 * uid, they would be that root. Never.
+		 * Our own ids, which runs get here, are our parent's root
+		 * (srt run by root: its uid 0; unshare --map-user from root:
+		 * any uid), and there is no sandbox uid to give them instead.
+		 * As our own ids, they would be that root. Never.
 		 */
 		const char *what, *fix;
 

@@ -909,7 +909,8 @@ start_run(struct sb_started *s, const struct sb_request *req,
 	    (s->uid_slot = sb_uid_pool_take(&s->ctx->uids)) >= 0) {
 		s->uid = s->ctx->uids.base + (uid_t)s->uid_slot;
 	}
-	if (req->deferred && (s->shape = sb_shape_bytes(req,
+	/* started ahead (a pooled sandbox, a warm python): its shape */
+	if (pipe_stdin && (s->shape = sb_shape_bytes(req,
 	    &s->shape_len)) == NULL) {
 		sb_fail(res, SB_STAGE_RESOURCES, ENOMEM, "the shape");
 		return -ENOMEM;
@@ -1094,12 +1095,9 @@ renice_program(pid_t init)
 	}
 }
 
-/*
- * A sandbox built ahead takes its call: the same shape, a program that is
- * there, and the launch as the first bytes of its stdin.
- */
+/* A started run serves only a call of the shape it was started for. */
 static int
-take_deferred(struct sb_started *s, const struct sb_request *req,
+same_shape(struct sb_started *s, const struct sb_request *req,
     struct sb_result *res)
 {
 	size_t len;
@@ -1115,6 +1113,20 @@ take_deferred(struct sb_started *s, const struct sb_request *req,
 	if (!rc)
 		return sb_request_fail(res, EINVAL, "the request's shape is "
 		    "not the one the sandbox was built for");
+	return 0;
+}
+
+/*
+ * A sandbox built ahead takes its call: a program that is there, and the
+ * launch as the first bytes of its stdin.
+ */
+static int
+take_deferred(struct sb_started *s, const struct sb_request *req,
+    struct sb_result *res)
+{
+	size_t len;
+	int rc;
+
 	if (req->argv == NULL || req->argv[0] == NULL)
 		return sb_request_fail(res, EINVAL, "argv must hold argv[0]");
 	if ((rc = sb_program_check(s->ctx, req, res)) < 0)
@@ -1134,7 +1146,8 @@ sb_finish(struct sb_started *s, const struct sb_request *req,
 	int rc;
 
 	memset(res, 0, sizeof(*res));
-	if (s->p->deferred && (rc = take_deferred(s, req, res)) < 0) {
+	if ((s->shape != NULL && (rc = same_shape(s, req, res)) < 0) ||
+	    (s->p->deferred && (rc = take_deferred(s, req, res)) < 0)) {
 		sb_discard(s);
 		return rc;
 	}

@@ -140,6 +140,11 @@ protect_mop(const struct sb_mop *m)
 		(void)close(fd);
 		return rc;
 	}
+	/* the inode the plan noted, not one swapped in since */
+	if (st.st_dev != m->dev || st.st_ino != m->ino) {
+		(void)close(fd);
+		return -ESTALE;
+	}
 	tree = (int)syscall(SYS_open_tree, fd, "", OPEN_TREE_CLONE |
 	    OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
 	if (tree < 0 || syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH,

@@ -164,6 +164,10 @@ struct sb_mop {
 	bool src_dir;		/* SB_MOP_BIND: source is a directory */
 	bool writable;		/* SB_MOP_BIND: rw (still nosuid, nodev) */
 	bool device;		/* SB_MOP_BIND: a device node (no nodev) */
+	/* SB_MOP_PROTECT: what the plan noted there (sb_prot): the init
+	 * binds read-only that inode only, or fails (ESTALE) */
+	dev_t dev;
+	ino_t ino;
 };
 
 /*

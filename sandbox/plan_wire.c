@@ -27,7 +27,7 @@
  * change of struct sb_plan's meaning that keeps its size.
  */
 #define WIRE_MAGIC	0x6d63702d706c616eULL	/* "mcp-plan" */
-#define WIRE_VERSION	2u
+#define WIRE_VERSION	3u
 struct wire_head {
 	uint64_t magic;
 	uint32_t version;

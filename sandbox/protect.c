@@ -131,12 +131,19 @@ prot_note(struct sb_plan *p, int ws_fd, const char *dir, const char *name,
 	return 0;
 }
 
-/* Protected path (relative to the workspace, ws inside) read-only. */
+/*
+ * The protected path just noted (relative to the workspace, ws inside)
+ * read-only: that inode, as noted. Another one at that name when the
+ * init binds it (a run of the same workspace swapping it meanwhile, as
+ * while a sandbox is built ahead) fails the build.
+ */
 static int
 prot_bind(struct sb_plan *p, const char *ws, const char *path,
     struct sb_result *res)
 {
+	const struct sb_prot *pr = &p->prot[p->nprot - 1];
 	char inside[SB_PATH_MAX];
+	struct sb_mop *m;
 	const char *in;
 	int n;
 
@@ -144,10 +151,12 @@ prot_bind(struct sb_plan *p, const char *ws, const char *path,
 	if (n < 0 || (size_t)n >= sizeof(inside))
 		return sb_request_fail(res, ENAMETOOLONG,
 		    "a protected workspace path is too long");
-	if ((in = sb_plan_strdup(p, inside)) == NULL ||
-	    sb_plan_add_mop(p, SB_MOP_PROTECT, SB_STAGE_MOUNTS, in) == NULL)
+	if ((in = sb_plan_strdup(p, inside)) == NULL || (m = sb_plan_add_mop(p,
+	    SB_MOP_PROTECT, SB_STAGE_MOUNTS, in)) == NULL)
 		return sb_request_fail(res, E2BIG, "the sandbox plan does not "
 		    "fit");
+	m->dev = pr->dev;
+	m->ino = pr->ino;
 	return 0;
 }
 

@@ -376,13 +376,13 @@ void sb_result_fini(struct sb_result *res);
  * started run. sb_started_alive() says whether its program is still there.
  * The program's output before sb_finish() stays in its pipes (64 KiB).
  *
- * A deferred start (req->deferred) is a pooled sandbox: sb_finish()'s
- * request must have the shape sb_start()'s had (workspace, its path,
- * writability and protected names; binds; network; every limit but
- * wall_ms and cpu_s), or it is refused (SB_STAGE_REQUEST, nothing runs
- * and the sandbox is gone); its program is checked as sb_run() checks
- * one, then sent to the waiting process, which execs it. So a sandbox
- * built for one shape never serves another, and serves one call only.
+ * sb_finish()'s request must have the shape sb_start()'s had (workspace,
+ * its path, writability and protected names; binds; network; every limit
+ * but wall_ms and cpu_s), or it is refused (SB_STAGE_REQUEST, nothing
+ * runs and the sandbox is gone). A deferred start (req->deferred) is a
+ * pooled sandbox: its call's program is checked as sb_run() checks one,
+ * then sent to the waiting process, which execs it. So a sandbox built
+ * for one shape never serves another, and serves one call only.
  */
 struct sb_started;
 int sb_start(struct sb_ctx *ctx, const struct sb_request *req,

@@ -16,12 +16,10 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "policy.h"
 #include "sbcall.h"
@@ -261,17 +259,11 @@ pool_main(void *arg)
 	int k;
 
 	/*
-	 * Root: this thread's own share of a build (plan, cgroup, id-mapped
-	 * trees, clone) yields to any call too. Its sandboxes start idle
-	 * anyway (start_low) and get the normal policy back at their call,
-	 * which only a root server can give: an unprivileged one keeps this
-	 * thread normal, or its sandboxes' programs would stay idle.
+	 * This thread stays at the normal policy: it takes locks the calls
+	 * take too (the slots', the netns and uid pools', the kernel's
+	 * cgroup and mount locks), and at SCHED_IDLE under load it could
+	 * hold one for long. Its sandboxes start idle (start_low).
 	 */
-	if (sb_host_root()) {
-		struct sched_param sp = { 0 };
-
-		(void)pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
-	}
 	(void)pthread_mutex_lock(&w->lock);
 	while (!w->stop) {
 		if ((k = next_kind(w)) < 0 || busy(w)) {

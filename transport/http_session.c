@@ -192,7 +192,7 @@ http_sessions_set_principals(struct http_sessions *t, size_t n)
 		n = 1;
 	/* each session has a fresh workspace, each principal one more for
 	 * its stateless calls: all of them within the server's bound */
-	if (budget > 0)
+	if (budget > 0 && t->ws_dir == NULL)
 		cap = budget > n ? (budget - n < cap ? budget - n : cap) : 1;
 	t->share = cap / n;
 	if (t->share == 0)
