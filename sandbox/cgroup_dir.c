@@ -231,8 +231,17 @@ remove_stale(int version, int base, const char *name)
 			ok = 0;
 	}
 	(void)closedir(d);
+	/*
+	 * Removed while our lock is still on it: a server that made a dir
+	 * of this name just now waits in its flock until we are done, then
+	 * finds it gone and makes it again (sb_cg_make_own_dir). Unlocked
+	 * first, it would take the lock, find the dir still there and use
+	 * it, and we would remove it under it (its first run's mkdir then
+	 * fails with ENOENT: seen with four CLIs started at once).
+	 */
+	ok = ok && unlinkat(base, name, AT_REMOVEDIR) == 0;
 	(void)close(fd);
-	return ok && unlinkat(base, name, AT_REMOVEDIR) == 0;
+	return ok;
 }
 
 /* Removes the dirs of dead servers under base (any name of ours but

@@ -151,9 +151,12 @@ copy_tree(int sfd, int dfd, int depth, struct copy_budget *b)
 	return rc;
 }
 
-/* A fresh copy of the skill folder under $TMPDIR; *ret owned. */
+/*
+ * A fresh copy of the skill folder under $TMPDIR; *ret owned: a workspace
+ * of the server's bound until workspace_free() removes it after the run.
+ */
 static int
-skill_copy(const struct policy_skill *sk, char **ret)
+skill_copy(const struct policy_skill *sk, struct workspace **ret)
 {
 	struct copy_budget b = { 0, 0, (uid_t)-1, (gid_t)-1 };
 	struct workspace *tmp = NULL;
@@ -182,12 +185,10 @@ skill_copy(const struct policy_skill *sk, char **ret)
 		(void)close(sfd);
 	if (dfd >= 0)
 		(void)close(dfd);
-	if (rc == 0) {
-		*ret = tmp->path;	/* the caller removes the tree */
-		tmp->path = NULL;
-		tmp->owned = false;
-	}
-	workspace_free(tmp);
+	if (rc == 0)
+		*ret = tmp;	/* the caller frees it: the tree goes */
+	else
+		workspace_free(tmp);
 	return rc;
 }
 
@@ -309,7 +310,8 @@ tool_run_skill_script(const struct tool_call *call,
 	const char *bad;
 	struct json_object *r = NULL;
 	struct sbcall c;
-	char *copy = NULL, path[PATH_MAX];
+	struct workspace *copy = NULL;
+	char path[PATH_MAX];
 	const char **argv = NULL, *head[3];
 	size_t nhead = 0;
 	enum mcp_err st = MCP_OK;
@@ -353,7 +355,7 @@ tool_run_skill_script(const struct tool_call *call,
 	c.argv = argv;
 	c.empty_env = true;
 	sbcall_common_args(call, args, &c);
-	c.workspace_host = copy;
+	c.workspace_host = copy->path;
 	c.workspace_path = SKILL_MOUNT;
 	c.workspace_writable = true;	/* the copy is thrown away */
 	c.prog_binds = lang->binds;
@@ -361,9 +363,7 @@ tool_run_skill_script(const struct tool_call *call,
 	c.render = skill_result;
 	st = sbcall_run(call, &c, &r);
  out:
-	if (copy != NULL)
-		(void)workspace_remove_tree(copy);
-	free(copy);
+	workspace_free(copy);
 	free(argv);
 	return sbcall_return(st, r, ret_result);
 }
