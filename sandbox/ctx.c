@@ -96,52 +96,23 @@ read_last_cap(void)
 static int
 id_mapped(const char *path, unsigned id)
 {
-	char buf[1024], *line, *save = NULL;
-	unsigned in, out, count;
-	ssize_t n;
-	int fd, found = 0;
+	unsigned out, count;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	(void)close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	for (line = strtok_r(buf, "\n", &save); line != NULL;
-	    line = strtok_r(NULL, "\n", &save))
-		if (sscanf(line, "%u %u %u", &in, &out, &count) == 3 &&
-		    id >= in && id - in < count)
-			found = 1;
-	return found;
+	return sb_map_lookup(path, id, &out, &count) == 1;
 }
 
 /*
  * Whether id, in our user namespace, is its parent's 0 (path: our
- * uid_map or gid_map), in a namespace that is not the initial one.
+ * uid_map or gid_map), in a namespace that is not the initial one; true
+ * when the map cannot be read (assume the worst).
  */
 static bool
 maps_to_root(const char *path, unsigned id)
 {
-	char buf[1024], *save = NULL;
-	unsigned in, out, count;
-	ssize_t n;
-	int fd;
+	unsigned out, count;
+	int rc = sb_map_lookup(path, id, &out, &count);
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return true;	/* cannot tell: assume the worst */
-	n = read(fd, buf, sizeof(buf) - 1);
-	(void)close(fd);
-	if (n <= 0)
-		return true;
-	buf[n] = '\0';
-	for (char *line = strtok_r(buf, "\n", &save); line != NULL;
-	    line = strtok_r(NULL, "\n", &save))
-		if (sscanf(line, "%u %u %u", &in, &out, &count) == 3 &&
-		    id >= in && id - in < count)
-			/* the initial namespace maps 0 4294967295 to itself */
-			return count != 4294967295u && out + (id - in) == 0;
-	return false;
+	return rc < 0 || (rc == 1 && count != SB_INITIAL_MAP_COUNT && out == 0);
 }
 
 bool

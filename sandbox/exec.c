@@ -1039,7 +1039,6 @@ sb_started_ready(struct sb_started *s, unsigned timeout_ms)
 
 	while (s->p->deferred && !s->r.ready && !s->r.got_fail &&
 	    s->r.status >= 0 && (now = mono_us()) < until) {
-		pfd.fd = s->r.status;
 		if (poll(&pfd, 1, poll_timeout(now, until)) < 0 &&
 		    errno != EINTR)
 			break;

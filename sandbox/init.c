@@ -419,12 +419,6 @@ read_exact(char *buf, size_t n)
 }
 
 /*
- * A deferred run (sb_request.deferred): every layer is on; wait for the
- * call's program, argv and envp (struct sb_launch_head, from the server),
- * then exec it. mmap, not malloc: we are a vfork of the init. An EOF
- * before the launch (the sandbox was discarded) exits quietly.
- */
-/*
  * A deferred run's launch buffer: set aside before the limits (see
  * SB_LAUNCH_MAX_STRINGS), the strings, then argv and envp. Untouched
  * pages cost nothing.

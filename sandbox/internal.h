@@ -540,6 +540,18 @@ int sb_plan_build(struct sb_ctx *ctx, const struct sb_request *req,
     __attribute__((warn_unused_result));
 void sb_plan_fini(struct sb_plan *plan);
 /*
+ * stage.c: id looked up in a map file of this process (uid_map,
+ * gid_map): 1 with the parent namespace's id (*out) and the size of its
+ * range (*count), 0 when unmapped, -1 when the file cannot be read; and
+ * whether this is the initial user namespace, which maps all of
+ * 0..2^32-2 to itself (SB_INITIAL_MAP_COUNT ids).
+ */
+#define SB_INITIAL_MAP_COUNT	4294967295u
+int sb_map_lookup(const char *path, unsigned id, unsigned *out,
+    unsigned *count);
+bool sb_initial_userns(void);
+
+/*
  * For the init and the cloned child (init.c, spawn.c): report a failed
  * step (detail: 1 + the mop index, or 0) on fd, and exit 127.
  */

@@ -7,9 +7,11 @@
  * prints the fix under the layer that failed.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -145,6 +147,46 @@ static const char nested_other_fix[] = "start the wrapper without "
     "--disable-userns (bubblewrap allows nesting unless told not to), or "
     "do not wrap mcp-sandbox: it sandboxes its tools itself";
 
+/*
+ * Looks id up in a map file of this process (uid_map, gid_map): 1 and
+ * the id it is in the parent namespace (*out) and the size of its range
+ * (*count), 0 when unmapped, -1 when the file cannot be read.
+ */
+int
+sb_map_lookup(const char *path, unsigned id, unsigned *out, unsigned *count)
+{
+	char buf[1024], *line, *save = NULL;
+	unsigned in, o, c;
+	ssize_t n;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	(void)close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, "%u %u %u", &in, &o, &c) == 3 &&
+		    id >= in && id - in < c) {
+			*out = o + (id - in);
+			*count = c;
+			return 1;
+		}
+	return 0;
+}
+
+bool
+sb_initial_userns(void)
+{
+	unsigned out, count;
+
+	return sb_map_lookup("/proc/self/uid_map", 0, &out, &count) == 1 &&
+	    out == 0 && count == SB_INITIAL_MAP_COUNT;
+}
+
 static bool
 read_small(const char *path, char *buf, size_t len)
 {
@@ -161,14 +203,10 @@ read_small(const char *path, char *buf, size_t len)
 bool
 sb_nested(const char **what, const char **fix)
 {
-	char max[32] = "", map[128] = "";
 	const char *env = getenv("SANDBOX_RUNTIME");
-	unsigned in, out, count;
+	char max[32] = "";
 
-	/* nested: not the initial user namespace (it maps all 2^32 - 1) */
-	if (!read_small("/proc/self/uid_map", map, sizeof(map)) ||
-	    (sscanf(map, "%u %u %u", &in, &out, &count) == 3 &&
-	    count == 4294967295u))
+	if (sb_initial_userns())
 		return false;
 	if (!read_small("/proc/sys/user/max_user_namespaces", max,
 	    sizeof(max)) || strtoul(max, NULL, 10) != 0)

@@ -462,6 +462,30 @@ START_TEST(started_run_discarded_leaves_nothing)
 END_TEST
 
 /*
+ * A sandbox built ahead (deferred) for a writable workspace ws; *req is
+ * left as the call that takes it: argv's program, the same shape.
+ */
+static struct sb_started *
+start_deferred(struct sb_ctx *ctx, const char *ws, const char *const *argv,
+    struct sb_request *req)
+{
+	struct sb_started *s = NULL;
+	struct sb_result res;
+
+	memset(req, 0, sizeof(*req));
+	sb_limits_default(&req->limits);
+	req->workspace_host = ws;
+	req->workspace_writable = true;
+	req->deferred = true;
+	ck_assert_int_eq(sb_start(ctx, req, &s, &res), 0);
+	sb_result_fini(&res);
+	req->deferred = false;
+	req->program = argv[0];
+	req->argv = argv;
+	return s;
+}
+
+/*
  * A sandbox built ahead (deferred) runs exactly the call sb_finish() gives
  * it: program, argv, envp, stdin after the launch, and its CPU limit.
  */
@@ -477,17 +501,8 @@ START_TEST(a_deferred_sandbox_runs_the_call_it_is_given)
 	struct sb_request req;
 	struct sb_result res;
 
-	memset(&req, 0, sizeof(req));
-	sb_limits_default(&req.limits);
-	req.workspace_host = ws;
-	req.workspace_writable = true;
-	req.deferred = true;
-	ck_assert_int_eq(sb_start(ctx, &req, &s, &res), 0);
-	sb_result_fini(&res);
+	s = start_deferred(ctx, ws, argv, &req);
 	ck_assert(sb_started_alive(s));
-	req.deferred = false;
-	req.program = argv[0];
-	req.argv = argv;
 	req.envp = envp;
 	req.stdin_data = "stdin bytes\n";
 	req.stdin_len = 12;
@@ -527,16 +542,7 @@ START_TEST(a_deferred_sandbox_refuses_another_shape)
 	(void)snprintf(marker, sizeof(marker), "touch /workspace/ran-%ld",
 	    (long)getpid());
 	for (k = 0; k < 5; k++) {
-		memset(&req, 0, sizeof(req));
-		sb_limits_default(&req.limits);
-		req.workspace_host = ws;
-		req.workspace_writable = true;
-		req.deferred = true;
-		ck_assert_int_eq(sb_start(ctx, &req, &s, &res), 0);
-		sb_result_fini(&res);
-		req.deferred = false;
-		req.program = argv[0];
-		req.argv = argv;
+		s = start_deferred(ctx, ws, argv, &req);
 		switch (k) {
 		case 0: req.workspace_host = ws2; break;
 		case 1: req.workspace_writable = false; break;
