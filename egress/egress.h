@@ -62,6 +62,15 @@
  */
 #define EGRESS_MAX_LOOKUPS		64
 /*
+ * A call's share of them, those it stopped waiting for included (they
+ * still hold a slot until the resolver gives up, after the call too):
+ * one call alone cannot take every slot from the others. Four calls that
+ * each left their share behind can, until the resolver gives up; that is
+ * the residual, a minute or two of 503s at worst with Debian's resolver
+ * defaults (timeout:5 attempts:2 per nameserver).
+ */
+#define EGRESS_CALL_LOOKUPS		(EGRESS_MAX_LOOKUPS / 4)
+/*
  * The server's descriptors one tunnel holds at most: the program's side,
  * the upstream socket, a name lookup's socket and the files the
  * resolver opens meanwhile (measured: six). Tunnels of all calls

@@ -88,6 +88,7 @@ struct refuser {
 
 struct egress_call {
 	const struct egress_rules *rules;	/* borrowed */
+	struct lookup_share *lookups;	/* one ref is the call's */
 	int lfd;			/* listening, in the sandbox's netns; borrowed */
 	int stop_efd;			/* readable once the call ends */
 	int spare_fd;			/* given up to refuse when out of fds */
@@ -463,8 +464,19 @@ connect_to(const struct egress_call *c, const struct sockaddr_storage *ss,
  * and an abandoned request would then live in a pool shared with every
  * other lookup of the process, unbounded.
  */
+/*
+ * A call's lookups still running, abandoned ones too: EGRESS_CALL_LOOKUPS
+ * at most. Held by the call and by each of its lookups, so that one that
+ * outlives the call still counts until it ends.
+ */
+struct lookup_share {
+	atomic_uint refs;
+	atomic_uint running;
+};
+
 struct lookup {
 	atomic_int refs;		/* the connection and the thread */
+	struct lookup_share *share;	/* the call's; one ref is ours */
 	atomic_bool done;		/* gr and res are set */
 	int efd;			/* readable once done */
 	int gr;				/* getaddrinfo()'s return */
@@ -527,6 +539,13 @@ egress_tunnel_budget(void)
 static atomic_uint lookups_in_flight;
 
 static void
+share_drop(struct lookup_share *sh)
+{
+	if (sh != NULL && atomic_fetch_sub(&sh->refs, 1) == 1)
+		free(sh);
+}
+
+static void
 lookup_drop(struct lookup *l)
 {
 	if (atomic_fetch_sub(&l->refs, 1) != 1)
@@ -534,7 +553,36 @@ lookup_drop(struct lookup *l)
 	if (l->res != NULL)
 		freeaddrinfo(l->res);
 	(void)close(l->efd);
+	share_drop(l->share);
 	free(l);
+}
+
+/* One slot of the server's lookups and one of the call's share, or -1. */
+static int
+lookup_slot_take(struct egress_call *c, struct egress_record *r)
+{
+	if (atomic_fetch_add(&lookups_in_flight, 1) >= EGRESS_MAX_LOOKUPS) {
+		atomic_fetch_sub(&lookups_in_flight, 1);
+		set_reason(r, "too many DNS lookups in flight (%d in the "
+		    "server: EGRESS_MAX_LOOKUPS)", EGRESS_MAX_LOOKUPS);
+		return -1;
+	}
+	if (atomic_fetch_add(&c->lookups->running, 1) >= EGRESS_CALL_LOOKUPS) {
+		atomic_fetch_sub(&c->lookups->running, 1);
+		atomic_fetch_sub(&lookups_in_flight, 1);
+		set_reason(r, "this call has %d DNS lookups in flight, its "
+		    "share of the server's %d (EGRESS_CALL_LOOKUPS)",
+		    EGRESS_CALL_LOOKUPS, EGRESS_MAX_LOOKUPS);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+lookup_slot_give(struct lookup_share *sh)
+{
+	atomic_fetch_sub(&sh->running, 1);
+	atomic_fetch_sub(&lookups_in_flight, 1);
 }
 
 static void *
@@ -548,7 +596,7 @@ lookup_main(void *arg)
 	l->gr = getaddrinfo(l->host, NULL, &hints, &l->res);
 	atomic_store(&l->done, true);
 	(void)!write(l->efd, &one, sizeof(one));
-	atomic_fetch_sub(&lookups_in_flight, 1);
+	lookup_slot_give(l->share);
 	lookup_drop(l);
 	return NULL;
 }
@@ -584,14 +632,10 @@ lookup_wait(struct egress_call *c, const char *host, struct addrinfo **res,
 
 	*res = NULL;
 	*status = 503;
-	if (atomic_fetch_add(&lookups_in_flight, 1) >= EGRESS_MAX_LOOKUPS) {
-		atomic_fetch_sub(&lookups_in_flight, 1);
-		set_reason(r, "too many DNS lookups in flight (%d in the "
-		    "server: EGRESS_MAX_LOOKUPS)", EGRESS_MAX_LOOKUPS);
+	if (lookup_slot_take(c, r) < 0)
 		return -1;
-	}
 	if ((l = calloc(1, sizeof(*l))) == NULL) {
-		atomic_fetch_sub(&lookups_in_flight, 1);
+		lookup_slot_give(c->lookups);
 		set_reason(r, "out of memory");
 		return -1;
 	}
@@ -601,10 +645,12 @@ lookup_wait(struct egress_call *c, const char *host, struct addrinfo **res,
 	if ((l->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
 		set_reason(r, "the proxy could not start a DNS lookup: %s",
 		    strerror(errno));
-		atomic_fetch_sub(&lookups_in_flight, 1);
+		lookup_slot_give(c->lookups);
 		free(l);
 		return -1;
 	}
+	atomic_fetch_add(&c->lookups->refs, 1);
+	l->share = c->lookups;
 	if ((n = pthread_attr_init(&attr)) == 0) {
 		(void)pthread_attr_setstacksize(&attr, EGRESS_THREAD_STACK);
 		(void)pthread_attr_setdetachstate(&attr,
@@ -615,8 +661,9 @@ lookup_wait(struct egress_call *c, const char *host, struct addrinfo **res,
 	if (n != 0) {
 		set_reason(r, "the proxy could not start a DNS lookup: %s",
 		    strerror(n));
-		atomic_fetch_sub(&lookups_in_flight, 1);
+		lookup_slot_give(c->lookups);
 		(void)close(l->efd);
+		share_drop(l->share);
 		free(l);
 		return -1;
 	}
@@ -1538,10 +1585,13 @@ egress_call_new(const struct egress_rules *rules)
 	c->conns = calloc(n, sizeof(*c->conns));
 	c->recs = calloc(n + 1, sizeof(*c->recs));
 	c->stop_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if ((c->lookups = calloc(1, sizeof(*c->lookups))) != NULL)
+		atomic_init(&c->lookups->refs, 1);
 	atomic_init(&c->bytes, 0);
 	atomic_init(&c->byte_cap_hit, false);
 	if (c->conns == NULL || c->recs == NULL || c->stop_efd < 0 ||
-	    pthread_attr_init(&c->attr) != 0) {
+	    c->lookups == NULL || pthread_attr_init(&c->attr) != 0) {
+		free(c->lookups);
 		free(c->conns);
 		free(c->recs);
 		if (c->stop_efd >= 0)
@@ -1625,6 +1675,7 @@ egress_call_free(struct egress_call *c)
 		(void)close(c->stop_efd);
 	close_fd(&c->spare_fd);
 	(void)pthread_attr_destroy(&c->attr);
+	share_drop(c->lookups);
 	free(c->conns);
 	free(c->recs);
 	free(c);
