@@ -66,8 +66,8 @@
  * still hold a slot until the resolver gives up, after the call too):
  * one call alone cannot take every slot from the others. Four calls that
  * each left their share behind can, until the resolver gives up; that is
- * the residual, a minute or two of 503s at worst with Debian's resolver
- * defaults (timeout:5 attempts:2 per nameserver).
+ * the residual, until the resolver gives up on them (Debian's defaults,
+ * timeout:5 attempts:2: 10 s per nameserver, at most three).
  */
 #define EGRESS_CALL_LOOKUPS		(EGRESS_MAX_LOOKUPS / 4)
 /*

@@ -452,6 +452,16 @@ connect_to(const struct egress_call *c, const struct sockaddr_storage *ss,
 }
 
 /*
+ * A call's lookups still running, abandoned ones too: EGRESS_CALL_LOOKUPS
+ * at most. Held by the call and by each of its lookups, so that one that
+ * outlives the call still counts until it ends.
+ */
+struct lookup_share {
+	atomic_uint refs;
+	atomic_uint running;
+};
+
+/*
  * One name's lookup. getaddrinfo() has no time bound of its own (the
  * resolver's settings may hold it for minutes) and no way to stop it, and
  * a connection must give up when its idle bound passes or the call ends,
@@ -464,16 +474,6 @@ connect_to(const struct egress_call *c, const struct sockaddr_storage *ss,
  * and an abandoned request would then live in a pool shared with every
  * other lookup of the process, unbounded.
  */
-/*
- * A call's lookups still running, abandoned ones too: EGRESS_CALL_LOOKUPS
- * at most. Held by the call and by each of its lookups, so that one that
- * outlives the call still counts until it ends.
- */
-struct lookup_share {
-	atomic_uint refs;
-	atomic_uint running;
-};
-
 struct lookup {
 	atomic_int refs;		/* the connection and the thread */
 	struct lookup_share *share;	/* the call's; one ref is ours */
@@ -561,18 +561,20 @@ lookup_drop(struct lookup *l)
 static int
 lookup_slot_take(struct egress_call *c, struct egress_record *r)
 {
-	if (atomic_fetch_add(&lookups_in_flight, 1) >= EGRESS_MAX_LOOKUPS) {
-		atomic_fetch_sub(&lookups_in_flight, 1);
-		set_reason(r, "too many DNS lookups in flight (%d in the "
-		    "server: EGRESS_MAX_LOOKUPS)", EGRESS_MAX_LOOKUPS);
-		return -1;
-	}
+	/* the call's first: a call at its share never holds a server slot,
+	 * not even for the moment of a refused attempt */
 	if (atomic_fetch_add(&c->lookups->running, 1) >= EGRESS_CALL_LOOKUPS) {
 		atomic_fetch_sub(&c->lookups->running, 1);
-		atomic_fetch_sub(&lookups_in_flight, 1);
 		set_reason(r, "this call has %d DNS lookups in flight, its "
 		    "share of the server's %d (EGRESS_CALL_LOOKUPS)",
 		    EGRESS_CALL_LOOKUPS, EGRESS_MAX_LOOKUPS);
+		return -1;
+	}
+	if (atomic_fetch_add(&lookups_in_flight, 1) >= EGRESS_MAX_LOOKUPS) {
+		atomic_fetch_sub(&lookups_in_flight, 1);
+		atomic_fetch_sub(&c->lookups->running, 1);
+		set_reason(r, "too many DNS lookups in flight (%d in the "
+		    "server: EGRESS_MAX_LOOKUPS)", EGRESS_MAX_LOOKUPS);
 		return -1;
 	}
 	return 0;
@@ -594,9 +596,10 @@ lookup_main(void *arg)
 	uint64_t one = 1;
 
 	l->gr = getaddrinfo(l->host, NULL, &hints, &l->res);
+	/* the slot first: a program told the answer may connect again */
+	lookup_slot_give(l->share);
 	atomic_store(&l->done, true);
 	(void)!write(l->efd, &one, sizeof(one));
-	lookup_slot_give(l->share);
 	lookup_drop(l);
 	return NULL;
 }
@@ -1585,8 +1588,10 @@ egress_call_new(const struct egress_rules *rules)
 	c->conns = calloc(n, sizeof(*c->conns));
 	c->recs = calloc(n + 1, sizeof(*c->recs));
 	c->stop_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if ((c->lookups = calloc(1, sizeof(*c->lookups))) != NULL)
+	if ((c->lookups = calloc(1, sizeof(*c->lookups))) != NULL) {
 		atomic_init(&c->lookups->refs, 1);
+		atomic_init(&c->lookups->running, 0);
+	}
 	atomic_init(&c->bytes, 0);
 	atomic_init(&c->byte_cap_hit, false);
 	if (c->conns == NULL || c->recs == NULL || c->stop_efd < 0 ||
