@@ -19,6 +19,7 @@
 #include "cmd_check.h"
 #include "cmd_exec.h"
 #include "dispatch.h"
+#include "tasks.h"
 #include "egress.h"
 #include "log.h"
 #include "policy.h"
@@ -547,6 +548,13 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 	}
 	srv.tools = tools;
 	srv.env = &env;
+	if ((srv.tasks = tasks_new()) == NULL) {
+		log_err("out of memory");
+		goto out;
+	}
+	srv.task_timeout_ms = pol->limits.task_timeout_ms;
+	srv.task_ttl_ms = pol->limits.task_ttl_ms;
+	srv.task_threshold_ms = pol->limits.task_threshold_ms;
 	/*
 	 * The sandbox: an HTTP server builds it before it listens (it serves
 	 * for long, and a start-up error stays its last word); a stdio
@@ -581,6 +589,7 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 	boot_end(&boot);
 	session_fini(&sess);
  out:
+	tasks_free(srv.tasks);
 	toolset_free(tools);
 	audit_close(srv.audit);
 	boot_end(&boot);

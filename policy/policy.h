@@ -138,6 +138,9 @@ struct policy_env {
 struct policy_limits {
 	uint32_t timeout_ms;		/* default deadline of one call */
 	uint32_t max_timeout_ms;	/* the most a call may ask for */
+	uint32_t task_timeout_ms;	/* the most a task may ask for */
+	uint32_t task_ttl_ms;		/* a task's result kept after it ends */
+	uint32_t task_threshold_ms;	/* modern: a longer deadline is a task */
 	uint32_t memory_mb;		/* memory of one sandbox, in total where
 					 * its cgroup holds; also each
 					 * process's address space */

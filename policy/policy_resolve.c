@@ -709,6 +709,13 @@ policy_finalize(struct policy *p, char *err, size_t errlen)
 		    p->limits.timeout_ms, p->limits.max_timeout_ms);
 		return -1;
 	}
+	if (p->limits.task_timeout_ms < p->limits.max_timeout_ms) {
+		policy_set_err(err, errlen, "limits: task_timeout_ms (%u) is "
+		    "under max_timeout_ms (%u): a task may run at least as "
+		    "long as a plain call", p->limits.task_timeout_ms,
+		    p->limits.max_timeout_ms);
+		return -1;
+	}
 	free(p->sh_path);
 	p->sh_path = NULL;
 	if (resolve_program("sh", false, &p->sh_path, &binds, why,

@@ -151,6 +151,43 @@ audit_network(struct audit *a, const struct session *sess, const char *tool,
 	}
 }
 
+static void
+now_text(char when[64])
+{
+	struct timespec ts;
+	struct tm tm;
+
+	(void)clock_gettime(CLOCK_REALTIME, &ts);
+	(void)gmtime_r(&ts.tv_sec, &tm);
+	(void)snprintf(when, 64, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ",
+	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+	    tm.tm_sec, ts.tv_nsec / 1000000);
+}
+
+void
+audit_task(struct audit *a, const struct session *sess, const char *tool,
+    const char *task, const char *event, const char *status,
+    uint64_t duration_us)
+{
+	struct json_object *line;
+	char when[64];
+
+	if (a == NULL || (line = json_object_new_object()) == NULL)
+		return;
+	now_text(when);
+	json_object_object_add(line, "time", json_object_new_string(when));
+	json_object_object_add(line, "session", json_object_new_string(sess->id));
+	json_object_object_add(line, "tool", json_object_new_string(tool));
+	json_object_object_add(line, "event", json_object_new_string(event));
+	json_object_object_add(line, "task", json_object_new_string(task));
+	json_object_object_add(line, "status", json_object_new_string(status));
+	if (strcmp(event, "task_end") == 0)
+		json_object_object_add(line, "duration_us",
+		    json_object_new_int64((int64_t)duration_us));
+	write_line(a, line);
+	json_object_put(line);
+}
+
 void
 audit_call(struct audit *a, const struct session *sess, const char *tool,
     const struct json_object *args, const struct json_object *result,

@@ -8,6 +8,7 @@
 #define AUDIT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <json-c/json.h>
 
@@ -24,6 +25,13 @@ void audit_close(struct audit *a);
 void audit_call(struct audit *a, const struct session *sess,
     const char *tool, const struct json_object *args,
     const struct json_object *result, const struct tool_audit *facts);
+
+/* One line for a task's start or end: {"time", "session", "tool",
+ * "event": "task_start" | "task_end", "task", "status", "duration_us"}.
+ * a may be NULL (no audit log): nothing is written. */
+void audit_task(struct audit *a, const struct session *sess,
+    const char *tool, const char *task, const char *event,
+    const char *status, uint64_t duration_us);
 
 /* "ok", "tool_error", "refused", or "error" (result NULL: a protocol
  * error). */

@@ -23,6 +23,7 @@
 #include "log.h"
 #include "registry.h"
 #include "resources.h"
+#include "tasks.h"
 #include "timespec.h"
 #include "tool.h"
 #include "utf8.h"
@@ -38,6 +39,8 @@ const char *const dispatch_modern_versions[] = { "2026-07-28", NULL };
 #define META_CAPS	MCP_META_CAPS
 #define META_LOGLEVEL	MCP_META_LOGLEVEL
 #define META_SERVERINFO	MCP_META_SERVERINFO
+#define META_RELATED_TASK	"io.modelcontextprotocol/related-task"
+#define TASKS_EXTENSION		"io.modelcontextprotocol/tasks"
 #ifdef MCP_VERIFY_ALL_OUTPUT
 static const bool verify_quick_output = true;
 #else
@@ -83,6 +86,7 @@ struct req {
 	struct json_object *audit_result;	/* NULL: a protocol error */
 	struct tool_audit audit;
 	bool sandboxed;			/* a sandboxed tool was called */
+	struct task *task;		/* a task's own run of tools/call */
 };
 
 typedef enum mcp_err (*method_fn)(struct req *r, struct json_object **ret);
@@ -167,15 +171,32 @@ server_info(void)
 	    jb_add(o, "description", json_object_new_string(SERVER_DESC)));
 }
 
+/* 2025-11-25 tasks: list, cancel, and tools/call made a task. */
 static struct json_object *
-capabilities(enum era era)
+tasks_capability(void)
+{
+	struct json_object *t = json_object_new_object();
+
+	return jb_built(t, jb_add(t, "list", json_object_new_object()) ||
+	    jb_add(t, "cancel", json_object_new_object()) ||
+	    jb_add(t, "requests", obj1("tools", obj1("call",
+	    json_object_new_object()))));
+}
+
+static struct json_object *
+capabilities(const struct server *srv, enum era era)
 {
 	struct json_object *caps = json_object_new_object();
 
 	return jb_built(caps, jb_add(caps, "tools", obj1("listChanged",
 	    json_object_new_boolean(0))) ||
 	    jb_add(caps, "logging", json_object_new_object()) ||
-	    jb_add(caps, "resources", resources_capability(era == ERA_MODERN)));
+	    jb_add(caps, "resources", resources_capability(era == ERA_MODERN)) ||
+	    (srv->tasks != NULL && era == ERA_LEGACY &&
+	    jb_add(caps, "tasks", tasks_capability())) ||
+	    (srv->tasks != NULL && era == ERA_MODERN &&
+	    jb_add(caps, "extensions", obj1(TASKS_EXTENSION,
+	    json_object_new_object()))));
 }
 
 /* The versions we speak: the modern ones, then (all) the legacy ones. */
@@ -219,7 +240,7 @@ m_initialize(struct req *r, struct json_object **ret)
 	res = json_object_new_object();
 	*ret = jb_built(res, jb_add(res, "protocolVersion",
 	    json_object_new_string(got)) ||
-	    jb_add(res, "capabilities", capabilities(ERA_LEGACY)) ||
+	    jb_add(res, "capabilities", capabilities(r->srv, ERA_LEGACY)) ||
 	    jb_add(res, "serverInfo", server_info()) ||
 	    (r->srv->instructions != NULL && jb_add(res, "instructions",
 	    json_object_new_string(r->srv->instructions))));
@@ -259,7 +280,7 @@ m_discover(struct req *r, struct json_object **ret)
 	struct json_object *res = json_object_new_object();
 
 	*ret = jb_built(res, jb_add(res, "supportedVersions", versions(true)) ||
-	    jb_add(res, "capabilities", capabilities(ERA_MODERN)) ||
+	    jb_add(res, "capabilities", capabilities(r->srv, ERA_MODERN)) ||
 	    (r->srv->instructions != NULL && jb_add(res, "instructions",
 	    json_object_new_string(r->srv->instructions))) ||
 	    jb_add(res, "ttlMs", json_object_new_int(MCP_LIST_TTL_MS)) ||
@@ -351,9 +372,16 @@ struct call_ctx {
 static void
 call_send(struct call_ctx *cc, const char *method, struct json_object *params)
 {
+	struct json_object *meta;
 	char *text;
 	size_t len;
 
+	/* a task's messages say which task they belong to */
+	if (cc->r->task != NULL && params != NULL &&
+	    (json_object_object_get_ex(params, "_meta", &meta) ||
+	    jb_add(params, "_meta", meta = json_object_new_object()) == 0))
+		(void)jb_add(meta, META_RELATED_TASK, obj1("taskId",
+		    json_object_new_string(task_id(cc->r->task))));
 	if ((text = jsonrpc_notification(method, params, &len)) == NULL)
 		return;
 	(void)session_send(cc->r->sess, cc->fl, cc->r->sink->send,
@@ -374,6 +402,8 @@ call_progress(void *arg, double progress, double total, const char *message)
 	struct call_ctx *cc = arg;
 	struct json_object *p;
 
+	if (cc->r->task != NULL && message != NULL)
+		task_set_message(cc->r->task, message);
 	if (cc->progress_token == NULL)
 		return;
 	/* the spec wants progress to grow with every notification */
@@ -499,7 +529,8 @@ call_validate(struct req *r, const struct tool_entry *tool,
 	char why[sizeof(audit->reason)];
 	enum mcp_err st;
 
-	if ((st = schema_validate(tool->input, args, &verr)) == MCP_OK)
+	if ((st = schema_validate(r->task != NULL && tool->task_input != NULL ?
+	    tool->task_input : tool->input, args, &verr)) == MCP_OK)
 		return MCP_OK;
 	if (st == MCP_ERR_NOMEM)
 		return fail(r, st, "Internal error: out of memory");
@@ -527,6 +558,7 @@ call_prepare(struct req *r, const struct tool_entry *tool,
 	memset(call, 0, sizeof(*call));
 	call->env = r->srv->env;
 	call->audit = audit;
+	call->max_timeout_ms = r->task != NULL ? r->srv->task_timeout_ms : 0;
 	call->progress = call_progress;
 	call->log = call_log;
 	call->cb_arg = cc;
@@ -634,6 +666,9 @@ call_finish(struct req *r, const struct tool_entry *tool,
 		json_object_object_del(result, "structuredContent");
 }
 
+static enum mcp_err call_as_task(struct req *r, const struct tool_entry *tool,
+    struct json_object *args, struct json_object **ret, bool *made);
+
 /*
  * tools/call, top to bottom: lookup in the closed table, validation
  * against the input schema, the handler (with what it needs), a check of
@@ -649,10 +684,16 @@ m_tools_call(struct req *r, struct json_object **ret)
 	struct call_ctx cc;
 	struct timespec t0;
 	enum mcp_err st;
+	bool as_task = false;
 
 	(void)clock_gettime(CLOCK_MONOTONIC, &t0);
 	if ((st = call_lookup(r, &tool, &args)) != MCP_OK)
 		return st;
+	if (r->task == NULL && ((st = call_as_task(r, tool, args, ret,
+	    &as_task)) != MCP_OK || as_task)) {
+		json_object_put(args);
+		return st;
+	}
 	st = call_validate(r, tool, args, &audit, &result);
 	if (st == MCP_OK && result == NULL)
 		st = call_prepare(r, tool, &call, &cc, &audit, &result);
@@ -665,6 +706,567 @@ m_tools_call(struct req *r, struct json_object **ret)
 	if (st == MCP_OK)
 		*ret = result;
 	return st;
+}
+
+/* ---- tasks (tasks.h): a tools/call whose work outlives its request ---- */
+
+static void after_answer(struct req *r);
+
+/* The run of one task: a copy of the request and a session of its own on
+ * the creating session's workspace, so neither the request's buffers nor
+ * a session that ends (an HTTP DELETE, an idle expiry) cut the work. */
+struct task_run {
+	const struct server *srv;
+	struct session sess;		/* the task's own */
+	/* the creating session may be gone (a stateless request's): what
+	 * the task needs of it is copied */
+	void (*hold)(void *arg, int delta);	/* origin's, held +1 */
+	void *hold_arg;
+	struct rpc_msg *msg;		/* owned copy */
+	enum era era;
+	int log_level;
+	struct inflight fl;		/* in sess: what tasks/cancel reaches */
+	struct msg_sink sink;		/* origin's bg_send, or none */
+	const char *tool;		/* static */
+	struct timespec t0;
+};
+
+static int
+no_send(void *arg, const char *msg, size_t len)
+{
+	(void)arg;
+	(void)msg;
+	(void)len;
+	return 0;
+}
+
+/* A task as the wire shows it: 2025-11-25 names ttl and pollInterval,
+ * the extension ttlMs and pollIntervalMs. */
+static struct json_object *
+task_json(const struct task_view *v, bool modern)
+{
+	struct json_object *o = json_object_new_object();
+
+	return jb_built(o, jb_add(o, "taskId", json_object_new_string(v->id)) ||
+	    jb_add(o, "status", json_object_new_string(
+	    task_status_name(v->status))) ||
+	    (v->message[0] != '\0' && jb_add(o, "statusMessage",
+	    json_object_new_string(v->message))) ||
+	    jb_add(o, "createdAt", json_object_new_string(v->created)) ||
+	    jb_add(o, "lastUpdatedAt", json_object_new_string(v->updated)) ||
+	    jb_add(o, modern ? "ttlMs" : "ttl",
+	    json_object_new_int64((int64_t)v->ttl_ms)) ||
+	    jb_add(o, modern ? "pollIntervalMs" : "pollInterval",
+	    json_object_new_int64(v->poll_ms)));
+}
+
+static struct json_object *
+parse_payload(const struct task_view *v)
+{
+	return v->payload != NULL ? json_tokener_parse(v->payload) : NULL;
+}
+
+static void
+task_status_notify(struct task_run *tr, struct task *t)
+{
+	struct task_view v;
+	struct json_object *p;
+	char *text;
+	size_t len;
+
+	if (tr->sink.send == no_send || tr->era != ERA_LEGACY ||
+	    tasks_get(tr->srv->tasks, tr->sess.owner, task_id(t), false,
+	    &v) != TASKS_OK)
+		return;
+	if ((p = task_json(&v, false)) != NULL &&
+	    (text = jsonrpc_notification("notifications/tasks/status", p,
+	    &len)) != NULL) {
+		(void)tr->sink.send(tr->sink.arg, text, len);
+		free(text);
+	}
+}
+
+/* A short summary of a finished call, for statusMessage. */
+static void
+task_summary(struct json_object *result, char *buf, size_t len)
+{
+	struct json_object *sc, *v;
+
+	if (json_object_object_get_ex(result, "structuredContent", &sc) &&
+	    json_object_object_get_ex(sc, "exit_code", &v) &&
+	    json_object_is_type(v, json_type_int))
+		(void)snprintf(buf, len, "finished: exit %d",
+		    json_object_get_int(v));
+	else if (json_object_object_get_ex(result, "isError", &v) &&
+	    json_object_get_boolean(v))
+		(void)snprintf(buf, len, "finished with a tool error");
+	else
+		(void)snprintf(buf, len, "finished");
+}
+
+static void
+task_run_main(void *arg, struct task *t)
+{
+	struct task_run *tr = arg;
+	struct json_object *result = NULL, *e;
+	enum task_status end;
+	struct req r;
+	enum mcp_err st;
+	char *payload = NULL, summary[96];
+	size_t len = 0;
+
+	memset(&r, 0, sizeof(r));
+	r.srv = tr->srv;
+	r.sess = &tr->sess;
+	r.msg = tr->msg;
+	r.sink = &tr->sink;
+	r.era = tr->era;
+	r.log_level = tr->log_level;
+	r.fl = &tr->fl;
+	r.task = t;
+	st = session_is_cancelled(&tr->sess, &tr->fl) ? MCP_ERR_INTERNAL :
+	    m_tools_call(&r, &result);
+	(void)session_end(&tr->sess, &tr->fl);
+	if (st == MCP_OK && result == NULL)
+		st = fail(&r, MCP_ERR_NOMEM, "Internal error: out of memory");
+	if (st == MCP_OK) {
+		task_summary(result, summary, sizeof(summary));
+		payload = jsonrpc_serialize(result, &len);
+	} else {
+		(void)snprintf(summary, sizeof(summary), "%s", r.err_msg != NULL ?
+		    r.err_msg : "Internal error");
+		e = json_object_new_object();
+		if ((e = jb_built(e, jb_add(e, "code", json_object_new_int(
+		    jsonrpc_code(st))) || jb_add(e, "message",
+		    json_object_new_string(summary)) || (r.err_data != NULL &&
+		    jb_add(e, "data", json_object_get(r.err_data))))) != NULL) {
+			payload = jsonrpc_serialize(e, &len);
+			json_object_put(e);
+		}
+	}
+	json_object_put(result);
+	json_object_put(r.err_data);
+	end = task_finish(t, payload, len, st != MCP_OK, summary);
+	after_answer(&r);
+	log_info("task %.8s... %s: %s, %llu ms", task_id(t), tr->tool,
+	    task_status_name(end),
+	    (unsigned long long)(ts_us_since(&tr->t0) / 1000));
+	audit_task(tr->srv->audit, &tr->sess, tr->tool, task_id(t), "task_end",
+	    task_status_name(end), ts_us_since(&tr->t0));
+	task_status_notify(tr, t);
+}
+
+static void
+task_run_cancel(void *arg)
+{
+	struct task_run *tr = arg;
+
+	session_cancel(&tr->sess, tr->fl.key);
+}
+
+static void
+task_run_free(void *arg)
+{
+	struct task_run *tr = arg;
+
+	session_fini(&tr->sess);
+	rpc_msg_free(tr->msg);
+	if (tr->hold != NULL)
+		tr->hold(tr->hold_arg, -1);
+	free(tr);
+}
+
+/* Whether a modern request's client capabilities declare the extension. */
+static bool
+declares_tasks(const struct rpc_msg *msg)
+{
+	struct json_object *caps, *ext;
+
+	return msg->meta != NULL &&
+	    json_object_object_get_ex(msg->meta, META_CAPS, &caps) &&
+	    json_object_object_get_ex(caps, "extensions", &ext) &&
+	    json_object_is_type(ext, json_type_object) &&
+	    json_object_object_get_ex(ext, TASKS_EXTENSION, NULL);
+}
+
+/*
+ * Whether this call runs as a task: 2025-11-25, when it carries
+ * params.task (of a tool that may: -32601 for the rest, as the spec
+ * says); 2026-07-28, when the client declared the extension and the call
+ * asks a deadline past task_threshold_ms or to run in the background.
+ * *ttl: what the client asked (legacy), 0 for none.
+ */
+static enum mcp_err
+task_wanted(struct req *r, const struct tool_entry *tool,
+    struct json_object *args, bool *want, uint64_t *ttl)
+{
+	struct json_object *v, *t;
+
+	*want = false;
+	*ttl = 0;
+	if (r->srv->tasks == NULL)
+		return MCP_OK;
+	if (r->era == ERA_LEGACY) {
+		if (r->msg->params == NULL || !json_object_object_get_ex(
+		    r->msg->params, "task", &t))
+			return MCP_OK;
+		if (!json_object_is_type(t, json_type_object))
+			return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
+			    "\"task\" must be an object");
+		if (!tool->def->task_support)
+			return fail(r, MCP_ERR_NO_METHOD, "Method not found: "
+			    "tool %s does not run as a task (its "
+			    "execution.taskSupport is \"forbidden\")",
+			    tool->def->name);
+		if (json_object_object_get_ex(t, "ttl", &v) &&
+		    json_object_is_type(v, json_type_int) &&
+		    json_object_get_int64(v) > 0)
+			*ttl = (uint64_t)json_object_get_int64(v);
+		*want = true;
+		return MCP_OK;
+	}
+	if (!tool->def->task_support || !declares_tasks(r->msg))
+		return MCP_OK;
+	if (json_object_object_get_ex(args, "background", &v) &&
+	    json_object_is_type(v, json_type_boolean) &&
+	    json_object_get_boolean(v))
+		*want = true;
+	if (json_object_object_get_ex(args, "timeout_ms", &v) &&
+	    json_object_is_type(v, json_type_int) &&
+	    json_object_get_int64(v) > (int64_t)r->srv->task_threshold_ms)
+		*want = true;
+	return MCP_OK;
+}
+
+/*
+ * tools/call made a task: the answer is the task at once, and a thread of
+ * the store runs the same call (lookup, validation against the task
+ * schema, the handler, the output check, the audit) on a copy. Not a
+ * task: *made false, and the call goes on as a plain one.
+ */
+static enum mcp_err
+call_as_task(struct req *r, const struct tool_entry *tool,
+    struct json_object *args, struct json_object **ret, bool *made)
+{
+	struct task_work w = { task_run_main, task_run_cancel, task_run_free,
+	    NULL };
+	struct task_run *tr;
+	struct task_view v;
+	const char *ws;
+	char *text, err[320], *reply = NULL;
+	uint64_t ttl;
+	size_t len;
+	enum mcp_err st;
+	bool want;
+
+	*made = false;
+	if ((st = task_wanted(r, tool, args, &want, &ttl)) != MCP_OK || !want)
+		return st;
+	*made = true;
+	if (ttl == 0 || ttl > r->srv->task_ttl_ms)
+		ttl = r->srv->task_ttl_ms;
+	if ((ws = session_workspace(r->sess, err, sizeof(err))) == NULL) {
+		log_err("workspace: %s", err);
+		*ret = tool_result_error("The workspace could not be made, so "
+		    "nothing was run; the server log says why.");
+		return *ret != NULL ? MCP_OK : fail(r, MCP_ERR_NOMEM,
+		    "Internal error: out of memory");
+	}
+	if ((tr = calloc(1, sizeof(*tr))) == NULL ||
+	    (text = jsonrpc_serialize(r->msg->root, &len)) == NULL) {
+		free(tr);
+		return fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
+	}
+	st = jsonrpc_decode(text, len, &tr->msg, &reply);
+	free(text);
+	free(reply);
+	if (st != MCP_OK) {
+		free(tr);
+		return fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
+	}
+	tr->srv = r->srv;
+	tr->hold = r->sess->hold;
+	tr->hold_arg = r->sess->hold_arg;
+	tr->era = r->era;
+	tr->log_level = effective_log_level(r);
+	tr->tool = tool->def->name;
+	tr->sink.send = r->sess->bg_send != NULL ? r->sess->bg_send : no_send;
+	tr->sink.arg = r->sess->bg_arg;
+	(void)clock_gettime(CLOCK_MONOTONIC, &tr->t0);
+	session_init(&tr->sess, ws);
+	memcpy(tr->sess.id, r->sess->id, sizeof(tr->sess.id));
+	memcpy(tr->sess.owner, r->sess->owner, sizeof(tr->sess.owner));
+	tr->sess.log_level = r->sess->log_level;
+	(void)snprintf(tr->fl.key, sizeof(tr->fl.key), "task");
+	session_begin_uncapped(&tr->sess, &tr->fl);
+	if (r->sess->hold != NULL)
+		r->sess->hold(r->sess->hold_arg, +1);
+	w.arg = tr;
+	if (tasks_create(r->srv->tasks, r->sess->owner, ttl, &w, &v, err,
+	    sizeof(err)) != 0) {
+		(void)session_end(&tr->sess, &tr->fl);
+		task_run_free(tr);
+		log_info("call %s: not started as a task: %s", tool->def->name,
+		    err);
+		*ret = tool_result_error("This call was not started: %s.", err);
+		return *ret != NULL ? MCP_OK : fail(r, MCP_ERR_NOMEM,
+		    "Internal error: out of memory");
+	}
+	log_info("task %.8s... %s: started", v.id, tool->def->name);
+	audit_task(r->srv->audit, r->sess, tool->def->name, v.id, "task_start",
+	    "working", 0);
+	if (r->era == ERA_MODERN) {
+		*ret = task_json(&v, true);
+		if (*ret != NULL && jb_add(*ret, "resultType",
+		    json_object_new_string("task")) != 0) {
+			json_object_put(*ret);
+			*ret = NULL;
+		}
+	} else
+		*ret = obj1("task", task_json(&v, false));
+	return *ret != NULL ? MCP_OK : fail(r, MCP_ERR_NOMEM,
+	    "Internal error: out of memory");
+}
+
+/* params.taskId, or a protocol error; modern requests must declare the
+ * extension (-32021 otherwise, as the extension says). */
+static enum mcp_err
+task_param(struct req *r, const char **id)
+{
+	struct json_object *v;
+
+	if (r->srv->tasks == NULL)
+		return fail(r, MCP_ERR_NO_METHOD, "Method not found: %s (tasks "
+		    "are not offered)", r->msg->method);
+	if (r->era == ERA_MODERN && !declares_tasks(r->msg)) {
+		if ((r->err_data = obj1("requiredCapabilities",
+		    obj1("extensions", obj1(TASKS_EXTENSION,
+		    json_object_new_object())))) == NULL)
+			return fail(r, MCP_ERR_NOMEM, "Internal error: out of "
+			    "memory");
+		return fail(r, MCP_ERR_MISSING_CAPABILITY, "Missing required "
+		    "client capability: %s needs the extension \"%s\"",
+		    r->msg->method, TASKS_EXTENSION);
+	}
+	if (r->msg->params == NULL ||
+	    !json_object_object_get_ex(r->msg->params, "taskId", &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
+		    "\"taskId\" (a string) is required");
+	*id = json_object_get_string(v);
+	return MCP_OK;
+}
+
+static enum mcp_err
+task_unknown(struct req *r)
+{
+	return fail(r, MCP_ERR_INVALID_PARAMS, "Failed to retrieve task: Task "
+	    "not found (unknown, expired, or never this client's)");
+}
+
+static const char *
+owner_of(const struct req *r)
+{
+	return r->sess->owner;
+}
+
+static enum mcp_err
+m_tasks_get(struct req *r, struct json_object **ret)
+{
+	struct json_object *o, *p;
+	struct task_view v;
+	const char *id;
+	enum mcp_err st;
+
+	if ((st = task_param(r, &id)) != MCP_OK)
+		return st;
+	if (tasks_get(r->srv->tasks, owner_of(r), id, r->era == ERA_MODERN,
+	    &v) != TASKS_OK)
+		return task_unknown(r);
+	o = task_json(&v, r->era == ERA_MODERN);
+	/* the extension inlines the end: result, or the JSON-RPC error */
+	if (o != NULL && v.payload != NULL &&
+	    ((p = parse_payload(&v)) == NULL || jb_add(o, v.status ==
+	    TASK_FAILED ? "error" : "result", p) != 0)) {
+		json_object_put(o);
+		o = NULL;
+	}
+	task_view_fini(&v);
+	*ret = o;
+	return MCP_OK;
+}
+
+static bool
+wait_stopped(void *arg)
+{
+	struct req *r = arg;
+
+	return session_is_cancelled(r->sess, r->fl);
+}
+
+/* A stored JSON-RPC error code, back to ours (what tools/call returns). */
+static enum mcp_err
+err_of_code(int code)
+{
+	switch (code) {
+	case -32601:
+		return MCP_ERR_NO_METHOD;
+	case -32602:
+		return MCP_ERR_INVALID_PARAMS;
+	case -32021:
+		return MCP_ERR_MISSING_CAPABILITY;
+	default:
+		return MCP_ERR_INTERNAL;
+	}
+}
+
+/*
+ * tasks/result (2025-11-25): blocks until the task has ended, then answers
+ * exactly what the plain call would have, with the related-task _meta; a
+ * call that failed answers its error.
+ */
+static enum mcp_err
+m_tasks_result(struct req *r, struct json_object **ret)
+{
+	struct json_object *p, *meta, *v;
+	struct task_view tv;
+	const char *id;
+	enum tasks_rc rc;
+	enum mcp_err st;
+
+	if ((st = task_param(r, &id)) != MCP_OK)
+		return st;
+	rc = tasks_wait(r->srv->tasks, owner_of(r), id, wait_stopped, r, &tv);
+	if (rc == TASKS_STOPPED)
+		return fail(r, MCP_ERR_INTERNAL, "Internal error: the server "
+		    "is stopping");
+	if (rc != TASKS_OK)
+		return task_unknown(r);
+	if (tv.status == TASK_CANCELLED) {
+		task_view_fini(&tv);
+		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: task "
+		    "%s was cancelled: it has no result", id);
+	}
+	p = parse_payload(&tv);
+	task_view_fini(&tv);
+	if (p == NULL)
+		return fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
+	if (tv.status == TASK_FAILED) {
+		st = err_of_code(json_object_object_get_ex(p, "code", &v) ?
+		    json_object_get_int(v) : -32603);
+		if (json_object_object_get_ex(p, "data", &v))
+			r->err_data = json_object_get(v);
+		(void)fail(r, st, "%s", json_object_object_get_ex(p, "message",
+		    &v) ? json_object_get_string(v) : "Internal error");
+		json_object_put(p);
+		return st;
+	}
+	if ((json_object_object_get_ex(p, "_meta", &meta) ||
+	    jb_add(p, "_meta", meta = json_object_new_object()) == 0) &&
+	    jb_add(meta, META_RELATED_TASK, obj1("taskId",
+	    json_object_new_string(id))) == 0) {
+		*ret = p;
+		return MCP_OK;
+	}
+	json_object_put(p);
+	return fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
+}
+
+static enum mcp_err
+m_tasks_list(struct req *r, struct json_object **ret)
+{
+	struct json_object *v, *a, *o;
+	const char *cursor = NULL;
+	char next[TASK_ID_LEN + 1];
+	size_t n, i;
+	int failed = 0;
+
+	if (r->srv->tasks == NULL)
+		return fail(r, MCP_ERR_NO_METHOD, "Method not found: tasks/list");
+	if (r->msg->params != NULL &&
+	    json_object_object_get_ex(r->msg->params, "cursor", &v)) {
+		if (!json_object_is_type(v, json_type_string))
+			return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
+			    "\"cursor\" must be a string");
+		cursor = json_object_get_string(v);
+	}
+	{
+		struct task_view *page = calloc(MCP_TASKS_PAGE,
+		    sizeof(*page));
+
+		if (page == NULL)
+			return fail(r, MCP_ERR_NOMEM, "Internal error: out of "
+			    "memory");
+		if (tasks_list(r->srv->tasks, owner_of(r), cursor, page,
+		    MCP_TASKS_PAGE, &n, next) != TASKS_OK) {
+			free(page);
+			return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
+			    "unknown cursor");
+		}
+		a = json_object_new_array();
+		for (i = 0; i < n; i++)
+			failed |= jb_push(a, task_json(&page[i], false));
+		free(page);
+	}
+	a = jb_built(a, failed);
+	o = json_object_new_object();
+	*ret = jb_built(o, jb_add(o, "tasks", a) || (next[0] != '\0' &&
+	    jb_add(o, "nextCursor", json_object_new_string(next))));
+	return MCP_OK;
+}
+
+/*
+ * tasks/cancel: the status is cancelled before the answer, and the
+ * task's sandbox is being killed (its init first: the whole tree and its
+ * cgroup go with it). 2025-11-25 answers the task, and -32602 for one
+ * ended already; the extension an empty acknowledgement either way.
+ */
+static enum mcp_err
+m_tasks_cancel(struct req *r, struct json_object **ret)
+{
+	struct task_view v;
+	const char *id;
+	enum tasks_rc rc;
+	enum mcp_err st;
+
+	if ((st = task_param(r, &id)) != MCP_OK)
+		return st;
+	rc = tasks_cancel(r->srv->tasks, owner_of(r), id, &v);
+	if (rc == TASKS_UNKNOWN)
+		return task_unknown(r);
+	if (r->era == ERA_MODERN) {
+		*ret = json_object_new_object();
+		return MCP_OK;
+	}
+	if (rc == TASKS_TERMINAL)
+		return fail(r, MCP_ERR_INVALID_PARAMS, "Cannot cancel task: "
+		    "already in terminal status \"%s\"",
+		    task_status_name(v.status));
+	*ret = task_json(&v, false);
+	return MCP_OK;
+}
+
+/* tasks/update (the extension): our tasks never ask for input, so there
+ * is nothing to take; a known task is acknowledged. */
+static enum mcp_err
+m_tasks_update(struct req *r, struct json_object **ret)
+{
+	struct task_view v;
+	const char *id;
+	enum mcp_err st;
+
+	if ((st = task_param(r, &id)) != MCP_OK)
+		return st;
+	if (tasks_get(r->srv->tasks, owner_of(r), id, false, &v) != TASKS_OK)
+		return task_unknown(r);
+	*ret = json_object_new_object();
+	return MCP_OK;
+}
+
+void
+dispatch_end_tasks(const struct server *srv)
+{
+	tasks_shutdown(srv->tasks);
 }
 
 /* The resources methods live in resources.c; this hands them over. */
@@ -698,6 +1300,11 @@ static const struct method methods[] = {
 	{ "resources/read", m_resources, M_LEGACY | M_MODERN | M_WORKSPACE },
 	{ "resources/templates/list", m_resources, M_LEGACY | M_MODERN },
 	{ "resources/subscribe", m_resources, M_LEGACY },
+	{ "tasks/get", m_tasks_get, M_LEGACY | M_MODERN },
+	{ "tasks/result", m_tasks_result, M_LEGACY },
+	{ "tasks/list", m_tasks_list, M_LEGACY },
+	{ "tasks/cancel", m_tasks_cancel, M_LEGACY | M_MODERN },
+	{ "tasks/update", m_tasks_update, M_MODERN },
 	{ "resources/unsubscribe", m_resources, M_LEGACY },
 };
 
@@ -780,7 +1387,8 @@ decorate_modern(struct json_object *res)
 
 	if (!json_object_is_type(res, json_type_object))
 		return 0;
-	if (jb_add(res, "resultType", json_object_new_string("complete")) != 0)
+	if (!json_object_object_get_ex(res, "resultType", NULL) &&
+	    jb_add(res, "resultType", json_object_new_string("complete")) != 0)
 		return -1;
 	if (!json_object_object_get_ex(res, "_meta", &meta) &&
 	    jb_add(res, "_meta", meta = json_object_new_object()) != 0)
@@ -844,11 +1452,19 @@ is_listen(const struct rpc_msg *msg)
 	    strcmp(msg->method, "subscriptions/listen") == 0;
 }
 
+/* tasks/result blocks until its task has ended. */
+static bool
+is_task_wait(const struct rpc_msg *msg)
+{
+	return msg->kind == RPC_REQUEST &&
+	    strcmp(msg->method, "tasks/result") == 0;
+}
+
 bool
 dispatch_runs_long(const struct rpc_msg *msg)
 {
 	return msg->kind == RPC_REQUEST && (strcmp(msg->method,
-	    "tools/call") == 0 || is_listen(msg));
+	    "tools/call") == 0 || is_listen(msg) || is_task_wait(msg));
 }
 
 bool
@@ -856,6 +1472,8 @@ dispatch_is_quick(const struct server *srv, const struct rpc_msg *msg)
 {
 	const struct tool_entry *tool;
 
+	if (is_task_wait(msg))
+		return false;
 	if (!dispatch_runs_long(msg) || is_listen(msg))
 		return true;	/* listen answers at once, after its ack */
 	if (msg->tool_name == NULL)

@@ -34,6 +34,16 @@ struct server {
 	void (*on_call)(void *arg, const char *tool, enum mcp_err st,
 	    bool is_error, bool ran, uint64_t duration_us);
 	void *on_call_arg;
+	/*
+	 * MCP tasks (tasks.h): the store, or NULL when none are offered; and
+	 * the policy's bounds: the longest deadline of a task, how long its
+	 * result is kept once ended, and (2026-07-28, where the server
+	 * decides) the deadline past which a call becomes a task.
+	 */
+	struct tasks *tasks;		/* borrowed */
+	uint32_t task_timeout_ms;
+	uint32_t task_ttl_ms;
+	uint32_t task_threshold_ms;
 };
 
 /*
@@ -45,6 +55,10 @@ struct msg_sink {
 	int (*send)(void *arg, const char *msg, size_t len);
 	void *arg;
 };
+
+/* Ends every task (tasks.h: cancelled, their threads waited for): a
+ * transport calls it before its sessions and workspaces go. */
+void dispatch_end_tasks(const struct server *srv);
 
 /* The protocol versions we speak, newest first, NULL-terminated. */
 extern const char *const dispatch_legacy_versions[];

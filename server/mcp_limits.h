@@ -58,4 +58,22 @@
  * is fixed for the life of the process, so an hour is safe. */
 #define MCP_LIST_TTL_MS		3600000
 
+/*
+ * Tasks (tasks.h). Each holds a thread while it runs and its result until
+ * its time to live has passed, so they are bounded per owner (a principal,
+ * or the stdio client: a loop of task calls cannot take the server's) and
+ * per server, and so are the result bytes held in memory. 256 MiB is far
+ * more than a few dozen results capped by output_bytes take.
+ */
+#define MCP_TASKS_PER_OWNER	32
+#define MCP_TASKS_MAX		256
+#define MCP_TASKS_RESULT_BYTES	(256u * 1024 * 1024)
+/* pollInterval we suggest: a second is what a person waiting can see. */
+#define MCP_TASK_POLL_MS	1000
+/* How often a blocking tasks/result checks whether its own request was
+ * cancelled or the server is stopping. */
+#define MCP_TASK_WAIT_POLL_MS	200
+/* Tasks per tasks/list page. */
+#define MCP_TASKS_PAGE		50
+
 #endif

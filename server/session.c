@@ -17,6 +17,7 @@ session_init(struct session *s, const char *workspace)
 	s->log_level = -1;
 	s->workspace = workspace;
 	(void)snprintf(s->id, sizeof(s->id), "stdio");
+	(void)snprintf(s->owner, sizeof(s->owner), "stdio");
 }
 
 void

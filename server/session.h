@@ -46,6 +46,20 @@ struct session {
 					 * HTTP session id */
 	struct inflight *inflight;	/* list, guarded by lock */
 	size_t n_inflight;
+	/*
+	 * Set by the transport before the session serves, then constant:
+	 * whose tasks it sees (tasks.h: "stdio", or the hex digest of the
+	 * HTTP principal); a sink that outlives each request (stdio's
+	 * stdout), for a task's notifications, or NULL; and, for a session
+	 * that may end before a task it started, hold(arg, +1 / -1), which
+	 * keeps it (and its workspace) alive, or NULL when it lives as long
+	 * as the tasks do.
+	 */
+	char owner[72];
+	int (*bg_send)(void *arg, const char *msg, size_t len);
+	void *bg_arg;
+	void (*hold)(void *arg, int delta);
+	void *hold_arg;
 	/* legacy resources/subscribe: owned uris, guarded by lock */
 	char **subs;
 	size_t nsubs;

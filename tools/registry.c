@@ -11,6 +11,7 @@
 
 #include "calculate.h"
 #include "fixtures.h"
+#include "policy.h"
 #include "registry.h"
 #include "sandboxed.h"
 #include "schema_files.h"
@@ -38,6 +39,7 @@ static const struct tool_def tool_defs[] = {
 		.annotations = { .read_only = false,
 		    .destructive = true, .idempotent = false, .open_world = false },
 		.handler = tool_run_command,
+		.task_support = true,
 		.tailor = tool_run_command_tailor,
 	},
 	{
@@ -49,6 +51,7 @@ static const struct tool_def tool_defs[] = {
 		.annotations = { .read_only = false,
 		    .destructive = true, .idempotent = false, .open_world = false },
 		.handler = tool_run_code,
+		.task_support = true,
 		.tailor = tool_run_code_tailor,
 	},
 	{
@@ -100,6 +103,7 @@ static const struct tool_def tool_defs[] = {
 		.annotations = { .read_only = false,
 		    .destructive = false, .idempotent = false, .open_world = false },
 		.handler = tool_run_skill_script,
+		.task_support = true,
 		.tailor = tool_run_skill_script_tailor,
 	},
 	{
@@ -340,6 +344,44 @@ annotations_json(const struct tool_def *d)
 	return a;
 }
 
+/* 2025-11-25 execution.taskSupport: "optional" for tools that may run
+ * as tasks, "forbidden" (the default, said anyway) for the rest. */
+static struct json_object *
+exec_json(const struct tool_def *d)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "taskSupport", json_object_new_string(
+	    d->task_support ? "optional" : "forbidden"));
+	return o;
+}
+
+/* The input schema of a call run as a task: the listed one with
+ * timeout_ms up to the policy's task_timeout_ms. */
+static enum mcp_err
+task_schema(const struct tool_env *env, struct json_object *tj,
+    struct tool_entry *e, char *why, size_t whylen)
+{
+	struct json_object *in, *copy = NULL, *props, *to;
+	enum mcp_err st = MCP_ERR_SCHEMA;
+
+	if (!json_object_object_get_ex(tj, "inputSchema", &in) ||
+	    json_object_deep_copy(in, &copy, NULL) != 0) {
+		(void)snprintf(why, whylen, "cannot copy the input schema");
+		return MCP_ERR_NOMEM;
+	}
+	if (!json_object_object_get_ex(copy, "properties", &props) ||
+	    !json_object_object_get_ex(props, "timeout_ms", &to))
+		(void)snprintf(why, whylen, "no timeout_ms property");
+	else {
+		json_object_object_add(to, "maximum", json_object_new_int64(
+		    env->policy->limits.task_timeout_ms));
+		st = schema_compile(copy, &e->task_input, why, whylen);
+	}
+	json_object_put(copy);
+	return st;
+}
+
 /* Builds one entry and its tools/list object (*ret_json, owned). */
 static enum mcp_err
 entry_build(const struct tool_env *env, const struct tool_def *d,
@@ -385,6 +427,13 @@ entry_build(const struct tool_env *env, const struct tool_def *d,
 		    d->name, d->output_schema, why);
 		goto out;
 	}
+	if (d->task_support && task_schema(env, tj, e, why,
+	    sizeof(why)) != MCP_OK) {
+		(void)snprintf(err, errlen, "tool %s: task input schema: %s",
+		    d->name, why);
+		goto out;
+	}
+	json_object_object_add(tj, "execution", exec_json(d));
 	*ret_json = tj;
 	return MCP_OK;
  out:
@@ -402,6 +451,7 @@ toolset_free(struct toolset *ts)
 	for (i = 0; i < ts->n; i++) {
 		schema_free(ts->entries[i].input);
 		schema_free(ts->entries[i].output);
+		schema_free(ts->entries[i].task_input);
 	}
 	free(ts->entries);
 	if (ts->text != NULL) {

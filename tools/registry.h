@@ -21,6 +21,9 @@ struct tool_entry {
 	const struct tool_def *def;	/* static */
 	struct schema *input;		/* owned by the toolset */
 	struct schema *output;		/* owned by the toolset; may be NULL */
+	/* def->task_support: the input schema of a call run as a task, whose
+	 * timeout_ms may reach task_timeout_ms; owned; else NULL */
+	struct schema *task_input;
 };
 
 struct toolset;

@@ -103,11 +103,13 @@ uint32_t
 sbcall_timeout(const struct tool_call *call, int64_t requested_ms)
 {
 	const struct policy_limits *l = &call->env->policy->limits;
+	uint32_t max = call->max_timeout_ms != 0 ? call->max_timeout_ms :
+	    l->max_timeout_ms;
 
 	if (requested_ms <= 0)
 		return l->timeout_ms;
-	if (requested_ms > l->max_timeout_ms)
-		return l->max_timeout_ms;
+	if (requested_ms > max)
+		return max;
 	return (uint32_t)requested_ms;
 }
 
@@ -333,13 +335,16 @@ sbcall_env_free(char **envp)
  */
 static struct sb_started *
 take_built(const struct tool_prestart *ps, const struct sbcall *c,
-    const struct sb_request *req, const struct egress_call *ec)
+    const struct sb_request *req, const struct egress_call *ec,
+    bool long_deadline)
 {
 	struct tool_shape sh = { c->warm_stdin != NULL ? TOOL_SHAPE_PYTHON :
 	    TOOL_SHAPE_EXEC, c->prog_binds, req->workspace_host };
 
+	/* one built ahead has the CPU limit of the plain maximum deadline:
+	 * not for a task's longer one */
 	if (ps->take == NULL || ec != NULL || c->workspace_host != NULL ||
-	    !c->workspace_writable || c->empty_env)
+	    !c->workspace_writable || c->empty_env || long_deadline)
 		return NULL;
 	return ps->take(ps->arg, &sh);
 }
@@ -462,7 +467,8 @@ run(const struct tool_call *call, const struct sbcall *c,
 		goto out;
 	}
 	(void)wsf_scan_take(req.workspace_host, before);
-	if ((started = take_built(&ps, c, &req, ec)) != NULL) {
+	if ((started = take_built(&ps, c, &req, ec, req.limits.wall_ms >
+	    p->limits.max_timeout_ms)) != NULL) {
 		/* a python started ahead: the call is its stdin */
 		if (c->warm_stdin != NULL) {
 			req.stdin_data = c->warm_stdin;

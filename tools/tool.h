@@ -124,6 +124,9 @@ struct tool_call {
 	const char *workspace;		/* absolute host path; per server or session */
 	struct sb_cancel *cancel;	/* fired by notifications/cancelled */
 	struct tool_audit *audit;	/* written by the handler; zeroed, exit -1 */
+	/* longest deadline the call may ask: a task's (task_timeout_ms), or 0
+	 * for the policy's max_timeout_ms */
+	uint32_t max_timeout_ms;
 	/* notifications/progress: progress must grow; total <= 0 means unknown */
 	void (*progress)(void *arg, double progress, double total,
 	    const char *message);
@@ -184,6 +187,9 @@ struct tool_def {
 	 * before the handler runs. None of the real tools needs one.
 	 */
 	const char *client_capability;
+	/* May run as an MCP task (execution.taskSupport "optional"): its
+	 * timeout_ms may then reach the policy's task_timeout_ms. */
+	bool task_support;
 };
 
 /*

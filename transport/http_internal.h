@@ -93,6 +93,7 @@ struct http_session {
 	int active;			/* requests in flight; table lock */
 	bool dead;			/* removed from the table */
 	struct timespec last_used;	/* monotonic; table lock */
+	struct http_sessions *table;	/* borrowed: for a task's hold */
 	struct http_session *next;
 };
 
@@ -174,6 +175,10 @@ void http_conn_request_done(struct http_conns *cs, void *socket_ctx);
 size_t http_conns_sweep(struct http_conns *cs, size_t *ret_bodies);
 
 /* ---- what belongs to a principal (http_tenant.c) ---- */
+
+/* The owner key of principal's tasks (session.h's owner): its hex. */
+void http_owner_key(const uint8_t principal[SHA256_LEN], char *dst,
+    size_t len);
 
 /* A principal's workspace for its stateless (2026-07-28) requests. */
 struct http_tenant {
@@ -339,7 +344,7 @@ struct http_stream {
 /* ws: the workspace of a stateless call (hs NULL), borrowed; may be NULL */
 struct http_stream *http_stream_new(struct http_ctx *ctx,
     struct rpc_msg *msg, struct http_session *hs, bool modern, int sock,
-    const char *ws);
+    const char *ws, const uint8_t principal[SHA256_LEN]);
 void http_stream_unref(struct http_stream *st);
 /* Starts the call thread (takes a ref). -1 if the thread cannot start. */
 int http_stream_start(struct http_stream *st);

@@ -93,6 +93,21 @@ unref(struct http_sessions *t, struct http_session *s)
 		session_destroy(s);
 }
 
+/* A task of s began (+1) or ended (-1): a ref of its own. */
+static void
+task_hold(void *arg, int delta)
+{
+	struct http_session *s = arg;
+
+	if (delta < 0) {
+		unref(s->table, s);
+		return;
+	}
+	(void)pthread_mutex_lock(&s->table->lock);
+	s->refs++;
+	(void)pthread_mutex_unlock(&s->table->lock);
+}
+
 /*
  * Expires sessions unused for MCP_HTTP_SESSION_IDLE_S with nothing in
  * flight (lock held); their table refs are moved onto *gone for the
@@ -237,6 +252,11 @@ http_session_create(struct http_sessions *t,
 	}
 	session_init(&s->sess, session_ws_path(s->ws));
 	(void)snprintf(s->sess.id, sizeof(s->sess.id), "%s", s->id);
+	http_owner_key(principal, s->sess.owner, sizeof(s->sess.owner));
+	/* a task it starts keeps it, and its workspace, until it ends */
+	s->table = t;
+	s->sess.hold = task_hold;
+	s->sess.hold_arg = s;
 	memcpy(s->principal, principal, SHA256_LEN);
 	(void)clock_gettime(CLOCK_MONOTONIC, &s->last_used);
 	s->refs = 2;		/* the table's and the caller's */

@@ -100,7 +100,8 @@ stream_send(void *arg, const char *msg, size_t len)
 
 struct http_stream *
 http_stream_new(struct http_ctx *ctx, struct rpc_msg *msg,
-    struct http_session *hs, bool modern, int sock, const char *ws)
+    struct http_session *hs, bool modern, int sock, const char *ws,
+    const uint8_t principal[SHA256_LEN])
 {
 	struct http_stream *st;
 
@@ -120,6 +121,7 @@ http_stream_new(struct http_ctx *ctx, struct rpc_msg *msg,
 	if (hs == NULL) {
 		session_init(&st->own, ws);
 		(void)snprintf(st->own.id, sizeof(st->own.id), "stateless");
+		http_owner_key(principal, st->own.owner, sizeof(st->own.owner));
 	}
 	return st;
 }

@@ -7,6 +7,7 @@
  * server's life; no two principals ever share one. A handshake-era session
  * has its own workspace besides (http_session.c).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "http_internal.h"
@@ -31,6 +32,15 @@ http_tenants_fini(struct http_tenants *ts)
 		session_ws_free(ts->t[i].ws);
 	ts->n = 0;
 	(void)pthread_mutex_destroy(&ts->lock);
+}
+
+void
+http_owner_key(const uint8_t principal[SHA256_LEN], char *dst, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < SHA256_LEN && 2 * i + 2 < len; i++)
+		(void)snprintf(dst + 2 * i, 3, "%02x", principal[i]);
 }
 
 const char *

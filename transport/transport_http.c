@@ -235,6 +235,7 @@ answer(struct http_ctx *ctx, struct http_req *rq, struct MHD_Connection *conn,
 		    http_tenant_workspace(&ctx->tenants, rq->principal) : NULL;
 		session_init(&own, ws);
 		(void)snprintf(own.id, sizeof(own.id), "stateless");
+		http_owner_key(rq->principal, own.owner, sizeof(own.owner));
 		sess = &own;
 	} else
 		sess = &hs->sess;
@@ -271,7 +272,7 @@ answer(struct http_ctx *ctx, struct http_req *rq, struct MHD_Connection *conn,
 	ci = ctx->mhd.get_connection_info(conn,
 	    MHD_CONNECTION_INFO_CONNECTION_FD);
 	st = http_stream_new(ctx, msg, hs, modern, ci != NULL ?
-	    ci->connect_fd : -1, ws);
+	    ci->connect_fd : -1, ws, rq->principal);
 	if (st == NULL) {
 		rpc_msg_free(msg);
 		if (hs != NULL)
@@ -1012,6 +1013,8 @@ http_ctx_stop(struct http_ctx *ctx, struct MHD_Daemon *d)
 void
 http_ctx_close(struct http_ctx *ctx)
 {
+	/* tasks hold sessions and use the principals' workspaces */
+	dispatch_end_tasks(&ctx->srv);
 	http_sessions_fini(&ctx->sessions);
 	http_tenants_fini(&ctx->tenants);
 	http_conns_fini(&ctx->conns);

@@ -506,6 +506,9 @@ transport_stdio_run(const struct server *srv, struct session *sess)
 	p.sink.send = out_send;
 	p.sink.arg = &o;
 	p.out = &o;
+	/* a task's notifications outlive the request that started it */
+	sess->bg_send = out_send;
+	sess->bg_arg = &o;
 
 	(void)sigemptyset(&set);
 	(void)sigaddset(&set, SIGTERM);
@@ -539,6 +542,9 @@ transport_stdio_run(const struct server *srv, struct session *sess)
 	(void)pthread_mutex_unlock(&p.lock);
 	rc = 0;
  out:
+	/* tasks write to o and use the session's workspace */
+	dispatch_end_tasks(srv);
+	sess->bg_send = NULL;
 	if (p.rd.tok != NULL)
 		json_tokener_free(p.rd.tok);
 	free(p.rd.buf);
