@@ -345,8 +345,7 @@ supervise(struct run *r, const struct sb_request *req,
 		}
 		if (req->progress != NULL && mono_us() >= next_progress) {
 			req->progress(req->progress_arg,
-			    (mono_us() - t0) / 1000,
-			    res->out.total + res->err_out.total);
+			    (mono_us() - t0) / 1000, &res->out, &res->err_out);
 			next_progress = mono_us() + interval;
 		}
 	}

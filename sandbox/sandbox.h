@@ -237,10 +237,12 @@ typedef int (*sb_listener_fn)(void *arg, int lfd, enum sb_net_event ev);
 
 /*
  * Progress callback, called from sb_run()'s own thread at most every
- * progress_ms with the elapsed time and the output bytes seen so far.
+ * progress_ms with the elapsed time and the output captured so far
+ * (borrowed, for the call only).
  */
+struct sb_output;
 typedef void (*sb_progress_fn)(void *arg, uint64_t elapsed_ms,
-    uint64_t output_bytes);
+    const struct sb_output *out, const struct sb_output *err);
 
 /* One run. Everything is borrowed for the duration of sb_run(). */
 struct sb_request {

@@ -47,15 +47,48 @@ struct progress_bridge {
 	uint32_t timeout_ms;
 };
 
+/* Bytes of the last line of output a progress message quotes. */
+#define SBCALL_PROGRESS_LINE	120
+
+/* The last non-empty line of what o kept, into line (capped, cut at a
+ * character boundary); "" when none. */
 static void
-progress_cb(void *arg, uint64_t elapsed_ms, uint64_t output_bytes)
+last_line(const struct sb_output *o, char *line, size_t len)
+{
+	size_t end = o->len, start;
+
+	line[0] = '\0';
+	while (end > 0 && (o->data[end - 1] == '\n' ||
+	    o->data[end - 1] == '\r'))
+		end--;
+	for (start = end; start > 0 && o->data[start - 1] != '\n'; start--)
+		;
+	if (end == start)
+		return;
+	if (end - start >= len)
+		start = end - (len - 1);
+	/* not in the middle of a UTF-8 sequence */
+	while (start < end && ((unsigned char)o->data[start] & 0xc0) == 0x80)
+		start++;
+	memcpy(line, o->data + start, end - start);
+	line[end - start] = '\0';
+}
+
+static void
+progress_cb(void *arg, uint64_t elapsed_ms, const struct sb_output *out,
+    const struct sb_output *err)
 {
 	struct progress_bridge *b = arg;
-	char msg[96];	/* "running for 12.3 s, 123456 output bytes" */
+	char msg[96 + SBCALL_PROGRESS_LINE + 16], line[SBCALL_PROGRESS_LINE];
 
+	/* stdout's last line, else stderr's: what a person would watch */
+	last_line(out, line, sizeof(line));
+	if (line[0] == '\0')
+		last_line(err, line, sizeof(line));
 	(void)snprintf(msg, sizeof(msg), "running for %.1f s, %llu output "
-	    "bytes", (double)elapsed_ms / 1000.0,
-	    (unsigned long long)output_bytes);
+	    "bytes%s%s", (double)elapsed_ms / 1000.0,
+	    (unsigned long long)(out->total + err->total),
+	    line[0] != '\0' ? "; last line: " : "", line);
 	b->call->progress(b->call->cb_arg, (double)elapsed_ms,
 	    (double)b->timeout_ms, msg);
 }

@@ -918,11 +918,13 @@ struct canceller {
 
 /* Progress from sb_run's thread: wakes the canceller once the run is up. */
 static void
-on_progress(void *arg, uint64_t elapsed_ms, uint64_t bytes)
+on_progress(void *arg, uint64_t elapsed_ms, const struct sb_output *out,
+    const struct sb_output *err)
 {
 	struct canceller *c = arg;
 
-	(void)bytes;
+	(void)out;
+	(void)err;
 	pthread_mutex_lock(&c->lock);
 	ck_assert_uint_ge(elapsed_ms, c->last_ms);
 	c->last_ms = elapsed_ms;
