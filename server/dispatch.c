@@ -925,8 +925,20 @@ task_wanted(struct req *r, const struct tool_entry *tool,
 		*want = true;
 		return MCP_OK;
 	}
+	if (tool->def->task_required && !declares_tasks(r->msg)) {
+		if ((r->err_data = obj1("requiredCapabilities",
+		    obj1("extensions", obj1(TASKS_EXTENSION,
+		    json_object_new_object())))) == NULL)
+			return fail(r, MCP_ERR_NOMEM, "Internal error: out of "
+			    "memory");
+		return fail(r, MCP_ERR_MISSING_CAPABILITY, "Missing required "
+		    "client capability: tool %s runs only as a task (the "
+		    "extension \"%s\")", tool->def->name, TASKS_EXTENSION);
+	}
 	if (!tool->def->task_support || !declares_tasks(r->msg))
 		return MCP_OK;
+	if (tool->def->task_always)
+		*want = true;
 	if (json_object_object_get_ex(args, "background", &v) &&
 	    json_object_is_type(v, json_type_boolean) &&
 	    json_object_get_boolean(v))

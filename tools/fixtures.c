@@ -288,6 +288,82 @@ fixture_header_param(const struct tool_call *call,
 }
 
 enum mcp_err
+fixture_greet(const struct tool_call *call, const struct json_object *args,
+    struct json_object **ret_result)
+{
+	struct json_object *b[1], *name;
+	char text[300];
+
+	(void)call;
+	if (!json_object_object_get_ex(args, "name", &name))
+		return MCP_ERR_INTERNAL;	/* the schema requires it */
+	(void)snprintf(text, sizeof(text), "Hello, %s!",
+	    json_object_get_string(name));
+	b[0] = text_block(text);
+	return result_of(b, 1, ret_result);
+}
+
+/* Waits ms or until the call is cancelled; whether it was. */
+static bool
+wait_or_cancel(const struct tool_call *call, int ms)
+{
+	struct pollfd pfd;
+
+	if (call->cancel == NULL)
+		return false;
+	pfd.fd = call->cancel->efd;
+	pfd.events = POLLIN;
+	(void)poll(&pfd, 1, ms);
+	return sb_cancel_fired(call->cancel);
+}
+
+enum mcp_err
+fixture_slow_compute(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result)
+{
+	struct json_object *b[1], *v;
+	double s = 0;
+	char text[320];
+
+	if (json_object_object_get_ex(args, "seconds", &v))
+		s = json_object_get_double(v);
+	if (wait_or_cancel(call, (int)(s * 1000)))
+		b[0] = text_block("cancelled");
+	else {
+		(void)snprintf(text, sizeof(text), "computed %s after %g s",
+		    json_object_object_get_ex(args, "label", &v) ?
+		    json_object_get_string(v) : "", s);
+		b[0] = text_block(text);
+	}
+	return result_of(b, 1, ret_result);
+}
+
+enum mcp_err
+fixture_failing_job(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result)
+{
+	struct json_object *res;
+
+	(void)args;
+	(void)wait_or_cancel(call, 1000);
+	if ((res = tool_result_error("failing_job failed, as it always "
+	    "does")) == NULL)
+		return MCP_ERR_NOMEM;
+	*ret_result = res;
+	return MCP_OK;
+}
+
+enum mcp_err
+fixture_protocol_error_job(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result)
+{
+	(void)call;
+	(void)args;
+	(void)ret_result;
+	return MCP_ERR_INTERNAL;
+}
+
+enum mcp_err
 fixture_wait_cancel(const struct tool_call *call,
     const struct json_object *args, struct json_object **ret_result)
 {

@@ -34,6 +34,14 @@ enum mcp_err fixture_streaming_elicitation(const struct tool_call *call,
     const struct json_object *args, struct json_object **ret_result);
 enum mcp_err fixture_header_param(const struct tool_call *call,
     const struct json_object *args, struct json_object **ret_result);
+enum mcp_err fixture_greet(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result);
+enum mcp_err fixture_slow_compute(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result);
+enum mcp_err fixture_failing_job(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result);
+enum mcp_err fixture_protocol_error_job(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result);
 enum mcp_err fixture_wait_cancel(const struct tool_call *call,
     const struct json_object *args, struct json_object **ret_result);
 enum mcp_err fixture_json_schema_2020_12(const struct tool_call *call,

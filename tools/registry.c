@@ -267,6 +267,59 @@ static const struct tool_def tool_defs[] = {
 		.fixture = true,
 	},
 	{
+		.name = "greet",
+		.title = "Greet (fixture)",
+		.description = "Conformance fixture of the tasks extension: "
+		    "answers at once with Hello, {name}!",
+		.input_schema = "fixture_greet.input.json",
+		.annotations = { .read_only = true, .destructive = false,
+		    .idempotent = true, .open_world = false },
+		.handler = fixture_greet,
+		.quick = true,
+		.fixture = true,
+	},
+	{
+		.name = "slow_compute",
+		.title = "Slow compute (fixture)",
+		.description = "Conformance fixture of the tasks extension: "
+		    "waits `seconds` (or until cancelled), then answers; a "
+		    "task for clients that declare the extension.",
+		.input_schema = "fixture_slow_compute.input.json",
+		.annotations = { .read_only = true, .destructive = false,
+		    .idempotent = true, .open_world = false },
+		.handler = fixture_slow_compute,
+		.fixture = true,
+		.task_support = true,
+		.task_always = true,
+	},
+	{
+		.name = "failing_job",
+		.title = "Failing job (fixture)",
+		.description = "Conformance fixture of the tasks extension: "
+		    "after a second, a tool error; only as a task.",
+		.input_schema = "fixture_none.input.json",
+		.annotations = { .read_only = true, .destructive = false,
+		    .idempotent = true, .open_world = false },
+		.handler = fixture_failing_job,
+		.fixture = true,
+		.task_support = true,
+		.task_always = true,
+		.task_required = true,
+	},
+	{
+		.name = "protocol_error_job",
+		.title = "Protocol error job (fixture)",
+		.description = "Conformance fixture of the tasks extension: "
+		    "ends in a JSON-RPC internal error.",
+		.input_schema = "fixture_none.input.json",
+		.annotations = { .read_only = true, .destructive = false,
+		    .idempotent = true, .open_world = false },
+		.handler = fixture_protocol_error_job,
+		.fixture = true,
+		.task_support = true,
+		.task_always = true,
+	},
+	{
 		.name = "json_schema_2020_12_tool",
 		.title = "JSON Schema 2020-12 (fixture)",
 		.description = "Tool with JSON Schema 2020-12 features",
@@ -352,7 +405,8 @@ exec_json(const struct tool_def *d)
 	struct json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "taskSupport", json_object_new_string(
-	    d->task_support ? "optional" : "forbidden"));
+	    d->task_required ? "required" : d->task_support ? "optional" :
+	    "forbidden"));
 	return o;
 }
 
@@ -372,7 +426,7 @@ task_schema(const struct tool_env *env, struct json_object *tj,
 	}
 	if (!json_object_object_get_ex(copy, "properties", &props) ||
 	    !json_object_object_get_ex(props, "timeout_ms", &to))
-		(void)snprintf(why, whylen, "no timeout_ms property");
+		st = MCP_OK;	/* no deadline to widen: the listed schema */
 	else {
 		json_object_object_add(to, "maximum", json_object_new_int64(
 		    env->policy->limits.task_timeout_ms));

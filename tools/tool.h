@@ -190,6 +190,11 @@ struct tool_def {
 	/* May run as an MCP task (execution.taskSupport "optional"): its
 	 * timeout_ms may then reach the policy's task_timeout_ms. */
 	bool task_support;
+	/* Conformance fixtures of the tasks extension: a task whenever the
+	 * client declares the extension (server-directed), and refused
+	 * with -32021 when it does not (taskSupport "required"). */
+	bool task_always;
+	bool task_required;
 };
 
 /*

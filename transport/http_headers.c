@@ -193,31 +193,37 @@ param_mismatch(const struct http_ctx *ctx, struct MHD_Connection *conn,
 	return NULL;
 }
 
-/* resources/read: Mcp-Name carries params.uri. */
+/*
+ * Mcp-Name carries a string of params: resources/read's uri, and the
+ * taskId of tasks/get, tasks/update and tasks/cancel (the tasks
+ * extension, so that a router can send them where the task is).
+ */
 static const char *
-uri_mismatch(const struct http_ctx *ctx, struct MHD_Connection *conn,
-    const struct rpc_msg *msg)
+param_name_mismatch(const struct http_ctx *ctx, struct MHD_Connection *conn,
+    const struct rpc_msg *msg, const char *key)
 {
-	struct json_object *uri_obj;
+	struct json_object *obj;
 	char buf[HTTP_MAX_HEADER_VALUE];
-	const char *uri, *got;
+	const char *want, *got;
 	struct hval v;
 	size_t len;
 
 	if (msg->params == NULL ||
-	    !json_object_object_get_ex(msg->params, "uri", &uri_obj) ||
-	    !json_object_is_type(uri_obj, json_type_string))
-		return NULL;	/* dispatch answers the malformed read */
-	uri = json_object_get_string(uri_obj);
+	    !json_object_object_get_ex(msg->params, key, &obj) ||
+	    !json_object_is_type(obj, json_type_string))
+		return NULL;	/* dispatch answers the malformed request */
+	want = json_object_get_string(obj);
 	if (!get_value(ctx, conn, H_NAME, &v))
-		return "Header mismatch: Mcp-Name is required for "
-		    "resources/read";
+		return strcmp(key, "uri") == 0 ? "Header mismatch: Mcp-Name is "
+		    "required for resources/read" : "Header mismatch: Mcp-Name "
+		    "is required for tasks/get, tasks/update and tasks/cancel";
 	if ((got = header_bytes(&v, buf, sizeof(buf), &len)) == NULL)
 		return "Header mismatch: Mcp-Name is not valid (bad base64 or "
 		    "characters)";
-	if (len != strlen(uri) || memcmp(got, uri, len) != 0)
-		return "Header mismatch: Mcp-Name differs from the resource "
-		    "uri";
+	if (len != strlen(want) || memcmp(got, want, len) != 0)
+		return strcmp(key, "uri") == 0 ? "Header mismatch: Mcp-Name "
+		    "differs from the resource uri" : "Header mismatch: "
+		    "Mcp-Name differs from the taskId";
 	return NULL;
 }
 
@@ -244,7 +250,11 @@ http_header_mismatch(const struct http_ctx *ctx, struct MHD_Connection *conn,
 		return "Header mismatch: Mcp-Method differs from the body's "
 		    "method";
 	if (strcmp(msg->method, "resources/read") == 0)
-		return uri_mismatch(ctx, conn, msg);
+		return param_name_mismatch(ctx, conn, msg, "uri");
+	if (strcmp(msg->method, "tasks/get") == 0 ||
+	    strcmp(msg->method, "tasks/update") == 0 ||
+	    strcmp(msg->method, "tasks/cancel") == 0)
+		return param_name_mismatch(ctx, conn, msg, "taskId");
 	if (strcmp(msg->method, "tools/call") != 0)
 		return NULL;
 	if ((name = msg->tool_name) == NULL)
