@@ -1002,7 +1002,10 @@ call_as_task(struct req *r, const struct tool_entry *tool,
 	tr->era = r->era;
 	tr->log_level = effective_log_level(r);
 	tr->tool = tool->def->name;
-	tr->sink.send = r->sess->bg_send != NULL ? r->sess->bg_send : no_send;
+	/* 2025-11-25 lets a task's progress flow where a sink outlives the
+	 * request (stdio); the extension has none on tasks */
+	tr->sink.send = r->era == ERA_LEGACY && r->sess->bg_send != NULL ?
+	    r->sess->bg_send : no_send;
 	tr->sink.arg = r->sess->bg_arg;
 	(void)clock_gettime(CLOCK_MONOTONIC, &tr->t0);
 	session_init(&tr->sess, ws);
@@ -1087,7 +1090,7 @@ m_tasks_get(struct req *r, struct json_object **ret)
 {
 	struct json_object *o, *p;
 	struct task_view v;
-	const char *id;
+	const char *id = NULL;
 	enum mcp_err st;
 
 	if ((st = task_param(r, &id)) != MCP_OK)
@@ -1142,7 +1145,7 @@ m_tasks_result(struct req *r, struct json_object **ret)
 {
 	struct json_object *p, *meta, *v;
 	struct task_view tv;
-	const char *id;
+	const char *id = NULL;
 	enum tasks_rc rc;
 	enum mcp_err st;
 
@@ -1237,7 +1240,7 @@ static enum mcp_err
 m_tasks_cancel(struct req *r, struct json_object **ret)
 {
 	struct task_view v;
-	const char *id;
+	const char *id = NULL;
 	enum tasks_rc rc;
 	enum mcp_err st;
 
@@ -1264,7 +1267,7 @@ static enum mcp_err
 m_tasks_update(struct req *r, struct json_object **ret)
 {
 	struct task_view v;
-	const char *id;
+	const char *id = NULL;
 	enum mcp_err st;
 
 	if ((st = task_param(r, &id)) != MCP_OK)
