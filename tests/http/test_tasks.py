@@ -377,6 +377,35 @@ class Bounds(unittest.TestCase):
         finally:
             self.assertEqual(srv.stop(), 0)
 
+    def test_audit_lines(self):
+        log = os.path.join(self.ws, "..", os.path.basename(self.ws) +
+                           ".audit")
+        srv = TaskServer("--workspace", self.ws, "--audit-log", log)
+        try:
+            c = Legacy(srv)
+            tid = c.call("run_command", {"command": "echo", "args": ["a"]},
+                         task={})["result"]["task"]["taskId"]
+            c.rpc("tasks/result", {"taskId": tid})
+
+            def lines():
+                with open(log) as f:
+                    return [json.loads(x) for x in f]
+            self.assertTrue(poll_until(lambda: any(
+                x.get("event") == "task_end" for x in lines())))
+            got = [(x.get("event"), x.get("task"), x.get("status"),
+                    x["tool"]) for x in lines()]
+            self.assertEqual(got, [("task_start", tid, "working",
+                                    "run_command"),
+                                   (None, None, None, "run_command"),
+                                   ("task_end", tid, "completed",
+                                    "run_command")])
+            with open(log) as f:
+                self.assertNotIn('"a"', f.read())   # never the arguments
+        finally:
+            self.assertEqual(srv.stop(), 0)
+            if os.path.exists(log):
+                os.unlink(log)
+
     def test_ttl_expiry(self):
         srv = TaskServer("--workspace", self.ws, "--task-ttl-ms", "1000")
         try:
