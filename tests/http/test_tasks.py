@@ -471,8 +471,15 @@ class Stdio(unittest.TestCase):
             send({"jsonrpc": "2.0", "method": "notifications/initialized"})
             send({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
                   "params": {"name": "run_code", "arguments": job("o1"),
-                             "task": {}}})
+                             "task": {}, "_meta": {"progressToken": "p1"}}})
             tid = until(2)[0]["result"]["task"]["taskId"]
+            # the task's progress flows on stdio, saying whose it is
+            while True:
+                m = json.loads(p.stdout.readline())
+                if m.get("method") == "notifications/progress":
+                    break
+            self.assertEqual(m["params"]["progressToken"], "p1")
+            self.assertEqual(m["params"]["_meta"][RELATED], {"taskId": tid})
             send({"jsonrpc": "2.0", "id": 3, "method": "tasks/get",
                   "params": {"taskId": tid}})
             self.assertEqual(until(3)[0]["result"]["status"], "working")
