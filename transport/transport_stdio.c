@@ -395,6 +395,9 @@ finish(struct pool *p, enum read_end why)
 	struct timespec ts;
 	bool cancelled = why == READ_SIGNAL;
 
+	/* input is over: the client's tasks end now (nobody can fetch them
+	 * any more), which also ends a tasks/result waiting on one */
+	dispatch_end_tasks(p->srv);
 	if (cancelled)
 		session_cancel_all(p->sess);
 	(void)pthread_mutex_lock(&p->lock);

@@ -505,6 +505,37 @@ class Stdio(unittest.TestCase):
                 p.kill()
             shutil.rmtree(ws, ignore_errors=True)
 
+    def test_stdio_eof_ends_tasks(self):
+        """The client is gone: its tasks are killed, and a tasks/result
+        waiting on one does not keep the server up."""
+        cmd = ([] if not UNPRIV else AS_NOBODY) + [BIN, "--allow-command",
+                                                   "sleep"]
+        p = subprocess.Popen(cmd, stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, text=True,
+                             env={"PATH": PLAIN_PATH})
+        try:
+            for m in (initialize_body(),
+                      {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                      {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                       "params": {"name": "run_command", "arguments": {
+                           "command": "sleep", "args": ["985"],
+                           "timeout_ms": 120000}, "task": {}}}):
+                p.stdin.write(json.dumps(m) + "\n")
+            p.stdin.flush()
+            p.stdout.readline()
+            tid = json.loads(p.stdout.readline())["result"]["task"]["taskId"]
+            self.assertTrue(poll_until(lambda: pids_with(b"sleep\x00985\x00")))
+            p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 3,
+                                      "method": "tasks/result",
+                                      "params": {"taskId": tid}}) + "\n")
+            p.stdin.close()
+            self.assertEqual(p.wait(timeout=30), 0)
+            self.assertEqual(pids_with(b"sleep\x00985\x00"), [])
+        finally:
+            if p.poll() is None:
+                p.kill()
+
 
 if __name__ == "__main__":
     BIN = os.path.abspath(sys.argv.pop(1))
