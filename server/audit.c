@@ -12,6 +12,7 @@
 #include "log.h"
 #include "session.h"
 #include "sha256.h"
+#include "timespec.h"
 #include "tool.h"
 
 struct audit {
@@ -151,30 +152,17 @@ audit_network(struct audit *a, const struct session *sess, const char *tool,
 	}
 }
 
-static void
-now_text(char when[64])
-{
-	struct timespec ts;
-	struct tm tm;
-
-	(void)clock_gettime(CLOCK_REALTIME, &ts);
-	(void)gmtime_r(&ts.tv_sec, &tm);
-	(void)snprintf(when, 64, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ",
-	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
-	    tm.tm_sec, ts.tv_nsec / 1000000);
-}
-
 void
 audit_task(struct audit *a, const struct session *sess, const char *tool,
     const char *task, const char *event, const char *status,
     uint64_t duration_us)
 {
 	struct json_object *line;
-	char when[64];
+	char when[TS_ISO_LEN];
 
 	if (a == NULL || (line = json_object_new_object()) == NULL)
 		return;
-	now_text(when);
+	ts_now_iso(when);
 	json_object_object_add(line, "time", json_object_new_string(when));
 	json_object_object_add(line, "session", json_object_new_string(sess->id));
 	json_object_object_add(line, "tool", json_object_new_string(tool));
@@ -195,10 +183,8 @@ audit_call(struct audit *a, const struct session *sess, const char *tool,
 {
 	struct json_object *line;
 	uint8_t digest[SHA256_LEN];
-	char hex[2 * SHA256_LEN + 8], when[64];
+	char hex[2 * SHA256_LEN + 8], when[TS_ISO_LEN];
 	const char *text, *outcome;
-	struct timespec ts;
-	struct tm tm;
 	size_t len, i;
 
 	text = json_object_to_json_string_length((struct json_object *)args,
@@ -207,11 +193,7 @@ audit_call(struct audit *a, const struct session *sess, const char *tool,
 	memcpy(hex, "sha256:", 7);
 	for (i = 0; i < SHA256_LEN; i++)
 		(void)snprintf(hex + 7 + 2 * i, 3, "%02x", digest[i]);
-	(void)clock_gettime(CLOCK_REALTIME, &ts);
-	(void)gmtime_r(&ts.tv_sec, &tm);
-	(void)snprintf(when, sizeof(when), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ",
-	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
-	    tm.tm_sec, ts.tv_nsec / 1000000);
+	ts_now_iso(when);
 
 	outcome = audit_outcome(result, f);
 	line = json_object_new_object();

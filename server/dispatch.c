@@ -120,17 +120,38 @@ fail(struct req *r, enum mcp_err st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 static enum mcp_err
-fail(struct req *r, enum mcp_err st, const char *fmt, ...)
-{
-	va_list ap;
+vfail(struct req *r, enum mcp_err st, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
 
-	va_start(ap, fmt);
+static enum mcp_err
+vfail(struct req *r, enum mcp_err st, const char *fmt, va_list ap)
+{
 	(void)vsnprintf(r->err_buf, sizeof(r->err_buf), fmt, ap);
-	va_end(ap);
 	utf8_trim(r->err_buf);	/* a cut name must not split a character */
 	r->err_msg = r->err_buf;
 	return st;
 }
+
+static enum mcp_err
+fail(struct req *r, enum mcp_err st, const char *fmt, ...)
+{
+	enum mcp_err ret;
+	va_list ap;
+
+	va_start(ap, fmt);
+	ret = vfail(r, st, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+/*
+ * -32021 for a client that did not declare what this request needs: the
+ * client capability cap, or (cap NULL) the extension ext, named in the
+ * error's data as requiredCapabilities, the way the client declares it.
+ */
+static enum mcp_err
+missing_capability(struct req *r, const char *cap, const char *ext,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 #define SERVER_NAME	"mcp-sandbox"
 #define SERVER_TITLE	"MCP Sandbox"
@@ -158,6 +179,24 @@ obj1(const char *key, struct json_object *val)
 	struct json_object *o = json_object_new_object();
 
 	return jb_built(o, jb_add(o, key, val));
+}
+
+static enum mcp_err
+missing_capability(struct req *r, const char *cap, const char *ext,
+    const char *fmt, ...)
+{
+	enum mcp_err ret;
+	va_list ap;
+
+	r->err_data = obj1("requiredCapabilities", cap != NULL ?
+	    obj1(cap, json_object_new_object()) :
+	    obj1("extensions", obj1(ext, json_object_new_object())));
+	if (r->err_data == NULL)
+		return fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
+	va_start(ap, fmt);
+	ret = vfail(r, MCP_ERR_MISSING_CAPABILITY, fmt, ap);
+	va_end(ap);
+	return ret;
 }
 
 static struct json_object *
@@ -489,11 +528,7 @@ call_lookup(struct req *r, const struct tool_entry **ret_tool,
 	cap = tool->def->client_capability;
 	if (cap != NULL && r->era == ERA_MODERN &&
 	    !client_declares(r->msg, cap)) {
-		if ((r->err_data = obj1("requiredCapabilities", obj1(cap,
-		    json_object_new_object()))) == NULL)
-			return fail(r, MCP_ERR_NOMEM, "Internal error: out of "
-			    "memory");
-		return fail(r, MCP_ERR_MISSING_CAPABILITY, "Missing required "
+		return missing_capability(r, cap, NULL, "Missing required "
 		    "client capability: tool %s needs \"%s\"", tool->def->name,
 		    cap);
 	}
@@ -926,14 +961,10 @@ task_wanted(struct req *r, const struct tool_entry *tool,
 		return MCP_OK;
 	}
 	if (tool->def->task_required && !declares_tasks(r->msg)) {
-		if ((r->err_data = obj1("requiredCapabilities",
-		    obj1("extensions", obj1(TASKS_EXTENSION,
-		    json_object_new_object())))) == NULL)
-			return fail(r, MCP_ERR_NOMEM, "Internal error: out of "
-			    "memory");
-		return fail(r, MCP_ERR_MISSING_CAPABILITY, "Missing required "
-		    "client capability: tool %s runs only as a task (the "
-		    "extension \"%s\")", tool->def->name, TASKS_EXTENSION);
+		return missing_capability(r, NULL, TASKS_EXTENSION, "Missing "
+		    "required client capability: tool %s runs only as a task "
+		    "(the extension \"%s\")", tool->def->name,
+		    TASKS_EXTENSION);
 	}
 	if (!tool->def->task_support || !declares_tasks(r->msg))
 		return MCP_OK;
@@ -1054,13 +1085,8 @@ task_param(struct req *r, const char **id)
 		return fail(r, MCP_ERR_NO_METHOD, "Method not found: %s (tasks "
 		    "are not offered)", r->msg->method);
 	if (r->era == ERA_MODERN && !declares_tasks(r->msg)) {
-		if ((r->err_data = obj1("requiredCapabilities",
-		    obj1("extensions", obj1(TASKS_EXTENSION,
-		    json_object_new_object())))) == NULL)
-			return fail(r, MCP_ERR_NOMEM, "Internal error: out of "
-			    "memory");
-		return fail(r, MCP_ERR_MISSING_CAPABILITY, "Missing required "
-		    "client capability: %s needs the extension \"%s\"",
+		return missing_capability(r, NULL, TASKS_EXTENSION, "Missing "
+		    "required client capability: %s needs the extension \"%s\"",
 		    r->msg->method, TASKS_EXTENSION);
 	}
 	if (r->msg->params == NULL ||
@@ -1191,6 +1217,7 @@ static enum mcp_err
 m_tasks_list(struct req *r, struct json_object **ret)
 {
 	struct json_object *v, *a, *o;
+	struct task_view *page;
 	const char *cursor = NULL;
 	char next[TASK_ID_LEN + 1];
 	size_t n, i;
@@ -1205,24 +1232,18 @@ m_tasks_list(struct req *r, struct json_object **ret)
 			    "\"cursor\" must be a string");
 		cursor = json_object_get_string(v);
 	}
-	{
-		struct task_view *page = calloc(MCP_TASKS_PAGE,
-		    sizeof(*page));
-
-		if (page == NULL)
-			return fail(r, MCP_ERR_NOMEM, "Internal error: out of "
-			    "memory");
-		if (tasks_list(r->srv->tasks, owner_of(r), cursor, page,
-		    MCP_TASKS_PAGE, &n, next) != TASKS_OK) {
-			free(page);
-			return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
-			    "unknown cursor");
-		}
-		a = json_object_new_array();
-		for (i = 0; i < n; i++)
-			failed |= jb_push(a, task_json(&page[i], false));
+	if ((page = calloc(MCP_TASKS_PAGE, sizeof(*page))) == NULL)
+		return fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
+	if (tasks_list(r->srv->tasks, owner_of(r), cursor, page,
+	    MCP_TASKS_PAGE, &n, next) != TASKS_OK) {
 		free(page);
+		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
+		    "unknown cursor");
 	}
+	a = json_object_new_array();
+	for (i = 0; i < n; i++)
+		failed |= jb_push(a, task_json(&page[i], false));
+	free(page);
 	a = jb_built(a, failed);
 	o = json_object_new_object();
 	*ret = jb_built(o, jb_add(o, "tasks", a) || (next[0] != '\0' &&

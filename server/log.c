@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "timespec.h"
 
 /* Written once by main before threads start, read-only afterwards. */
 static enum log_level log_threshold = LOG_INFO;
@@ -37,19 +38,15 @@ log_msg(enum log_level level, const char *fmt, ...)
 {
 	static const char *const tags[] = { "debug", "info", "warn", "error" };
 	char line[2048];	/* longer lines are cut, never split */
-	struct timespec ts;
-	struct tm tm;
+	char when[TS_ISO_LEN];
 	va_list ap;
 	int n, m;
 
 	if (level < log_threshold || level >= LOG_QUIET)
 		return;
-	(void)clock_gettime(CLOCK_REALTIME, &ts);
-	(void)gmtime_r(&ts.tv_sec, &tm);
-	n = snprintf(line, sizeof(line),
-	    "mcp-sandbox: %04d-%02d-%02dT%02d:%02d:%02d.%03ldZ %s: ",
-	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-	    tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000, tags[level]);
+	ts_now_iso(when);
+	n = snprintf(line, sizeof(line), "mcp-sandbox: %s %s: ", when,
+	    tags[level]);
 	if (n < 0)
 		return;
 	va_start(ap, fmt);

@@ -15,14 +15,18 @@
 
 #include "tasks.h"
 #include "timespec.h"
+#include "utf8.h"
+
+_Static_assert(sizeof(((struct task_view *)0)->created) == TS_ISO_LEN,
+    "a view holds a timestamp");
 
 struct task {
 	char id[TASK_ID_LEN + 1];
 	char owner[TASK_OWNER_MAX];
 	enum task_status status;
 	char message[TASK_MESSAGE_MAX];
-	char created[32];
-	char updated[32];
+	char created[TS_ISO_LEN];
+	char updated[TS_ISO_LEN];
 	uint64_t ttl_ms;
 	struct timespec ended;		/* monotonic, once terminal */
 	char *payload;			/* owned, once terminal */
@@ -57,19 +61,6 @@ task_status_name(enum task_status st)
 	return status_names[st];
 }
 
-static void
-now_iso(char buf[32])
-{
-	struct timespec ts;
-	struct tm tm;
-
-	(void)clock_gettime(CLOCK_REALTIME, &ts);
-	(void)gmtime_r(&ts.tv_sec, &tm);
-	(void)strftime(buf, 32, "%Y-%m-%dT%H:%M:%S", &tm);
-	(void)snprintf(buf + strlen(buf), 32 - strlen(buf), ".%03dZ",
-	    (int)(ts.tv_nsec / 1000000) % 1000);
-}
-
 /* Copies msg, capped, with control characters (and DEL) as spaces: it is
  * the run's own output, shown to a person or a model. */
 static void
@@ -78,6 +69,7 @@ copy_message(char dst[TASK_MESSAGE_MAX], const char *msg)
 	size_t i;
 
 	(void)snprintf(dst, TASK_MESSAGE_MAX, "%s", msg);
+	utf8_trim(dst);
 	for (i = 0; dst[i] != '\0'; i++)
 		if ((unsigned char)dst[i] < 0x20 || dst[i] == 0x7f)
 			dst[i] = ' ';
@@ -233,7 +225,7 @@ tasks_create(struct tasks *ts, const char *owner, uint64_t ttl_ms,
 	(void)snprintf(t->owner, sizeof(t->owner), "%s", owner);
 	t->status = TASK_WORKING;
 	copy_message(t->message, "started");
-	now_iso(t->created);
+	ts_now_iso(t->created);
 	memcpy(t->updated, t->created, sizeof(t->updated));
 	t->ttl_ms = ttl_ms;
 	t->w = *w;
@@ -302,7 +294,7 @@ task_set_message(struct task *t, const char *msg)
 	(void)pthread_mutex_lock(&ts->lock);
 	if (t->status == TASK_WORKING) {
 		copy_message(t->message, msg);
-		now_iso(t->updated);
+		ts_now_iso(t->updated);
 	}
 	(void)pthread_mutex_unlock(&ts->lock);
 }
@@ -315,7 +307,7 @@ end_locked(struct tasks *ts, struct task *t, enum task_status st,
 	t->status = st;
 	if (message != NULL)
 		copy_message(t->message, message);
-	now_iso(t->updated);
+	ts_now_iso(t->updated);
 	(void)clock_gettime(CLOCK_MONOTONIC, &t->ended);
 	(void)pthread_cond_broadcast(&ts->changed);
 }

@@ -53,7 +53,7 @@ struct task_view {
 	char id[TASK_ID_LEN + 1];
 	enum task_status status;
 	char message[TASK_MESSAGE_MAX];	/* "" when none */
-	char created[32];		/* ISO 8601, UTC, milliseconds */
+	char created[32];		/* RFC 3339, UTC, ms: TS_ISO_LEN */
 	char updated[32];
 	uint64_t ttl_ms;
 	uint32_t poll_ms;

@@ -51,7 +51,8 @@ struct progress_bridge {
 #define SBCALL_PROGRESS_LINE	120
 
 /* The last non-empty line of what o kept, into line (capped, cut at a
- * character boundary); "" when none. */
+ * character boundary); "" when none, or when it is not UTF-8 (a binary
+ * tail has nothing to show a person, and json-c would copy it as is). */
 static void
 last_line(const struct sb_output *o, char *line, size_t len)
 {
@@ -70,6 +71,9 @@ last_line(const struct sb_output *o, char *line, size_t len)
 	/* not in the middle of a UTF-8 sequence */
 	while (start < end && ((unsigned char)o->data[start] & 0xc0) == 0x80)
 		start++;
+	if (!render_utf8_valid(o->data + start, end - start) ||
+	    memchr(o->data + start, '\0', end - start) != NULL)
+		return;
 	memcpy(line, o->data + start, end - start);
 	line[end - start] = '\0';
 }

@@ -9,6 +9,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #define TS_NS_PER_S	1000000000L
@@ -66,6 +68,25 @@ ts_us_since(const struct timespec *t0)
 
 	(void)clock_gettime(CLOCK_MONOTONIC, &now);
 	return ts_us_between(t0, &now);
+}
+
+/* Bytes of ts_now_iso()'s text with its NUL: "2026-12-03T18:54:53.123Z". */
+#define TS_ISO_LEN	32
+
+/* Now, in UTC, to the millisecond, as RFC 3339 text (the audit's, the log's
+ * and the tasks' timestamps). */
+static inline void
+ts_now_iso(char buf[TS_ISO_LEN])
+{
+	struct timespec ts;
+	struct tm tm;
+
+	(void)clock_gettime(CLOCK_REALTIME, &ts);
+	(void)gmtime_r(&ts.tv_sec, &tm);
+	if (strftime(buf, TS_ISO_LEN - 5, "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+		buf[0] = '\0';
+	(void)snprintf(buf + strlen(buf), 6, ".%03uZ",
+	    (unsigned)(ts.tv_nsec / 1000000) % 1000u);
 }
 
 #endif

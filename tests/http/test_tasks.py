@@ -177,6 +177,39 @@ class Tasks(unittest.TestCase):
         shutil.rmtree(cls.ws, ignore_errors=True)
         assert rc == 0, rc
 
+    def test_status_message_quotes_only_whole_utf8_lines(self):
+        # the run's own output becomes statusMessage: a binary line is not
+        # quoted, a long line is cut at a character, never inside one (a
+        # strict decode of every answer would fail on a split character)
+        c = Legacy(self.srv)
+        code = ("import os, sys, time\n"
+                "def wait(t):\n"
+                "    while not os.path.exists('/workspace/go-' + t):\n"
+                "        time.sleep(0.02)\n"
+                "sys.stdout.buffer.write(b'\\xff\\xfe bin\\n')\n"
+                "sys.stdout.flush()\n"
+                "wait('u8a')\n"
+                "print('\\u00e9' * 200, flush=True)\n"
+                "wait('u8b')\n")
+        r = c.call("run_code", {"language": "python3", "code": code,
+                                "timeout_ms": 120000}, task={"ttl": 60000})
+        tid = r["result"]["task"]["taskId"]
+
+        def message():
+            return c.rpc("tasks/get", {"taskId": tid})["result"].get(
+                "statusMessage", "")
+        self.assertTrue(poll_until(lambda: re.fullmatch(
+            r"running for [0-9.]+ s, 7 output bytes", message())),
+            "a binary last line was quoted: " + message())
+        go(self.ws, "u8a")
+        # 120 bytes a quote, the cut lands inside a 2-byte character
+        self.assertTrue(poll_until(lambda: re.fullmatch(
+            r"running for [0-9.]+ s, 408 output bytes; last line: "
+            + "\u00e9" * 59, message())), message())
+        go(self.ws, "u8b")
+        res = c.rpc("tasks/result", {"taskId": tid})["result"]
+        self.assertEqual(res["structuredContent"]["exit_code"], 0)
+
     def test_legacy_polled_then_result_equals_the_plain_call(self):
         c = Legacy(self.srv)
         init = self.srv.post(initialize_body(), c.auth).json()
