@@ -73,6 +73,10 @@
 /* How often a blocking tasks/result checks whether its own request was
  * cancelled or the server is stopping. */
 #define MCP_TASK_WAIT_POLL_MS	200
+/* The longest a tasks/cancel waits for the task's run to end (its init
+ * killed, its pid namespace and cgroup gone with it) before it answers; a
+ * kill takes milliseconds, so this is the bound a client may rely on. */
+#define MCP_TASK_CANCEL_MS	1000
 /* Tasks per tasks/list page. */
 #define MCP_TASKS_PAGE		50
 

@@ -31,7 +31,8 @@ struct task {
 	struct timespec ended;		/* monotonic, once terminal */
 	char *payload;			/* owned, once terminal */
 	size_t payload_len;
-	int cancel_refs;		/* cancels calling w.cancel now */
+	int cancel_refs;		/* cancels holding t and its work */
+	bool run_done;			/* w.run has returned */
 	bool thread_done;		/* w.free has run: may be freed */
 	struct task_work w;
 	struct tasks *ts;
@@ -160,6 +161,8 @@ task_main(void *arg)
 
 	t->w.run(t->w.arg, t);
 	(void)pthread_mutex_lock(&ts->lock);
+	t->run_done = true;
+	(void)pthread_cond_broadcast(&ts->changed);
 	/* a cancel may be calling into the work: free it after */
 	while (t->cancel_refs > 0)
 		(void)pthread_cond_wait(&ts->changed, &ts->lock);
@@ -406,15 +409,24 @@ tasks_wait(struct tasks *ts, const char *owner, const char *id,
 }
 
 /* Marks t cancelled and calls into its work (lock held on entry and on
- * return; dropped around the call, which t's thread waits for). */
+ * return; dropped around the call and the wait, which t's thread waits
+ * for); then waits MCP_TASK_CANCEL_MS at most for its run to end, so that
+ * the answer comes when nothing of the run is left. */
 static void
 cancel_locked(struct tasks *ts, struct task *t, const char *message)
 {
+	struct timespec until = ts_after_ms(CLOCK_REALTIME,
+	    MCP_TASK_CANCEL_MS);
+
 	end_locked(ts, t, TASK_CANCELLED, message);
 	t->cancel_refs++;
 	(void)pthread_mutex_unlock(&ts->lock);
 	t->w.cancel(t->w.arg);
 	(void)pthread_mutex_lock(&ts->lock);
+	while (!t->run_done &&
+	    pthread_cond_timedwait(&ts->changed, &ts->lock, &until) !=
+	    ETIMEDOUT)
+		;
 	t->cancel_refs--;
 	(void)pthread_cond_broadcast(&ts->changed);
 }

@@ -119,7 +119,8 @@ enum tasks_rc tasks_wait(struct tasks *ts, const char *owner, const char *id,
     bool (*stop)(void *arg), void *stop_arg, struct task_view *v);
 /*
  * Cancels a working task: its status is cancelled when this returns, and
- * its work is being killed. *v is the task after that.
+ * its run has ended (its sandbox killed and gone), or MCP_TASK_CANCEL_MS
+ * has passed. *v is the task after that.
  */
 enum tasks_rc tasks_cancel(struct tasks *ts, const char *owner,
     const char *id, struct task_view *v);

@@ -24,6 +24,7 @@ for a later reader (issue 16); by default a temporary directory.
 import json
 import os
 import re
+import select
 import shutil
 import socket
 import subprocess
@@ -179,7 +180,7 @@ FINAL = "All three tools answered."
 
 
 class StandIn:
-    def __init__(self, node, out):
+    def __init__(self, node, out, script=None):
         self.results = os.path.join(out, "results.jsonl")
         self.requests = os.path.join(out, "requests.jsonl")
         for f in (self.results, self.requests):
@@ -187,7 +188,8 @@ class StandIn:
                 os.unlink(f)
         self.p = subprocess.Popen(
             [node, os.path.join(HERE, "fake_model.mjs"), "--record",
-             self.results, "--log", self.requests],
+             self.results, "--log", self.requests] +
+            (["--script", json.dumps(script)] if script else []),
             stdout=subprocess.PIPE, text=True, env={"PATH": SYS_PATH})
         line = self.p.stdout.readline()
         self.port = int(line.split()[1])
@@ -258,6 +260,135 @@ def claude(node, binary, tmp, out):
         judge("claude", out, r, stand)
     finally:
         stand.stop()
+    return 0
+
+
+# ---- Claude Code with MCP tasks (issue 22) ----
+
+# The call the stand-in makes: background asks our server for a task.
+TASK_SCRIPT = [["run_code", {"language": "python3",
+                             "code": "print('built', 6*7)",
+                             "background": True}]]
+TASK_ID = re.compile(r"started server-side task ([0-9a-f]{32})\b")
+
+
+def loopback_only():
+    """Whether this process's network namespace has no interface but lo
+    (the tasks run needs Claude Code's telemetry switch on, which would
+    otherwise try the internet)."""
+    return interfaces() == ["lo"]
+
+
+def interfaces():
+    """This network namespace's interfaces (/proc/self/net is the
+    namespace's; /sys/class/net is the one sysfs was mounted in)."""
+    with open("/proc/self/net/dev") as f:
+        return sorted(ln.split(":")[0].strip() for ln in f.readlines()[2:])
+
+
+def stream_client(argv, env, cwd, prompt, done):
+    """Runs a stream-json Claude Code session: one user message in, every
+    event out, stdin closed once done(events) holds (a session whose input
+    is open stays up for the background task's notification). Returns
+    (exit code, events, stderr)."""
+    p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, cwd=cwd, env=env)
+    p.stdin.write(json.dumps({"type": "user", "message": {
+        "role": "user", "content": prompt}}) + "\n")
+    p.stdin.flush()
+    events, deadline = [], time.monotonic() + CLIENT_DEADLINE_S
+    while time.monotonic() < deadline:
+        r, _, _ = select.select([p.stdout], [], [], 1.0)
+        if not r:
+            continue
+        line = p.stdout.readline()
+        if not line:
+            break
+        try:
+            events.append(json.loads(line))
+        except ValueError:
+            events.append({"type": "unparsed", "line": line[:500]})
+        if done(events) and not p.stdin.closed:
+            p.stdin.close()
+    if p.poll() is None:
+        p.kill()
+    rc = p.wait()
+    return rc, events, p.stderr.read()
+
+
+def claude_tasks(node, binary, tmp, out):
+    """Claude Code calls a run_code with background: true; our server
+    answers resultType "task"; Claude Code moves the call to the
+    background, polls tasks/get, and tells the model the result when the
+    task ends. Claude Code runs MCP tasks only where its feature flag
+    tengu_glowing_lark is on (fetched from Anthropic, cached in
+    ~/.claude.json: the cache stands in for the fetch here), its telemetry
+    is not switched off (which also switches the flags off), in a session
+    that is not single-shot (stream-json input) and, headless, with
+    CLAUDE_AUTO_BACKGROUND_TASKS=1. With telemetry on, the client is kept
+    to loopback by a network namespace of lo alone."""
+    exe = os.path.join(BINS, "claude")
+    if not os.path.exists(exe):
+        print("skip: Claude Code is not installed (cd tests/clients && npm ci)")
+        return SKIP
+    if not check("claude-tasks: only loopback is reachable", loopback_only(),
+                 interfaces()):
+        return 0
+    home = tempfile.mkdtemp(prefix="home-", dir=tmp)
+    with open(os.path.join(home, ".claude.json"), "w") as f:
+        json.dump({"cachedGrowthBookFeatures": {"tengu_glowing_lark": True}},
+                  f)
+    audit = os.path.join(tmp, "audit.jsonl")
+    cfg = os.path.join(home, "mcp.json")
+    with open(cfg, "w") as f:
+        json.dump({"mcpServers": {"sandbox": {
+            "command": binary, "args": server_args(workspace(tmp)) +
+            ["--audit-log", audit]}}}, f)
+    stand = StandIn(node, out, TASK_SCRIPT)
+
+    def done(events):
+        # a turn ended with no task left in the background: the model
+        # answered the task's notification (or no task was ever started)
+        sub = [e.get("subtype") for e in events]
+        return bool(events) and events[-1].get("type") == "result" and \
+            sub.count("task_started") == sub.count("task_notification")
+    try:
+        rc, events, err = stream_client(
+            [exe, "-p", "--input-format", "stream-json", "--output-format",
+             "stream-json", "--verbose", "--mcp-config", cfg,
+             "--strict-mcp-config", "--allowedTools", "mcp__sandbox__run_code"],
+            env_with(node, home, ANTHROPIC_BASE_URL=stand.url,
+                     ANTHROPIC_API_KEY="sk-ant-stand-in",
+                     ENABLE_TOOL_SEARCH="false", DISABLE_AUTOUPDATER="1",
+                     CLAUDE_AUTO_BACKGROUND_TASKS="1"),
+            home, "Use the sandbox tools.", done)
+    finally:
+        stand.stop()
+    check("claude-tasks: exit 0 after the last turn", rc == 0 and
+          done(events), err[-1500:])
+    started = [e for e in events if e.get("subtype") == "task_started"]
+    check("claude-tasks: the call went to the background as an MCP task",
+          [e.get("task_type") for e in started] == ["mcp_task"], started)
+    rec = stand.recorded()
+    first = json.dumps([e["result"] for e in rec
+                        if e["result"].get("type") == "tool_result"])
+    m = TASK_ID.search(first)
+    check("claude-tasks: the model was told our task id at once", m, first)
+    tid = m.group(1) if m else "?"
+    notes = [e["result"]["text"] for e in rec
+             if e["result"].get("type") == "task_notification"]
+    results = [json.loads(x) for n in notes for x in re.findall(
+        r"<result>\n(.*?)\n</result>", n, re.S)]
+    check("claude-tasks: the task's result reached the model",
+          len(notes) == 1 and tid in notes[0] and len(results) == 1 and
+          results[0]["stdout"] == "built 42\n", notes)
+    with open(audit) as f:
+        lines = [json.loads(ln) for ln in f]
+    got = [(x["event"], x["status"]) for x in lines
+           if x.get("task") == tid]
+    check("claude-tasks: our audit saw the task start and complete",
+          got == [("task_start", "working"), ("task_end", "completed")],
+          lines)
     return 0
 
 
@@ -365,8 +496,9 @@ def main():
         if client == "inspector":
             rc = inspector(node, binary, tmp)
         else:
-            rc = {"claude": claude, "gemini": gemini,
-                  "codex": codex}[client](node, binary, tmp, out)
+            rc = {"claude": claude, "claude-tasks": claude_tasks,
+                  "gemini": gemini, "codex": codex}[client](node, binary,
+                                                            tmp, out)
     finally:
         if out != tmp:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -82,6 +82,18 @@ function anthropic(body, res) {
           n++;
           recordOnce("anthropic", b.tool_use_id, b);
         }
+  // a call the client moved to the background ended: what the model is
+  // told of it, in a user message (issue 22)
+  for (const m of body.messages ?? []) {
+    if (m.role !== "user") continue;
+    const texts = typeof m.content === "string" ? [m.content]
+      : (Array.isArray(m.content) ? m.content : [])
+        .filter((b) => b.type === "text").map((b) => b.text);
+    for (const t of texts)
+      if (t.includes("<task-notification>"))
+        recordOnce("anthropic", `notification#${t.length}:${t.slice(0, 120)}`,
+          { type: "task_notification", text: t });
+  }
   const a = declared.length ? next(declared, n) : { text: "ok" };
   const content = a.tool ? [{ type: "tool_use", id: a.id, name: a.tool, input: a.args }]
     : [{ type: "text", text: a.text }];
