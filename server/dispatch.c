@@ -775,6 +775,20 @@ no_send(void *arg, const char *msg, size_t len)
 	return 0;
 }
 
+/*
+ * The status a form shows. A tool result with isError: 2025-11-25 says
+ * "the task should reach failed" (its tasks/result still answers the
+ * result); the extension keeps it completed, failed being only for a
+ * JSON-RPC error there.
+ */
+static const char *
+task_wire_status(enum task_status st, bool tool_error, bool modern)
+{
+	if (!modern && st == TASK_COMPLETED && tool_error)
+		return task_status_name(TASK_FAILED);
+	return task_status_name(st);
+}
+
 /* A task as the wire shows it: 2025-11-25 names ttl and pollInterval,
  * the extension ttlMs and pollIntervalMs. */
 static struct json_object *
@@ -784,7 +798,7 @@ task_json(const struct task_view *v, bool modern)
 
 	return jb_built(o, jb_add(o, "taskId", json_object_new_string(v->id)) ||
 	    jb_add(o, "status", json_object_new_string(
-	    task_status_name(v->status))) ||
+	    task_wire_status(v->status, v->tool_error, modern))) ||
 	    (v->message[0] != '\0' && jb_add(o, "statusMessage",
 	    json_object_new_string(v->message))) ||
 	    jb_add(o, "createdAt", json_object_new_string(v->created)) ||
@@ -848,7 +862,9 @@ task_run_main(void *arg, struct task *t)
 	struct req r;
 	enum mcp_err st;
 	char *payload = NULL, summary[96];
+	const char *shown;
 	size_t len = 0;
+	bool tool_error = false;
 
 	memset(&r, 0, sizeof(r));
 	r.srv = tr->srv;
@@ -865,6 +881,8 @@ task_run_main(void *arg, struct task *t)
 	if (st == MCP_OK && result == NULL)
 		st = fail(&r, MCP_ERR_NOMEM, "Internal error: out of memory");
 	if (st == MCP_OK) {
+		tool_error = json_object_object_get_ex(result, "isError", &e) &&
+		    json_object_get_boolean(e);
 		task_summary(result, summary, sizeof(summary));
 		payload = jsonrpc_serialize(result, &len);
 	} else {
@@ -881,13 +899,13 @@ task_run_main(void *arg, struct task *t)
 	}
 	json_object_put(result);
 	json_object_put(r.err_data);
-	end = task_finish(t, payload, len, st != MCP_OK, summary);
+	end = task_finish(t, payload, len, st != MCP_OK, tool_error, summary);
 	after_answer(&r);
-	log_info("task %.8s... %s: %s, %llu ms", task_id(t), tr->tool,
-	    task_status_name(end),
+	shown = task_wire_status(end, tool_error, tr->era == ERA_MODERN);
+	log_info("task %.8s... %s: %s, %llu ms", task_id(t), tr->tool, shown,
 	    (unsigned long long)(ts_us_since(&tr->t0) / 1000));
 	audit_task(tr->srv->audit, &tr->sess, tr->tool, task_id(t), "task_end",
-	    task_status_name(end), ts_us_since(&tr->t0));
+	    shown, ts_us_since(&tr->t0));
 	task_status_notify(tr, t);
 }
 

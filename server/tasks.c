@@ -33,6 +33,7 @@ struct task {
 	size_t payload_len;
 	int cancel_refs;		/* cancels holding t and its work */
 	bool run_done;			/* w.run has returned */
+	bool tool_error;		/* its result has isError */
 	bool thread_done;		/* w.free has run: may be freed */
 	struct task_work w;
 	struct tasks *ts;
@@ -136,6 +137,7 @@ view_locked(const struct task *t, bool with_payload, struct task_view *v)
 	memcpy(v->updated, t->updated, sizeof(v->updated));
 	v->ttl_ms = t->ttl_ms;
 	v->poll_ms = MCP_TASK_POLL_MS;
+	v->tool_error = t->tool_error;
 	if (!with_payload || t->payload == NULL)
 		return 0;
 	if ((v->payload = malloc(t->payload_len + 1)) == NULL)
@@ -317,7 +319,7 @@ end_locked(struct tasks *ts, struct task *t, enum task_status st,
 
 enum task_status
 task_finish(struct task *t, char *payload, size_t len, bool failed,
-    const char *message)
+    bool tool_error, const char *message)
 {
 	struct tasks *ts = t->ts;
 	enum task_status st;
@@ -347,6 +349,7 @@ task_finish(struct task *t, char *payload, size_t len, bool failed,
 	t->payload_len = payload != NULL ? len : 0;
 	ts->bytes += t->payload_len;
 	st = failed ? TASK_FAILED : TASK_COMPLETED;
+	t->tool_error = !failed && tool_error;
 	end_locked(ts, t, st, message);
 	(void)pthread_mutex_unlock(&ts->lock);
 	return st;

@@ -57,6 +57,7 @@ struct task_view {
 	char updated[32];
 	uint64_t ttl_ms;
 	uint32_t poll_ms;
+	bool tool_error;		/* completed with a result with isError */
 	/* with a result asked for, once terminal: the JSON text of the
 	 * result (completed) or of the JSON-RPC error object (failed);
 	 * malloc'd, NULL otherwise */
@@ -92,13 +93,14 @@ const char *task_id(const struct task *t);
 void task_set_message(struct task *t, const char *msg);
 /*
  * The end of the work: payload (malloc'd JSON text, ownership taken) is
- * the result, or with failed the JSON-RPC error object. A task cancelled
- * meanwhile stays cancelled and the payload is dropped. A payload past
- * what the store may still hold (MCP_TASKS_RESULT_BYTES) ends it failed
- * with an error saying so. Returns the status it ended with.
+ * the result (tool_error: one with isError), or with failed the JSON-RPC
+ * error object. A task cancelled meanwhile stays cancelled and the payload
+ * is dropped. A payload past what the store may still hold
+ * (MCP_TASKS_RESULT_BYTES) ends it failed with an error saying so. Returns
+ * the status it ended with.
  */
 enum task_status task_finish(struct task *t, char *payload, size_t len,
-    bool failed, const char *message);
+    bool failed, bool tool_error, const char *message);
 
 enum tasks_rc {
 	TASKS_OK,

@@ -255,6 +255,33 @@ class Tasks(unittest.TestCase):
         self.assertEqual(e["message"], "Cannot cancel task: already in "
                          "terminal status \"completed\"")
 
+    def test_tool_error_fails_a_legacy_task_completes_a_modern_one(self):
+        # 2025-11-25: "when the tool result has isError set to true, the
+        # task should reach failed", and tasks/result still answers the
+        # result; the extension: completed, failed only for JSON-RPC errors
+        c = Legacy(self.srv)
+        tid = c.call("run_command", {"command": "false"},
+                     task={})["result"]["task"]["taskId"]
+        res = c.rpc("tasks/result", {"taskId": tid})["result"]
+        self.assertEqual((res["isError"], res["structuredContent"]
+                          ["exit_code"]), (True, 1))
+        self.assertEqual(res["_meta"][RELATED], {"taskId": tid})
+        g = c.rpc("tasks/get", {"taskId": tid})["result"]
+        self.assertEqual((g["status"], g["statusMessage"]),
+                         ("failed", "finished: exit 1"))
+        r = modern(self.srv, 1, "tools/call", {"name": "run_command",
+                   "arguments": {"command": "false", "background": True}})
+        mid = r["result"]["taskId"]
+        self.assertTrue(poll_until(lambda: modern(
+            self.srv, 2, "tasks/get", {"taskId": mid}, name=mid)["result"]
+            ["status"] != "working"), "the task never ended")
+        g = modern(self.srv, 3, "tasks/get", {"taskId": mid},
+                   name=mid)["result"]
+        self.assertEqual(g["status"], "completed")
+        self.assertEqual((g["result"]["isError"], g["result"]
+                          ["structuredContent"]["exit_code"]), (True, 1))
+        self.assertNotIn("error", g)
+
     def test_legacy_task_on_a_tool_that_forbids_it(self):
         c = Legacy(self.srv)
         e = c.call("calculate", {"expression": "1+1"}, task={})["error"]
@@ -476,7 +503,7 @@ class Bounds(unittest.TestCase):
             self.assertTrue(r["structuredContent"]["timed_out"])
             self.assertIn("2000 ms", r["content"][0]["text"])
             g = c.rpc("tasks/get", {"taskId": tid})["result"]
-            self.assertEqual(g["status"], "completed")
+            self.assertEqual(g["status"], "failed")
         finally:
             self.assertEqual(srv.stop(), 0)
 
