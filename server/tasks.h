@@ -92,9 +92,9 @@ const char *task_id(const struct task *t);
  * replaced). */
 void task_set_message(struct task *t, const char *msg);
 /*
- * The end of the work: payload (malloc'd JSON text, ownership taken) is
- * the result (tool_error: one with isError), or with failed the JSON-RPC
- * error object. A task cancelled meanwhile stays cancelled and the payload
+ * The end of the work: payload (malloc'd JSON text of len bytes and a
+ * NUL, ownership taken) is the result (tool_error: one with isError), or
+ * with failed the JSON-RPC error object. A task cancelled meanwhile stays cancelled and the payload
  * is dropped. A payload past what the store may still hold
  * (MCP_TASKS_RESULT_BYTES) ends it failed with an error saying so. Returns
  * the status it ended with.

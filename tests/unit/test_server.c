@@ -6,6 +6,7 @@
 #include "jsonrpc.h"
 #include "session.h"
 #include "sha256.h"
+#include "tasks.h"
 
 static struct rpc_msg *
 decode_ok(const char *text)
@@ -180,6 +181,70 @@ START_TEST(session_cancel_marks_only_the_named_call)
 }
 END_TEST
 
+/* A task's work that ends with a result of `len` bytes and its NUL, the
+ * rest never touched: the store only counts them, so a large one costs
+ * little memory until a view copies it. */
+struct sized_result {
+	size_t len;
+};
+
+static void
+finish_sized(void *arg, struct task *t)
+{
+	const struct sized_result *r = arg;
+	char *payload = malloc(r->len + 1);
+
+	ck_assert_ptr_nonnull(payload);
+	payload[r->len] = '\0';
+	(void)task_finish(t, payload, r->len, false, false, NULL);
+}
+
+static void
+no_op(void *arg)
+{
+	(void)arg;
+}
+
+static enum task_status
+run_sized(struct tasks *ts, size_t len, struct task_view *v)
+{
+	struct sized_result r = { len };
+	struct task_work w = { finish_sized, no_op, no_op, &r };
+	struct task_view made;
+	char err[256];
+
+	ck_assert_int_eq(tasks_create(ts, "stdio", 60000, &w, &made, err,
+	    sizeof(err)), 0);
+	ck_assert_int_eq(tasks_wait(ts, "stdio", made.id, NULL, NULL, v),
+	    TASKS_OK);
+	task_view_fini(&made);
+	return v->status;
+}
+
+START_TEST(tasks_result_past_the_bytes_held_ends_failed)
+{
+	struct tasks *ts = tasks_new();
+	struct task_view first, second;
+	size_t most = MCP_TASKS_RESULT_BYTES / 4 * 3;
+
+	ck_assert_ptr_nonnull(ts);
+	/* Three quarters of the cap is held; another half is past it. */
+	ck_assert_int_eq(run_sized(ts, most, &first), TASK_COMPLETED);
+	ck_assert_uint_eq(first.payload_len, most);
+	ck_assert_int_eq(run_sized(ts, MCP_TASKS_RESULT_BYTES / 2, &second),
+	    TASK_FAILED);
+	ck_assert_str_eq(second.message, "its result was too large to hold");
+	ck_assert_ptr_nonnull(second.payload);
+	ck_assert_str_eq(second.payload, "{\"code\":-32603,\"message\":"
+	    "\"Internal error: the task's result (134217728 bytes) is more "
+	    "than the server may still hold (MCP_TASKS_RESULT_BYTES, 256 MiB, "
+	    "for all tasks); the files it made are in the workspace\"}");
+	task_view_fini(&first);
+	task_view_fini(&second);
+	tasks_free(ts);
+}
+END_TEST
+
 static Suite *
 server_suite(void)
 {
@@ -196,6 +261,9 @@ server_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("session");
 	tcase_add_test(tc, session_cancel_marks_only_the_named_call);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("tasks");
+	tcase_add_test(tc, tasks_result_past_the_bytes_held_ends_failed);
 	suite_add_tcase(s, tc);
 	return s;
 }
