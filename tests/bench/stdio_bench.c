@@ -7,8 +7,11 @@
  *
  * MCP mode, in this order:
  *   1. cold starts (--cold N): spawn, send initialize, wait for its answer,
- *      close stdin, reap the exit.  Reports the time to the initialize answer
- *      and to the reaped exit (the "cold start").
+ *      send notifications/initialized and tools/list as a client does and
+ *      wait for that answer, close stdin, reap the exit.  Reports the time to
+ *      the initialize answer, to the tools/list answer (what a client waits
+ *      for before it can call anything) and to the reaped exit (the "cold
+ *      start").
  *   2. one long-lived session: initialize + notifications/initialized, wait
  *      --settle-ms, then the idle memory of the server's process tree (sum of
  *      Rss and Pss from /proc/PID/smaps_rollup over every descendant).
@@ -523,10 +526,25 @@ bench_initialize(struct bench_proc *bp, const struct bench_opts *o, int notify)
 	return 0;
 }
 
+/* After initialize: tools/list, as a client's first request, answered. */
+static int
+bench_first_list(struct bench_proc *bp, const struct bench_opts *o)
+{
+	struct bench_req rq = { .br_label = "tools/list", .br_method = "tools/list" };
+	struct bench_one one = { bp->bp_next_id++, 0, 0 };
+
+	if (bench_send(bp, one.bo1_id, &rq) != 0)
+		return -1;
+	while (!one.bo1_done)
+		if (bench_pump(bp, o->bo_timeout_ms, bench_on_one, &one) != 0)
+			return -1;
+	return one.bo1_error ? -1 : 0;
+}
+
 static int
 bench_cold(const struct bench_opts *o)
 {
-	double *init = NULL, *total = NULL, t_start;
+	double *init = NULL, *list = NULL, *total = NULL, t_start;
 	struct bench_proc bp;
 	int rc = -1, status;
 	long i, n;
@@ -534,8 +552,9 @@ bench_cold(const struct bench_opts *o)
 	if (o->bo_cold <= 0)
 		return 0;
 	init = calloc((size_t)o->bo_cold, sizeof(*init));
+	list = calloc((size_t)o->bo_cold, sizeof(*list));
 	total = calloc((size_t)o->bo_cold, sizeof(*total));
-	if (init == NULL || total == NULL) {
+	if (init == NULL || list == NULL || total == NULL) {
 		bench_err("out of memory");
 		goto out;
 	}
@@ -548,11 +567,16 @@ bench_cold(const struct bench_opts *o)
 			break;
 		if (bench_spawn(&bp, o->bo_argv, 0, o->bo_keep_stderr) != 0)
 			goto out;
-		if (bench_initialize(&bp, o, 0) != 0) {
+		if (bench_initialize(&bp, o, 1) != 0) {
 			bench_kill(&bp);
 			goto out;
 		}
 		init[i] = bench_now_us() - t0;
+		if (bench_first_list(&bp, o) != 0) {
+			bench_kill(&bp);
+			goto out;
+		}
+		list[i] = bench_now_us() - t0;
 		bench_close_in(&bp);
 		status = bench_reap(&bp, o->bo_timeout_ms);
 		total[i] = bench_now_us() - t0;
@@ -566,16 +590,19 @@ bench_cold(const struct bench_opts *o)
 	}
 	n = i;
 	qsort(init, (size_t)n, sizeof(*init), bench_cmp_double);
+	qsort(list, (size_t)n, sizeof(*list), bench_cmp_double);
 	qsort(total, (size_t)n, sizeof(*total), bench_cmp_double);
-	printf("cold n=%ld init_p50_ms=%.3f init_p99_ms=%.3f exit_p50_ms=%.3f "
-	    "exit_p99_ms=%.3f exit_min_ms=%.3f\n", n,
-	    bench_pct(init, n, 50) / 1e3, bench_pct(init, n, 99) / 1e3,
+	printf("cold n=%ld init_p50_ms=%.3f init_p99_ms=%.3f list_p50_ms=%.3f "
+	    "list_p99_ms=%.3f exit_p50_ms=%.3f exit_p99_ms=%.3f exit_min_ms=%.3f\n",
+	    n, bench_pct(init, n, 50) / 1e3, bench_pct(init, n, 99) / 1e3,
+	    bench_pct(list, n, 50) / 1e3, bench_pct(list, n, 99) / 1e3,
 	    bench_pct(total, n, 50) / 1e3, bench_pct(total, n, 99) / 1e3,
 	    total[0] / 1e3);
 	fflush(stdout);
 	rc = 0;
  out:
 	free(init);
+	free(list);
 	free(total);
 	return rc;
 }
