@@ -423,6 +423,7 @@ log_dropped_commands(const struct policy *pol)
  */
 struct boot {
 	const struct policy *pol;
+	const struct toolset *tools;	/* borrowed: built first */
 	struct tool_slots *slots;
 	struct tool_boot *latch;
 	struct sb_ctx *sb;		/* owned: made here */
@@ -440,6 +441,9 @@ boot_main(void *arg)
 	struct sb_result err;
 	struct tool_prestart ps;
 
+	/* every client lists the tools first: their build has the cores
+	 * before the sandbox's (registry.h, toolset_start) */
+	(void)toolset_error(b->tools);
 	memset(&err, 0, sizeof(err));
 	sb_config_from_policy(b->pol, &cfg);
 	/* a root server: as many kernel uids of their own (sandbox/uids.c),
@@ -542,12 +546,24 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 		log_err("%s", err);
 		goto out;
 	}
-	if (toolset_new(&env, &tools, err, sizeof(err)) != MCP_OK) {
+	/*
+	 * Parsing and compiling the schemas is most of a start: a stdio
+	 * server answers initialize while a thread does it (tools/list and
+	 * calls wait for it); an HTTP server, which serves for long, builds
+	 * them before it listens, and a failure stops its start.
+	 */
+	if (!cli->http.enabled) {
+		if (toolset_start(&env, &tools) != MCP_OK) {
+			log_err("out of memory");
+			goto out;
+		}
+	} else if (toolset_new(&env, &tools, err, sizeof(err)) != MCP_OK) {
 		log_err("cannot load the tools: %s", err);
 		goto out;
 	}
 	srv.tools = tools;
 	srv.env = &env;
+	boot.tools = tools;
 	if ((srv.tasks = tasks_new()) == NULL) {
 		log_err("out of memory");
 		goto out;

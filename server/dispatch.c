@@ -332,6 +332,17 @@ m_discover(struct req *r, struct json_object **ret)
  * list is fixed, and rebuilding it per call would cost more than the rest
  * of the request.
  */
+/* The toolset's build failed (registry.h: out of memory at start). */
+static enum mcp_err
+tools_missing(struct req *r)
+{
+	const char *why = toolset_error(r->srv->tools);
+
+	log_err("cannot load the tools: %s", why);
+	return fail(r, MCP_ERR_INTERNAL, "Internal error: the tools could "
+	    "not be loaded: %s", why);
+}
+
 static enum mcp_err
 m_tools_list(struct req *r, struct json_object **ret)
 {
@@ -347,7 +358,7 @@ m_tools_list(struct req *r, struct json_object **ret)
 		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
 		    "unknown cursor (the tool list has a single page)");
 	if ((list = toolset_list_text(r->srv->tools, &len)) == NULL)
-		return fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
+		return tools_missing(r);
 	tail = r->era == ERA_MODERN ? sizeof(modern_tail) - 1 : 1;
 	if ((r->raw = malloc(len + tail + 16)) == NULL)
 		return fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
@@ -522,6 +533,8 @@ call_lookup(struct req *r, const struct tool_entry **ret_tool,
 	if (args != NULL && !json_object_is_type(args, json_type_object))
 		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
 		    "\"arguments\" must be an object");
+	if (toolset_error(r->srv->tools) != NULL)
+		return tools_missing(r);
 	if ((tool = toolset_lookup(r->srv->tools, name)) == NULL)
 		return fail(r, MCP_ERR_INVALID_PARAMS, "Unknown tool: \"%.*s\"",
 		    (int)utf8_prefix(name, strlen(name), 64), name);

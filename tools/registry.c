@@ -1,7 +1,9 @@
 /*
  * The closed tool table and the toolset built from it at start. This is
  * the only file that names tools. Schemas come from the embedded files;
- * each is compiled once here, and a schema that fails stops the start.
+ * each is compiled once here. A schema that fails stops an HTTP server's
+ * start; a stdio server, which builds them while it answers initialize,
+ * answers tools/list and tools/call with why (registry.h).
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -331,22 +333,33 @@ static const struct tool_def tool_defs[] = {
 	},
 };
 
-struct toolset {
-	struct tool_entry *entries;	/* owned; n of them */
-	size_t n;
-	struct json_object *list;	/* owned: the tools/list array */
-	struct list_text *text;		/* owned: list serialised on demand */
-};
+#define TOOL_DEFS_N	(sizeof(tool_defs) / sizeof(tool_defs[0]))
 
 /*
- * tools/list serialised once, at the first tools/list rather than at start
- * (a cold start that never lists tools does not pay for it). The only
- * mutable part of a toolset, behind its own lock.
+ * A toolset is built once, by toolset_new() on the caller's thread or by
+ * toolset_start() on a thread of its own; every reader waits until it is
+ * (struct built), and nothing changes after.
  */
-struct list_text {
+struct toolset {
+	const struct tool_def *defs[TOOL_DEFS_N];	/* the offered ones */
+	size_t n;			/* of defs and entries; fixed */
+	struct tool_entry *entries;	/* owned; n of them */
+	struct json_object *list;	/* owned: the tools/list array */
+	char *text;			/* owned: the array serialised */
+	size_t text_len;
+	const struct tool_env *env;	/* borrowed */
+	struct built *built;		/* owned */
+};
+
+/* Whether the build has ended, and how: the only part that changes. */
+struct built {
 	pthread_mutex_t lock;
-	char *text;		/* owned; NULL until first asked */
-	size_t len;
+	pthread_cond_t cond;
+	bool done;
+	bool threaded;		/* thread to join */
+	pthread_t thread;
+	enum mcp_err st;
+	char err[512];		/* st != MCP_OK: the tool, file and reason */
 };
 
 /* Parses an embedded schema file into a new tree (owned by the caller). */
@@ -495,6 +508,19 @@ entry_build(const struct tool_env *env, const struct tool_def *d,
 	return st;
 }
 
+/* The built toolset, once its build has ended. */
+static const struct toolset *
+wait_built(const struct toolset *ts)
+{
+	struct built *b = ts->built;
+
+	(void)pthread_mutex_lock(&b->lock);
+	while (!b->done)
+		(void)pthread_cond_wait(&b->cond, &b->lock);
+	(void)pthread_mutex_unlock(&b->lock);
+	return ts;
+}
+
 void
 toolset_free(struct toolset *ts)
 {
@@ -502,29 +528,29 @@ toolset_free(struct toolset *ts)
 
 	if (ts == NULL)
 		return;
-	for (i = 0; i < ts->n; i++) {
+	if (ts->built != NULL) {
+		if (ts->built->threaded)
+			(void)pthread_join(ts->built->thread, NULL);
+		(void)pthread_cond_destroy(&ts->built->cond);
+		(void)pthread_mutex_destroy(&ts->built->lock);
+		free(ts->built);
+	}
+	for (i = 0; ts->entries != NULL && i < ts->n; i++) {
 		schema_free(ts->entries[i].input);
 		schema_free(ts->entries[i].output);
 		schema_free(ts->entries[i].task_input);
 	}
 	free(ts->entries);
-	if (ts->text != NULL) {
-		(void)pthread_mutex_destroy(&ts->text->lock);
-		free(ts->text->text);
-		free(ts->text);
-	}
+	free(ts->text);
 	json_object_put(ts->list);
 	free(ts);
 }
 
 /* Builds every other entry of a toolset being made: a second core does
- * half the schema parsing and compiling, which is most of a cold start. */
+ * half the schema parsing and compiling, which is most of a start. */
 struct build_half {
-	const struct tool_env *env;
-	const struct tool_def **defs;	/* borrowed */
-	struct tool_entry *entries;	/* borrowed; slots to fill */
+	const struct toolset *ts;	/* borrowed */
 	struct json_object **jsons;	/* borrowed; owned by the slots */
-	size_t n;
 	size_t first;			/* 0 or 1: which half */
 	enum mcp_err st;
 	char err[512];
@@ -534,10 +560,11 @@ static void *
 build_half(void *arg)
 {
 	struct build_half *h = arg;
+	const struct toolset *ts = h->ts;
 	size_t k;
 
-	for (k = h->first; k < h->n && h->st == MCP_OK; k += 2)
-		h->st = entry_build(h->env, h->defs[k], &h->entries[k],
+	for (k = h->first; k < ts->n && h->st == MCP_OK; k += 2)
+		h->st = entry_build(ts->env, ts->defs[k], &ts->entries[k],
 		    &h->jsons[k], h->err, sizeof(h->err));
 	return NULL;
 }
@@ -545,43 +572,31 @@ build_half(void *arg)
 /* Fewer tools than this are not worth a thread. */
 #define TOOLSET_PARALLEL_MIN	4
 
-enum mcp_err
-toolset_new(const struct tool_env *env, struct toolset **ret, char *err,
-    size_t errlen)
+/*
+ * Builds the entries, the list and its text; then the build has ended (st
+ * and err in ts->built). On failure the list stays empty and no entry is
+ * found.
+ */
+static void
+build(struct toolset *ts)
 {
-	const size_t ndefs = sizeof(tool_defs) / sizeof(tool_defs[0]);
-	const struct tool_def *defs[sizeof(tool_defs) / sizeof(tool_defs[0])];
-	struct json_object *jsons[sizeof(tool_defs) / sizeof(tool_defs[0])];
+	struct json_object *jsons[TOOL_DEFS_N];
+	struct built *b = ts->built;
 	struct build_half half[2];
-	struct toolset *ts;
 	pthread_t tid;
 	bool threaded = false;
-	size_t i, n = 0;
+	const char *t;
+	size_t i;
 	enum mcp_err st = MCP_OK;
 
-	if ((ts = calloc(1, sizeof(*ts))) == NULL ||
-	    (ts->entries = calloc(ndefs, sizeof(*ts->entries))) == NULL ||
-	    (ts->list = json_object_new_array()) == NULL ||
-	    (ts->text = calloc(1, sizeof(*ts->text))) == NULL) {
-		toolset_free(ts);
-		(void)snprintf(err, errlen, "out of memory");
-		return MCP_ERR_NOMEM;
-	}
-	(void)pthread_mutex_init(&ts->text->lock, NULL);
-	for (i = 0; i < ndefs; i++)
-		if (!tool_defs[i].fixture || env->fixtures)
-			defs[n++] = &tool_defs[i];
 	memset(jsons, 0, sizeof(jsons));
+	memset(half, 0, sizeof(half));
 	for (i = 0; i < 2; i++) {
-		memset(&half[i], 0, sizeof(half[i]));
-		half[i].env = env;
-		half[i].defs = defs;
-		half[i].entries = ts->entries;
+		half[i].ts = ts;
 		half[i].jsons = jsons;
-		half[i].n = n;
 		half[i].first = i;
 	}
-	if (n >= TOOLSET_PARALLEL_MIN &&
+	if (ts->n >= TOOLSET_PARALLEL_MIN &&
 	    pthread_create(&tid, NULL, build_half, &half[1]) == 0)
 		threaded = true;
 	(void)build_half(&half[0]);
@@ -589,19 +604,76 @@ toolset_new(const struct tool_env *env, struct toolset **ret, char *err,
 		(void)pthread_join(tid, NULL);
 	else
 		(void)build_half(&half[1]);
-	/* the slots are all filled or NULL: toolset_free takes them all */
-	ts->n = n;
-	for (i = 0; i < 2 && st == MCP_OK; i++) {
+	for (i = 0; i < 2 && st == MCP_OK; i++)
 		if ((st = half[i].st) != MCP_OK)
-			(void)snprintf(err, errlen, "%s", half[i].err);
-	}
-	for (i = 0; i < n; i++) {
+			(void)snprintf(b->err, sizeof(b->err), "%s",
+			    half[i].err);
+	/* the slots are all filled or NULL: the list or this takes them */
+	for (i = 0; i < ts->n; i++) {
 		if (st == MCP_OK)
 			json_object_array_add(ts->list, jsons[i]);
 		else
 			json_object_put(jsons[i]);
 	}
-	if (st != MCP_OK) {
+	/* the list is never modified after this: its text is made once */
+	if (st == MCP_OK && ((t = json_object_to_json_string_length(ts->list,
+	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE,
+	    &ts->text_len)) == NULL || (ts->text = strdup(t)) == NULL)) {
+		st = MCP_ERR_NOMEM;
+		(void)snprintf(b->err, sizeof(b->err), "out of memory");
+	}
+	(void)pthread_mutex_lock(&b->lock);
+	b->st = st;
+	b->done = true;
+	(void)pthread_cond_broadcast(&b->cond);
+	(void)pthread_mutex_unlock(&b->lock);
+}
+
+static void *
+build_main(void *arg)
+{
+	build(arg);
+	return NULL;
+}
+
+/* A toolset not built yet: the offered defs chosen. */
+static struct toolset *
+toolset_alloc(const struct tool_env *env)
+{
+	struct toolset *ts;
+	size_t i;
+
+	if ((ts = calloc(1, sizeof(*ts))) == NULL)
+		return NULL;
+	ts->env = env;
+	if ((ts->entries = calloc(TOOL_DEFS_N, sizeof(*ts->entries))) == NULL ||
+	    (ts->list = json_object_new_array()) == NULL ||
+	    (ts->built = calloc(1, sizeof(*ts->built))) == NULL) {
+		toolset_free(ts);
+		return NULL;
+	}
+	(void)pthread_mutex_init(&ts->built->lock, NULL);
+	(void)pthread_cond_init(&ts->built->cond, NULL);
+	for (i = 0; i < TOOL_DEFS_N; i++)
+		if (!tool_defs[i].fixture || env->fixtures)
+			ts->defs[ts->n++] = &tool_defs[i];
+	return ts;
+}
+
+enum mcp_err
+toolset_new(const struct tool_env *env, struct toolset **ret, char *err,
+    size_t errlen)
+{
+	struct toolset *ts;
+	enum mcp_err st;
+
+	if ((ts = toolset_alloc(env)) == NULL) {
+		(void)snprintf(err, errlen, "out of memory");
+		return MCP_ERR_NOMEM;
+	}
+	build(ts);
+	if ((st = ts->built->st) != MCP_OK) {
+		(void)snprintf(err, errlen, "%s", ts->built->err);
 		toolset_free(ts);
 		return st;
 	}
@@ -609,11 +681,36 @@ toolset_new(const struct tool_env *env, struct toolset **ret, char *err,
 	return MCP_OK;
 }
 
+enum mcp_err
+toolset_start(const struct tool_env *env, struct toolset **ret)
+{
+	struct toolset *ts;
+
+	if ((ts = toolset_alloc(env)) == NULL)
+		return MCP_ERR_NOMEM;
+	if (pthread_create(&ts->built->thread, NULL, build_main, ts) == 0)
+		ts->built->threaded = true;
+	else
+		build(ts);	/* no thread: built here, all the same */
+	*ret = ts;
+	return MCP_OK;
+}
+
+const char *
+toolset_error(const struct toolset *ts)
+{
+	const struct built *b = wait_built(ts)->built;
+
+	return b->st == MCP_OK ? NULL : b->err;
+}
+
 const struct tool_entry *
 toolset_lookup(const struct toolset *ts, const char *name)
 {
 	size_t i;
 
+	if (wait_built(ts)->built->st != MCP_OK)
+		return NULL;
 	for (i = 0; i < ts->n; i++)
 		if (strcmp(ts->entries[i].def->name, name) == 0)
 			return &ts->entries[i];
@@ -623,34 +720,19 @@ toolset_lookup(const struct toolset *ts, const char *name)
 struct json_object *
 toolset_list(const struct toolset *ts)
 {
-	return ts->list;
+	return wait_built(ts)->list;
 }
 
 const char *
 toolset_list_text(const struct toolset *ts, size_t *ret_len)
 {
-	struct list_text *lt = ts->text;
-	const char *t;
-	char *text;
-
-	(void)pthread_mutex_lock(&lt->lock);
-	if (lt->text == NULL) {
-		/* the list tree is never modified after toolset_new, so this
-		 * is the only writer of json-c's cached string */
-		t = json_object_to_json_string_length(ts->list,
-		    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE,
-		    &lt->len);
-		if (t != NULL && (text = strdup(t)) != NULL)
-			lt->text = text;
-	}
-	t = lt->text;
-	*ret_len = lt->len;
-	(void)pthread_mutex_unlock(&lt->lock);
-	return t;
+	ts = wait_built(ts);
+	*ret_len = ts->text_len;
+	return ts->text;
 }
 
 size_t
 toolset_count(const struct toolset *ts)
 {
-	return ts->n;
+	return ts->n;	/* chosen before the build: never waits */
 }
