@@ -440,10 +440,13 @@ boot_main(void *arg)
 	struct sb_config cfg;
 	struct sb_result err;
 	struct tool_prestart ps;
+	const char *why;
 
 	/* every client lists the tools first: their build has the cores
 	 * before the sandbox's (registry.h, toolset_start) */
-	(void)toolset_error(b->tools);
+	if ((why = toolset_error(b->tools)) != NULL)
+		log_err("cannot load the tools: %s; tools/list and tools/call "
+		    "answer with why", why);
 	memset(&err, 0, sizeof(err));
 	sb_config_from_policy(b->pol, &cfg);
 	/* a root server: as many kernel uids of their own (sandbox/uids.c),
@@ -605,10 +608,10 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 	boot_end(&boot);
 	session_fini(&sess);
  out:
+	boot_end(&boot);	/* its builder reads the toolset */
 	tasks_free(srv.tasks);
 	toolset_free(tools);
 	audit_close(srv.audit);
-	boot_end(&boot);
 	workspace_free(ws);
 	tool_slots_free(env.slots);
 	tool_boot_free(boot.latch);

@@ -327,21 +327,20 @@ m_discover(struct req *r, struct json_object **ret)
 	return MCP_OK;
 }
 
+/* The toolset's build failed (registry.h: out of memory at start; the
+ * server logged it then). */
+static enum mcp_err
+tools_missing(struct req *r)
+{
+	return fail(r, MCP_ERR_INTERNAL, "Internal error: the tools could "
+	    "not be loaded: %s", toolset_error(r->srv->tools));
+}
+
 /*
  * tools/list answers with the array the toolset serialised at start: the
  * list is fixed, and rebuilding it per call would cost more than the rest
  * of the request.
  */
-/* The toolset's build failed (registry.h: out of memory at start). */
-static enum mcp_err
-tools_missing(struct req *r)
-{
-	const char *why = toolset_error(r->srv->tools);
-
-	log_err("cannot load the tools: %s", why);
-	return fail(r, MCP_ERR_INTERNAL, "Internal error: the tools could "
-	    "not be loaded: %s", why);
-}
 
 static enum mcp_err
 m_tools_list(struct req *r, struct json_object **ret)

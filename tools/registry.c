@@ -574,8 +574,8 @@ build_half(void *arg)
 
 /*
  * Builds the entries, the list and its text; then the build has ended (st
- * and err in ts->built). On failure the list stays empty and no entry is
- * found.
+ * and err in ts->built). On failure no entry is found and there is no
+ * text (toolset_error says why).
  */
 static void
 build(struct toolset *ts)

@@ -42,7 +42,7 @@ enum mcp_err toolset_new(const struct tool_env *env, struct toolset **ret,
 enum mcp_err toolset_start(const struct tool_env *env, struct toolset **ret)
     __attribute__((warn_unused_result));
 /* NULL once built; else why the build failed (tool, file, reason): then
- * the list is empty and no tool is found. */
+ * no tool is found and there is no list text. */
 const char *toolset_error(const struct toolset *ts);
 void toolset_free(struct toolset *ts);
 
