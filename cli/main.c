@@ -24,6 +24,7 @@
 #include "log.h"
 #include "policy.h"
 #include "registry.h"
+#include "repl.h"
 #include "sandbox.h"
 #include "session.h"
 #include "slots.h"
@@ -353,7 +354,7 @@ sb_config_from_policy(const struct policy *pol, struct sb_config *cfg)
 	 * made once and lent to one run at a time: no per-call netns creation
 	 * (~0.6 ms, and as much again torn down in a kernel worker) */
 	cfg->netns_pool = pol->limits.max_sandboxes + pol->limits.warm_python +
-	    pol->limits.pool_size;
+	    pol->limits.pool_size + pol->limits.max_sessions;
 	cfg->cgroup = pol->require_cgroup ? SB_CGROUP_REQUIRED :
 	    SB_CGROUP_AUTO;
 	cfg->cgroup_parent = pol->cgroup_parent;
@@ -526,7 +527,9 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 	env.content_only = cli->content_only;
 	if ((env.slots = tool_slots_new(pol->limits.max_sandboxes,
 	    pol->limits.queue, pol->limits.queue_wait_ms)) == NULL ||
-	    (boot.latch = tool_boot_new()) == NULL) {
+	    (boot.latch = tool_boot_new()) == NULL ||
+	    (pol->limits.max_sessions > 0 &&
+	    (env.repls = repls_new(pol)) == NULL)) {
 		log_err("out of memory");
 		goto out;
 	}
@@ -604,10 +607,14 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 	    toolset_count(tools), ws != NULL ? ws->path :
 	    "fresh at first use");
 	rc = transport_stdio_run(&srv, &sess);
-	/* the pooled sandboxes bind the workspace: gone before it is */
+	/* the sessions' and pooled sandboxes bind the workspace: gone
+	 * before it is */
+	repls_free(env.repls);
+	env.repls = NULL;
 	boot_end(&boot);
 	session_fini(&sess);
  out:
+	repls_free(env.repls);	/* their sandboxes are the context's */
 	boot_end(&boot);	/* its builder reads the toolset */
 	tasks_free(srv.tasks);
 	toolset_free(tools);

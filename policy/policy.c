@@ -61,6 +61,16 @@ static const struct limit_def limit_defs[] = {
 	{ "warm_python", "warm-python", LIM(warm_python), 0,
 	    POLICY_MAX_WARM_PYTHON },
 	{ "pool_size", "pool-size", LIM(pool_size), 0, POLICY_MAX_POOL },
+	/* run_code sessions (tools/repl.h): idle end, age end, how many;
+	 * each holds a sandbox (and its memory) for its life */
+	{ "session_idle_ms", "session-idle-ms", LIM(session_idle_ms), 1000,
+	    86400000 },
+	{ "session_max_age_ms", "session-max-age-ms", LIM(session_max_age_ms),
+	    1000, 86400000 },
+	{ "max_sessions", "max-sessions", LIM(max_sessions), 0,
+	    POLICY_MAX_SESSIONS },
+	{ "sessions_per_client", "sessions-per-client",
+	    LIM(sessions_per_client), 1, POLICY_MAX_SESSIONS },
 	/* the sandbox library refuses a range below 65536 or past 2^31-1 */
 	{ "uid_base", "uid-base", LIM(uid_base), 0, 0x7fffffffu },
 };
@@ -114,6 +124,14 @@ const struct policy_flag policy_flags[] = {
 	    "bytes a query returns at most" },
 	{ "sql-timeout-ms", required_argument, "MS", "deadline of a query" },
 	{ "tmp-mb", required_argument, "MB", "size of a sandbox's /tmp" },
+	{ "session-idle-ms", required_argument, "MS",
+	    "a run_code session ends after this long without a call" },
+	{ "session-max-age-ms", required_argument, "MS",
+	    "a run_code session ends at this age" },
+	{ "max-sessions", required_argument, "N",
+	    "run_code sessions open at once (0: no sessions)" },
+	{ "sessions-per-client", required_argument, "N",
+	    "run_code sessions one client may hold" },
 	{ "workspace-mb", required_argument, "MB",
 	    "size cap of a fresh workspace (0: none)" },
 	{ "workspaces-mb", required_argument, "MB",
@@ -1310,7 +1328,8 @@ policy_to_json(const struct policy *p)
 	    json_object_new_int64(p->limits.workspaces_mb) : NULL);
 	json_object_object_add(a, "worst_case_memory_mb", json_object_new_int64(
 	    (int64_t)p->limits.memory_mb * ((int64_t)p->limits.max_sandboxes +
-	    p->limits.warm_python + p->limits.pool_size) +
+	    p->limits.warm_python + p->limits.pool_size +
+	    p->limits.max_sessions) +
 	    (p->limits.workspace_mb > 0 ? p->limits.workspaces_mb : 0)));
 	json_object_object_add(o, "_limits", a);
 

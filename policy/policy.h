@@ -35,6 +35,11 @@
  * can arrive between two refills only holds memory.
  */
 #define POLICY_MAX_POOL		16
+/*
+ * run_code sessions open at once: each holds a sandbox, a uid and a netns
+ * slot of the context for its life (sandbox.h: SB_MAX_UID_SLOTS).
+ */
+#define POLICY_MAX_SESSIONS	64
 /* protected_paths: the sandbox mounts at most SB_MAX_PROTECT of them */
 #define POLICY_MAX_PROTECT	8
 /* Where a cgroup_parent must lie: the cgroup v2 mount. */
@@ -160,6 +165,10 @@ struct policy_limits {
 	uint32_t workspaces_mb;		/* all fresh ones together; 0: none */
 	uint32_t warm_python;		/* run_code pythons started ahead */
 	uint32_t pool_size;		/* other sandboxes built ahead */
+	uint32_t session_idle_ms;	/* run_code session idle end */
+	uint32_t session_max_age_ms;	/* run_code session age end */
+	uint32_t max_sessions;		/* run_code sessions at once */
+	uint32_t sessions_per_client;	/* of them, one client's */
 	uint32_t uid_base;		/* root: first per-run kernel uid, a
 					 * range the host leaves us; 0: a
 					 * free block of the default */

@@ -388,6 +388,15 @@ sb_cg_run_finish(struct sb_cgroups *cg, struct sb_cg_run *r,
 	sb_cg_run_remove(cg, r);
 }
 
+uint64_t
+sb_cg_run_memory(const struct sb_cgroups *cg, const struct sb_cg_run *r)
+{
+	if (!r->made)
+		return 0;
+	return value_at(r->dir[SB_CG_MEMORY], cg->version == 2 ?
+	    "memory.current" : "memory.usage_in_bytes");
+}
+
 void
 sb_cg_run_remove(struct sb_cgroups *cg, struct sb_cg_run *r)
 {

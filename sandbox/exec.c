@@ -61,6 +61,13 @@ struct run {
 	int net_lfd;
 	sb_listener_fn net_fn;
 	void *net_arg;
+	/* a conversation (sb_turn): stdin stays open after in_data; what
+	 * is read goes through sink, which ends the turn (turn_done); its
+	 * deadline interrupts, grace_ms before the kill */
+	bool keep_in, turn_done, interrupted;
+	sb_sink_fn sink;
+	void *sink_arg;
+	uint32_t grace_ms;
 };
 
 static uint64_t
@@ -123,13 +130,18 @@ close_fd(int *fd)
 
 /* Read what a stream has now (a bounded amount); at EOF close it. */
 static void
-drain(int *fd, struct sb_output *o, char *buf)
+drain(struct run *r, int *fd, int stream, struct sb_output *o, char *buf)
 {
 	ssize_t n;
 	int i;
 
 	for (i = 0; i < SB_DRAIN_CHUNKS; i++) {
 		n = read(*fd, buf, SB_READ_CHUNK);
+		if (n > 0 && r->sink != NULL) {
+			if (r->sink(r->sink_arg, stream, buf, (size_t)n, o))
+				r->turn_done = true;
+			continue;
+		}
 		if (n > 0) {
 			sb_output_append(o, buf, (size_t)n);
 			continue;
@@ -246,7 +258,22 @@ feed(struct run *r)
 			return;
 		break;		/* EPIPE: the program will not read more */
 	}
-	close_fd(&r->in_w);
+	if (!r->keep_in || r->in_off < r->in_len)
+		close_fd(&r->in_w);
+}
+
+/*
+ * A conversation's deadline or cancel: SIGINT to every process of the
+ * run but the init, which forwards it to them (init.c); the kill follows
+ * grace_ms later, at the deadline this returns.
+ */
+static uint64_t
+interrupt(struct run *r, struct sb_result *res, uint64_t now)
+{
+	if (!r->interrupted)
+		(void)kill(r->pid, SIGINT);
+	r->interrupted = res->interrupted = true;
+	return now + (uint64_t)r->grace_ms * 1000;
 }
 
 static int
@@ -277,9 +304,13 @@ supervise(struct run *r, const struct sb_request *req,
 
 	if ((buf = malloc(SB_READ_CHUNK)) == NULL)
 		return -ENOMEM;
-	while (r->out >= 0 || r->err >= 0 || r->status >= 0 || !r->reaped) {
+	while ((r->out >= 0 || r->err >= 0 || r->status >= 0 || !r->reaped) &&
+	    !r->turn_done) {
 		now = mono_us();
-		if (!r->killed && !r->reaped && now >= deadline) {
+		if (!r->killed && !r->reaped && now >= deadline &&
+		    r->grace_ms != 0 && !r->interrupted) {
+			deadline = interrupt(r, res, now);
+		} else if (!r->killed && !r->reaped && now >= deadline) {
 			kill_init(r);
 			res->timed_out = true;
 		}
@@ -301,9 +332,10 @@ supervise(struct run *r, const struct sb_request *req,
 		pfd[PFD_PID] = (struct pollfd){ .fd = r->reaped ? -1 : r->pidfd,
 		    .events = POLLIN };
 		pfd[PFD_CANCEL] = (struct pollfd){ .fd = cancel != NULL &&
-		    !r->killed ? cancel->efd : -1, .events = POLLIN };
-		pfd[PFD_IN] = (struct pollfd){ .fd = r->in_w,
-		    .events = POLLOUT };
+		    !r->killed && !r->interrupted ? cancel->efd : -1,
+		    .events = POLLIN };
+		pfd[PFD_IN] = (struct pollfd){ .fd = r->in_off < r->in_len ?
+		    r->in_w : -1, .events = POLLOUT };
 		pfd[PFD_OOM] = (struct pollfd){ .fd = r->killed || r->reaped ?
 		    -1 : r->oom_efd, .events = POLLIN };
 		pfd[PFD_NET] = (struct pollfd){ .fd = r->reaped ||
@@ -315,9 +347,9 @@ supervise(struct run *r, const struct sb_request *req,
 			return -errno;
 		}
 		if (r->out >= 0 && pfd[PFD_OUT].revents != 0)
-			drain(&r->out, &res->out, buf);
+			drain(r, &r->out, 1, &res->out, buf);
 		if (r->err >= 0 && pfd[PFD_ERR].revents != 0)
-			drain(&r->err, &res->err_out, buf);
+			drain(r, &r->err, 2, &res->err_out, buf);
 		if (r->status >= 0 && pfd[PFD_STATUS].revents != 0)
 			read_status(r);
 		if (r->in_w >= 0 && pfd[PFD_IN].revents != 0)
@@ -339,7 +371,12 @@ supervise(struct run *r, const struct sb_request *req,
 			kill_init(r);
 		}
 		if (pfd[PFD_CANCEL].fd >= 0 && pfd[PFD_CANCEL].revents != 0 &&
-		    sb_cancel_fired(cancel)) {
+		    sb_cancel_fired(cancel) && r->grace_ms != 0) {
+			if (!r->interrupted)
+				deadline = interrupt(r, res, mono_us());
+			res->cancelled = true;
+		} else if (pfd[PFD_CANCEL].fd >= 0 &&
+		    pfd[PFD_CANCEL].revents != 0 && sb_cancel_fired(cancel)) {
 			kill_init(r);
 			res->cancelled = true;
 		}
@@ -806,6 +843,7 @@ struct sb_started {
 	/* deferred (built ahead): the request's shape, then the launch */
 	char *shape, *launch;
 	size_t shape_len;
+	bool over;		/* a conversation whose run has ended */
 };
 
 static void
@@ -934,6 +972,26 @@ start_run(struct sb_started *s, const struct sb_request *req,
 	    &s->r, res);
 }
 
+/* A supervised run is over: how it ended, into res. */
+static int
+end_run(struct sb_started *s, struct sb_result *res)
+{
+	struct run *r = &s->r;
+
+	if (r->got_fail)
+		return child_failure(r, s->p, res);
+	if (!r->forked && !r->killed) {
+		sb_fail(res, SB_STAGE_INIT, ECHILD,
+		    "the sandbox init died during setup");
+		return -ECHILD;
+	}
+	fill_result(r, res);
+	/* the init is reaped: its cgroup is empty */
+	sb_cg_run_finish(&s->ctx->cg, &s->cg, r->oom_fired, res);
+	sb_protect_finish(s->p, res);
+	return 0;
+}
+
 /*
  * Supervise a launched run to its end under req's deadline and progress,
  * feeding its stdin pipe (if any) with req's bytes; fills res. Releases
@@ -961,19 +1019,7 @@ finish_run(struct sb_started *s, const struct sb_request *req,
 		sb_fail(res, SB_STAGE_WAIT, -rc, "supervising the run");
 		goto out;
 	}
-	if (r->got_fail) {
-		rc = child_failure(r, s->p, res);
-	} else if (!r->forked && !r->killed) {
-		rc = -ECHILD;
-		sb_fail(res, SB_STAGE_INIT, ECHILD,
-		    "the sandbox init died during setup");
-	} else {
-		fill_result(r, res);
-		/* the init is reaped: its cgroup is empty */
-		sb_cg_run_finish(&s->ctx->cg, &s->cg, r->oom_fired, res);
-		sb_protect_finish(s->p, res);
-		rc = 0;
-	}
+	rc = end_run(s, res);
  out:
 	sb_output_finish(&res->out);
 	sb_output_finish(&res->err_out);
@@ -1136,6 +1182,21 @@ take_deferred(struct sb_started *s, const struct sb_request *req,
 	return 0;
 }
 
+/* The call's program into a started run: shape, launch, priority. */
+static int
+take_call(struct sb_started *s, const struct sb_request *req,
+    struct sb_result *res)
+{
+	int rc;
+
+	if ((s->shape != NULL && (rc = same_shape(s, req, res)) < 0) ||
+	    (s->p->deferred && (rc = take_deferred(s, req, res)) < 0))
+		return rc;
+	if (s->p->start_idle)
+		renice_program(s->r.pid);
+	return 0;
+}
+
 int
 sb_finish(struct sb_started *s, const struct sb_request *req,
     struct sb_cancel *cancel, struct sb_result *res)
@@ -1144,13 +1205,10 @@ sb_finish(struct sb_started *s, const struct sb_request *req,
 	int rc;
 
 	memset(res, 0, sizeof(*res));
-	if ((s->shape != NULL && (rc = same_shape(s, req, res)) < 0) ||
-	    (s->p->deferred && (rc = take_deferred(s, req, res)) < 0)) {
+	if ((rc = take_call(s, req, res)) < 0) {
 		sb_discard(s);
 		return rc;
 	}
-	if (s->p->start_idle)
-		renice_program(s->r.pid);
 	if (req->limits.wall_ms != 0)
 		s->p->limits.wall_ms = req->limits.wall_ms;
 	rc = finish_run(s, req, cancel, res, t0);
@@ -1166,4 +1224,89 @@ sb_discard(struct sb_started *s)
 		return;
 	started_fini(s);
 	free(s);
+}
+
+int
+sb_converse(struct sb_started *s, const struct sb_request *req,
+    struct sb_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	s->r.keep_in = true;
+	return take_call(s, req, res);
+}
+
+/* A turn's input, behind what is left of a deferred run's launch. */
+static int
+turn_input(struct run *r, const struct sb_turn *t, char **owned)
+{
+	size_t left = r->in_len - r->in_off;
+
+	*owned = NULL;
+	if (left > 0) {
+		if ((*owned = malloc(left + t->in_len)) == NULL)
+			return -ENOMEM;
+		memcpy(*owned, r->in_data + r->in_off, left);
+		if (t->in_len > 0)
+			memcpy(*owned + left, t->in, t->in_len);
+		r->in_data = *owned;
+		r->in_len = left + t->in_len;
+	} else {
+		r->in_data = t->in;
+		r->in_len = t->in_len;
+	}
+	r->in_off = 0;
+	return 0;
+}
+
+int
+sb_turn(struct sb_started *s, const struct sb_turn *t,
+    struct sb_cancel *cancel, struct sb_result *res)
+{
+	const struct sb_request preq = { .progress = t->progress,
+	    .progress_arg = t->progress_arg, .progress_ms = t->progress_ms };
+	struct run *r = &s->r;
+	uint64_t t0 = mono_us();
+	char *owned;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	if (s->over || !r->keep_in)
+		return sb_request_fail(res, ESRCH, "the sandbox's program "
+		    "has ended");
+	if ((rc = sb_output_init(&res->out, s->p->limits.stdout_cap)) < 0 ||
+	    (rc = sb_output_init(&res->err_out, s->p->limits.stderr_cap)) < 0 ||
+	    (rc = turn_input(r, t, &owned)) < 0) {
+		sb_fail(res, SB_STAGE_RESOURCES, -rc, "the turn's buffers");
+		s->over = true;
+		return rc;
+	}
+	r->sink = t->sink;
+	r->sink_arg = t->sink_arg;
+	r->turn_done = r->interrupted = false;
+	r->grace_ms = t->grace_ms != 0 ? t->grace_ms : 1;
+	s->p->limits.wall_ms = t->wall_ms;
+	if (r->in_w >= 0)
+		feed(r);
+	if ((rc = supervise(r, &preq, s->p, cancel, res, t0)) < 0) {
+		sb_fail(res, SB_STAGE_WAIT, -rc, "supervising the run");
+		s->over = true;
+	} else if (!r->turn_done) {
+		s->over = true;
+		rc = end_run(s, res);
+		rc = rc < 0 ? rc : 1;
+	}
+	/* the program has read it all: it answered after its input */
+	r->in_data = NULL;
+	r->in_len = r->in_off = 0;
+	free(owned);
+	sb_output_finish(&res->out);
+	sb_output_finish(&res->err_out);
+	res->duration_us = mono_us() - t0;
+	return rc;
+}
+
+uint64_t
+sb_started_memory(struct sb_started *s)
+{
+	return sb_cg_run_memory(&s->ctx->cg, &s->cg);
 }

@@ -652,6 +652,21 @@ take_ids(const struct sb_plan *p)
 		child_fail(SB_FD_STATUS, SB_STAGE_PDEATHSIG, errno);
 }
 
+/*
+ * SIGINT from the server (the only sender that matters: as pid 1 we get
+ * none from inside without a handler, and inside it gains nothing that
+ * kill(-1) does not give the program already): to every other process of
+ * the pid namespace, as a terminal's ^C would.
+ */
+static void
+forward_signal(int sig)
+{
+	int err = errno;
+
+	(void)kill(-1, sig);
+	errno = err;
+}
+
 static void __attribute__((noreturn))
 init_run(const struct sb_plan *p)
 {
@@ -719,7 +734,16 @@ init_run(const struct sb_plan *p)
 		program(p, have_stdin);
 	{
 		struct sb_status fk = { .kind = SB_STATUS_FORKED };
+		struct sigaction sa = { .sa_handler = forward_signal };
 
+		sigset_t intr;
+
+		/* a session's interrupt (exec.c, sb_turn), to everyone; the
+		 * server's threads block it, and we inherited that */
+		(void)sigaction(SIGINT, &sa, NULL);
+		(void)sigemptyset(&intr);
+		(void)sigaddset(&intr, SIGINT);
+		(void)sigprocmask(SIG_UNBLOCK, &intr, NULL);
 		(void)!write(SB_FD_STATUS, &fk, sizeof(fk));
 	}
 	(void)close(SB_FD_STDOUT);

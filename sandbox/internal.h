@@ -613,7 +613,6 @@ pid_t sb_spawn(const struct sb_plan *p, unsigned long flags, int cgfd,
 /* output.c: capped capture. */
 int sb_output_init(struct sb_output *o, size_t cap)
     __attribute__((warn_unused_result));
-void sb_output_append(struct sb_output *o, const char *buf, size_t n);
 void sb_output_finish(struct sb_output *o);
 void sb_output_fini(struct sb_output *o);
 
@@ -651,5 +650,8 @@ void sb_cg_run_finish(struct sb_cgroups *cg, struct sb_cg_run *r,
     bool oom_fired, struct sb_result *res);
 /* The processes that are left, if any, killed; the cgroups removed. */
 void sb_cg_run_remove(struct sb_cgroups *cg, struct sb_cg_run *r);
+/* The memory it holds now, page cache included (0: unknown). */
+uint64_t sb_cg_run_memory(const struct sb_cgroups *cg,
+    const struct sb_cg_run *r);
 
 #endif /* SB_INTERNAL_H */

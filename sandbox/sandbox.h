@@ -312,6 +312,8 @@ struct sb_result {
 	int signal;			/* killing signal, 0 if exited */
 	bool timed_out;			/* killed at the wall deadline */
 	bool cancelled;			/* killed by sb_cancel_fire() */
+	/* sb_turn(): the turn's deadline or cancel sent SIGINT */
+	bool interrupted;
 	struct sb_output out;
 	struct sb_output err_out;
 	uint64_t duration_us;		/* all of sb_run(): plan, launch, run, reap */
@@ -409,6 +411,45 @@ int sb_finish(struct sb_started *s, const struct sb_request *req,
     struct sb_cancel *cancel, struct sb_result *res)
     __attribute__((warn_unused_result));
 void sb_discard(struct sb_started *s);
+
+/*
+ * A started run as a conversation (a session's interpreter): sb_converse()
+ * hands it its program as sb_finish() would (a deferred one gets req's
+ * program, argv and env; either must match the shape it was started for),
+ * but stdin stays open after each input, and sb_turn() then writes one
+ * input and supervises until the turn's output is complete, as the sink
+ * says: each chunk the program writes (stream 1 stdout, 2 stderr) goes to
+ * sink, which appends to o what belongs to the turn and returns true once
+ * both streams have ended it. At wall_ms, or when cancel fires, every
+ * process of the run but its init gets SIGINT; grace_ms later the run is
+ * killed. sb_turn() returns 0 when the turn completed and the run lives
+ * on; 1 when the run ended during it (res says how, as sb_run() does);
+ * < 0 when it could not be supervised. After 1 or < 0 (or a failed
+ * sb_converse()), only sb_discard() is left. Output the program writes
+ * between turns stays in its pipes until the next turn's sink sees it.
+ */
+typedef bool (*sb_sink_fn)(void *arg, int stream, const char *buf, size_t n,
+    struct sb_output *o);
+struct sb_turn {
+	const void *in;			/* written to the program's stdin */
+	size_t in_len;
+	uint32_t wall_ms;		/* then SIGINT */
+	uint32_t grace_ms;		/* after it, the kill; > 0 */
+	sb_sink_fn sink;
+	void *sink_arg;
+	sb_progress_fn progress;	/* optional, as sb_request's */
+	void *progress_arg;
+	uint32_t progress_ms;
+};
+/* What a sink keeps of a stream: up to o's cap, the rest counted. */
+void sb_output_append(struct sb_output *o, const char *buf, size_t n);
+int sb_converse(struct sb_started *s, const struct sb_request *req,
+    struct sb_result *res) __attribute__((warn_unused_result));
+int sb_turn(struct sb_started *s, const struct sb_turn *t,
+    struct sb_cancel *cancel, struct sb_result *res)
+    __attribute__((warn_unused_result));
+/* The memory its cgroup holds now (0: none, or unknown). */
+uint64_t sb_started_memory(struct sb_started *s);
 
 const char *sb_stage_name(enum sb_stage stage);
 /* What to do about a failed stage, with exact flags (stage.c). */

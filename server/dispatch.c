@@ -413,6 +413,10 @@ m_listen(struct req *r, struct json_object **ret)
 struct call_ctx {
 	struct req *r;
 	struct inflight *fl;
+	/* tool_call.owner: "s:" + session id (handshake era), or "p:" +
+	 * the principal's key (session.owner) */
+	char owner[2 + sizeof(((struct session *)0)->owner) +
+	    sizeof(((struct session *)0)->id)];
 	struct json_object *progress_token;	/* borrowed from the request */
 	double last_progress;
 	bool sent_progress;
@@ -605,6 +609,10 @@ call_prepare(struct req *r, const struct tool_entry *tool,
 	memset(call, 0, sizeof(*call));
 	call->env = r->srv->env;
 	call->audit = audit;
+	(void)snprintf(cc->owner, sizeof(cc->owner), "%s:%s",
+	    r->era == ERA_LEGACY ? "s" : "p", r->era == ERA_LEGACY ?
+	    r->sess->id : r->sess->owner);
+	call->owner = cc->owner;
 	call->max_timeout_ms = r->task != NULL ? r->srv->task_timeout_ms : 0;
 	call->progress = call_progress;
 	call->log = call_log;

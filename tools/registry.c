@@ -15,6 +15,7 @@
 #include "fixtures.h"
 #include "policy.h"
 #include "registry.h"
+#include "repl.h"
 #include "sandboxed.h"
 #include "schema_files.h"
 #include "validator.h"
@@ -55,6 +56,26 @@ static const struct tool_def tool_defs[] = {
 		.handler = tool_run_code,
 		.task_support = true,
 		.tailor = tool_run_code_tailor,
+	},
+	{
+		.name = "end_session",
+		.title = END_SESSION_TITLE,
+		.description = END_SESSION_DESCRIPTION,
+		.input_schema = "end_session.input.json",
+		.output_schema = "end_session.output.json",
+		.annotations = { .read_only = false,
+		    .destructive = true, .idempotent = true, .open_world = false },
+		.handler = tool_end_session,
+	},
+	{
+		.name = "list_sessions",
+		.title = LIST_SESSIONS_TITLE,
+		.description = LIST_SESSIONS_DESCRIPTION,
+		.input_schema = "list_sessions.input.json",
+		.output_schema = "list_sessions.output.json",
+		.annotations = { .read_only = true,
+		    .destructive = false, .idempotent = true, .open_world = false },
+		.handler = tool_list_sessions,
 	},
 	{
 		.name = "read_file",

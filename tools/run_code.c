@@ -16,6 +16,7 @@
 #include "sandboxed.h"
 #include "sbcall.h"
 #include "pool.h"
+#include "repl.h"
 #include "toolargs.h"
 
 /* execve refuses one argument longer than MAX_ARG_STRLEN (32 pages). */
@@ -33,6 +34,31 @@ static const char c_driver[] =
     "\"$cc\" -std=gnu17 -O1 -pipe -o /tmp/main /tmp/main.c -lm || "
     "{ echo 'mcp-sandbox: compilation failed' >&2; exit 1; }; "
     "exec /tmp/main \"$@\"";
+
+/* What a call with a session cannot have: a refusal, or NULL. */
+static struct json_object *
+session_refusal(const struct tool_call *call, const struct json_object *args,
+    int l)
+{
+	const char *what = toolargs_get(args, "args") != NULL ? "args" :
+	    toolargs_get(args, "stdin") != NULL ? "stdin" :
+	    toolargs_get(args, "background") != NULL ? "background" : NULL;
+
+	if (l == POLICY_LANG_C) {
+		render_refused(call->audit, "session in c");
+		return tool_result_error("The code was not run: c has no "
+		    "session (it is compiled, not interpreted); sessions are "
+		    "python3, node and sh. Call again without session.");
+	}
+	if (what != NULL) {
+		render_refused(call->audit, "session with args or stdin");
+		return tool_result_error("The code was not run: %s cannot be "
+		    "given to a session, whose interpreter is already "
+		    "running; set what the code needs in the code itself, or "
+		    "call without session.", what);
+	}
+	return NULL;
+}
 
 static size_t
 argv_count(const char *const *v)
@@ -58,11 +84,13 @@ tool_run_code(const struct tool_call *call,
 	struct sbcall c;
 	const char **argv = NULL, *head[6];
 	char *warm_in = NULL;
+	struct repl_call sess;
 	size_t nhead = 0;
 	enum mcp_err st = MCP_OK;
 	int l;
 
 	memset(&c, 0, sizeof(c));
+	memset(&sess, 0, sizeof(sess));
 	if ((bad = render_nul_key(args, nul_free)) != NULL) {
 		r = render_nul_refusal(call->audit, bad);
 		goto out;
@@ -83,6 +111,9 @@ tool_run_code(const struct tool_call *call,
 		    CODE_MAX_BYTES);
 		goto out;
 	}
+	if (toolargs_get(args, "session") != NULL &&
+	    (r = session_refusal(call, args, l)) != NULL)
+		goto out;
 	c.program = lang->path;
 	c.prog_binds = lang->binds;
 	switch (l) {
@@ -122,8 +153,17 @@ tool_run_code(const struct tool_call *call,
 	c.workspace_writable = true;
 	c.what = "the code";
 	c.network = true;
-	/* the same call, for a python started ahead if one waits */
-	if (l == POLICY_LANG_PYTHON3 && p->limits.warm_python > 0) {
+	if (toolargs_get(args, "session") != NULL) {
+		sess.name = toolargs_str(args, "session", "");
+		sess.lang = l;
+		sess.restart = toolargs_bool(args, "restart", false);
+		sess.code = code;
+		c.session = &sess;
+		/* a session's sandbox is made without network (sbcall.c) */
+		if (c.network_arg < 0)
+			c.network_arg = 0;
+	} else if (l == POLICY_LANG_PYTHON3 && p->limits.warm_python > 0) {
+		/* the same call, for a python started ahead if one waits */
 		if ((warm_in = warm_stdin(code, argv + nhead, argv_count(
 		    argv + nhead), c.stdin_data, c.stdin_len,
 		    &c.warm_stdin_len)) == NULL) {

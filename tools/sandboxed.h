@@ -113,11 +113,24 @@ enum mcp_err tool_run_command_tailor(const struct tool_env *env,
 	"workspace files the code created or changed: a PNG, JPEG, GIF or " \
 	"WebP it writes (a matplotlib plot saved with savefig) comes back " \
 	"as an image. A non-zero exit, a signal or the deadline is an " \
-	"error result."
+	"error result. With session, the interpreter (python3, node, sh) " \
+	"stays for later calls of the same session name: load data or " \
+	"import once, then use it in the next calls; end_session ends it."
 enum mcp_err tool_run_code(const struct tool_call *call,
     const struct json_object *args, struct json_object **ret_result);
 enum mcp_err tool_run_code_tailor(const struct tool_env *env,
     struct json_object *tool_json);
+
+/* end_session, list_sessions (repl.h) */
+#define END_SESSION_TITLE	"End a run_code session"
+#define END_SESSION_DESCRIPTION \
+	"End a run_code session of this client by name: its interpreter, " \
+	"its state and its sandbox are gone (files it wrote to the " \
+	"workspace stay). A call already running on it finishes first."
+#define LIST_SESSIONS_TITLE	"List run_code sessions"
+#define LIST_SESSIONS_DESCRIPTION \
+	"List this client's open run_code sessions (name, language, age, " \
+	"calls) and those that ended, with why."
 
 /* run_skill_script */
 #define RUN_SKILL_SCRIPT_TITLE	"Run an Agent Skill script"

@@ -20,6 +20,7 @@
 #include "files.h"
 #include "policy.h"
 #include "render.h"
+#include "repl.h"
 #include "policy_binds.h"
 #include "sbcall.h"
 #include "slots.h"
@@ -411,7 +412,7 @@ run(const struct tool_call *call, const struct sbcall *c,
 	struct tool_prestart ps;
 	struct sb_ctx *sb;
 	char why[320];
-	bool have_slot = false, net;
+	bool have_slot = false, net, nomem;
 	int rc;
 
 	memset(res, 0, sizeof(*res));
@@ -465,6 +466,22 @@ run(const struct tool_call *call, const struct sbcall *c,
 		req.net_arg = ec;
 	}
 	bridge.timeout_ms = req.limits.wall_ms;
+	/* a session's call waits for its turn before it takes a slot */
+	if (c->session != NULL) {
+		if (ec != NULL) {
+			render_refused(call->audit, "network in a session");
+			refusal = tool_result_error("%s was not run: a session has "
+			    "no network on this server yet. Call again with "
+			    "network: false, or without session.", c->what);
+			goto out;
+		}
+		if ((refusal = repl_enter(call, c->session, &nomem)) != NULL)
+			goto out;
+		if (nomem) {
+			env_free(envp);
+			return MCP_ERR_NOMEM;
+		}
+	}
 	req.progress = progress_cb;
 	req.progress_arg = &bridge;
 	req.progress_ms = SBCALL_PROGRESS_MS;
@@ -504,7 +521,9 @@ run(const struct tool_call *call, const struct sbcall *c,
 		goto out;
 	}
 	(void)wsf_scan_take(req.workspace_host, before);
-	if ((started = take_built(&ps, c, &req, ec, req.limits.wall_ms >
+	if (c->session != NULL)
+		rc = repl_turn(c->session, sb, &req, call->cancel, res);
+	else if ((started = take_built(&ps, c, &req, ec, req.limits.wall_ms >
 	    p->limits.max_timeout_ms)) != NULL) {
 		/* a python started ahead: the call is its stdin */
 		if (c->warm_stdin != NULL) {
@@ -525,6 +544,8 @@ run(const struct tool_call *call, const struct sbcall *c,
 	}
 	if (have_slot)
 		tool_slots_release(env->slots);
+	if (c->session != NULL)
+		repl_leave(c->session);
 	env_free(envp);
 	if (refusal == NULL && (call->audit->refused || sb == NULL))
 		return MCP_ERR_NOMEM;
@@ -565,7 +586,9 @@ sbcall_run(const struct tool_call *call, const struct sbcall *c,
 		else
 			r = render_run_result(&res, c->what, c->timeout_ms,
 			    call->audit);
-		if (r != NULL)
+		if (r != NULL && c->session != NULL)
+			st = repl_add_result(c->session, r);
+		if (r != NULL && st == MCP_OK)
 			st = report_files(call, c, &before, always, r);
 	}
 	wsf_scan_free(&before);

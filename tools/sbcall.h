@@ -22,6 +22,7 @@
 
 struct policy;
 struct prog_binds;
+struct repl_call;
 struct sbcall;
 struct tool_audit;
 
@@ -71,6 +72,13 @@ struct sbcall {
 	size_t warm_stdin_len;
 	/* the result of a run; NULL: render_run_result's, files always */
 	sbcall_render_fn render;
+	/*
+	 * Set only by run_code with a session (repl.h): the run is one call
+	 * of that session's interpreter, which program and argv would start
+	 * if it is new (they are then ignored; the policy's interpreter and
+	 * the session's driver are used).
+	 */
+	struct repl_call *session;
 };
 
 /*

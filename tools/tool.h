@@ -21,6 +21,7 @@ struct sb_ctx;		/* sandbox/sandbox.h */
 struct sb_cancel;	/* sandbox/sandbox.h */
 struct sb_started;	/* sandbox/sandbox.h */
 struct tool_slots;	/* tools/slots.h: bounded concurrency of sandboxes */
+struct repls;		/* tools/repl.h: run_code's sessions */
 
 /*
  * Sandboxes built ahead of their calls (pool.h), reached through these
@@ -73,6 +74,8 @@ struct tool_env {
 	struct sb_ctx *sb;		/* borrowed */
 	struct tool_slots *slots;	/* borrowed; shared, internally locked */
 	struct tool_prestart prestart;
+	/* run_code's sessions (repl.h), internally locked; NULL: none */
+	struct repls *repls;
 	bool fixtures;			/* conformance fixture tools offered */
 	/*
 	 * --content-only: no outputSchema in tools/list and no
@@ -122,6 +125,10 @@ struct tool_audit {
 struct tool_call {
 	const struct tool_env *env;
 	const char *workspace;		/* absolute host path; per server or session */
+	/* whose run_code sessions the call reaches: "s:" and the MCP
+	 * session's id (2025-11-25, stdio), or "p:" and the principal's
+	 * digest (2026-07-28); never NULL */
+	const char *owner;
 	struct sb_cancel *cancel;	/* fired by notifications/cancelled */
 	struct tool_audit *audit;	/* written by the handler; zeroed, exit -1 */
 	/* longest deadline the call may ask: a task's (task_timeout_ms), or 0
