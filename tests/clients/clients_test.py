@@ -124,7 +124,7 @@ def inspector(node, binary, tmp):
         check(f"{label}: tools/list --strict exit 0", r.returncode == 0,
               r.stderr[-1500:])
         tools = json.loads(r.stdout or "{}").get("result", {}).get("tools", [])
-        check(f"{label}: 9 tools", len(tools) == 9, [t["name"] for t in tools])
+        check(f"{label}: 11 tools", len(tools) == 11, [t["name"] for t in tools])
         check(f"{label}: --strict reports nothing",
               "Warning" not in r.stderr and "warnings" not in r.stderr,
               r.stderr[-1500:])

@@ -172,6 +172,44 @@ export const TOOL_SAMPLES = {
 			// sh: the one language every Debian machine has.
 			custom('sh arithmetic', { language: 'sh', code: 'echo $((6 * 7))' },
 				(r) => ranWith(r, '42\n')),
+			custom('a session starts', { language: 'sh', code: 'x=6', session: 'sdk' },
+				(r) => {
+					ranWith(r, '');
+					assert.equal(r.structuredContent.session.started, true);
+				}),
+			custom('and keeps its state', { language: 'sh', code: 'echo $((x * 7))', session: 'sdk' },
+				(r) => {
+					ranWith(r, '42\n');
+					assert.equal(r.structuredContent.session.calls, 2);
+				}),
+		],
+	},
+	list_sessions: {
+		meta: { title: 'List run_code sessions', annotations: PURE },
+		calls: [
+			custom('the open session', {}, (r) => {
+				assert.deepEqual(r.structuredContent.sessions.map((s) => [s.name, s.language, s.calls]),
+					[['sdk', 'sh', 2]]);
+				assert.deepEqual(r.structuredContent.ended, []);
+			}),
+		],
+	},
+	end_session: {
+		meta: {
+			title: 'End a run_code session',
+			annotations: {
+				readOnlyHint: false,
+				destructiveHint: true,
+				idempotentHint: true,
+				openWorldHint: false,
+			},
+		},
+		calls: [
+			custom('ends it', { session: 'sdk' }, (r) => {
+				assert.equal(r.structuredContent.name, 'sdk');
+				assert.equal(r.structuredContent.calls, 2);
+			}),
+			toolError('then it is gone', { session: 'sdk' }, "The session 'sdk' has ended already"),
 		],
 	},
 	run_skill_script: {

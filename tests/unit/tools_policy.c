@@ -404,6 +404,10 @@ START_TEST(every_flag_in_the_table_is_understood)
 		else if (strcmp(policy_flags[i].name, "warm-python") == 0 ||
 		    strcmp(policy_flags[i].name, "pool-size") == 0)
 			v = "3";
+		else if (strncmp(policy_flags[i].name, "session-", 8) == 0)
+			v = "2000";
+		else if (strstr(policy_flags[i].name, "sessions") != NULL)
+			v = "3";
 		else if (strcmp(policy_flags[i].name, "cgroup-parent") == 0)
 			v = "/sys/fs/cgroup/mcp";
 		else if (strstr(policy_flags[i].name, "-domain") != NULL)

@@ -1,0 +1,319 @@
+#!/usr/bin/env python3
+"""run_code sessions (issue 21) over stdio, against the real binary:
+state across calls in python3, node and sh; a final expression's value;
+an exception, a syntax error and an interrupt that leave the session
+alive; an interpreter that ignores the interrupt, killed and said so; the
+end of a session by end_session, by idle time, by its memory limit, each
+told to the next call, which restarts only when it says so; a language
+mismatch; the per-client cap; output framing that a printed fake
+boundary and a background thread cannot break; two clients' sessions
+apart. As root, and with --unpriv as uid 65534.
+
+usage: sessions_test.py MCP_SANDBOX [--unpriv]"""
+import json
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(
+    __file__)), "..", "lib"))
+from mcptest import AS_NOBODY, Report, nobody_can, poll_until  # noqa: E402
+
+SERVER = sys.argv[1]
+UNPRIV = "--unpriv" in sys.argv[2:]
+R = Report("sessions" + (" (uid 65534)" if UNPRIV else ""))
+# what a plain system gives; no developer shims decide which python runs
+ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
+
+
+class Client:
+    """One stdio server and its client."""
+
+    def __init__(self, *flags):
+        argv = ([] if not UNPRIV else AS_NOBODY) + [SERVER, *flags]
+        self.p = subprocess.Popen(argv, stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, env=ENV)
+        self.n = 0
+        init = self.req("initialize", {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "sessions_test", "version": "1"}})
+        assert "result" in init, init
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, m):
+        self.p.stdin.write((json.dumps(m) + "\n").encode())
+        self.p.stdin.flush()
+
+    def req(self, method, params):
+        self.n += 1
+        self.send({"jsonrpc": "2.0", "id": self.n, "method": method,
+                   "params": params})
+        while True:
+            line = self.p.stdout.readline()
+            if not line:
+                raise RuntimeError("the server closed its stdout")
+            m = json.loads(line)
+            if m.get("id") == self.n:
+                return m
+
+    def call(self, name, args):
+        return self.req("tools/call", {"name": name,
+                                       "arguments": args})["result"]
+
+    def code(self, lang, code, session, **kw):
+        return self.call("run_code", dict(language=lang, code=code,
+                                          session=session, **kw))
+
+    def close(self):
+        self.p.stdin.close()
+        return self.p.wait(timeout=30)
+
+
+def sc(r):
+    return r.get("structuredContent", {})
+
+
+def out(r):
+    return sc(r).get("stdout")
+
+
+def err_text(r):
+    return r["content"][0]["text"]
+
+
+def state_across_calls(c):
+    with R.step("state across calls"):
+        r = c.code("python3", "import os\nx = 41\nos.chdir('/tmp')", "py")
+        s = sc(r).get("session", {})
+        R.check("python3: the first call starts it",
+                s.get("started") is True and s.get("calls") == 1 and
+                s.get("name") == "py" and s.get("language") == "python3" and
+                sc(r).get("exit_code") == 0, r)
+        r = c.code("python3", "x += 1\nprint(os.getcwd())\nx", "py")
+        R.check("python3: variables, imports, cwd last; the final value",
+                out(r) == "/tmp\n42\n" and
+                sc(r)["session"]["started"] is False and
+                sc(r)["session"]["calls"] == 2, r)
+        r = c.code("sh", "cd /tmp; v=5; f() { echo \"f$1\"; }", "sh")
+        r = c.code("sh", "pwd; echo $v; f 7", "sh")
+        R.check("sh: cd, variables, functions last",
+                out(r) == "/tmp\n5\nf7\n" and sc(r)["exit_code"] == 0, r)
+        r = c.code("sh", "false", "sh")
+        R.check("sh: the last status is the call's",
+                sc(r)["exit_code"] == 1 and r.get("isError") is True, r)
+        r = c.code("node", "let z = 3; const w = await "
+                   "Promise.resolve(4); z + w", "js")
+        R.check("node: top-level await and a final value",
+                out(r) == "7\n" and sc(r)["exit_code"] == 0, r)
+        r = c.code("node", "z * w", "js")
+        R.check("node: let and const last", out(r) == "12\n", r)
+
+
+def errors_keep_it(c):
+    with R.step("errors leave the session alive"):
+        r = c.code("python3", "1/0", "py")
+        R.check("python3: an exception is the call's error",
+                r.get("isError") is True and sc(r)["exit_code"] == 1 and
+                "ZeroDivisionError: division by zero" in sc(r)["stderr"] and
+                "_mcp_session" not in sc(r)["stderr"], r)
+        r = c.code("python3", "def (:", "py")
+        R.check("python3: a syntax error too",
+                "SyntaxError" in sc(r)["stderr"], r)
+        r = c.code("python3", "x", "py")
+        R.check("python3: its state survives both", out(r) == "42\n", r)
+        r = c.code("sh", "if then", "sh")
+        R.check("sh: a syntax error fails the call, not the shell",
+                sc(r)["exit_code"] == 2 and
+                "Syntax error" in sc(r)["stderr"], r)
+        r = c.code("sh", "echo $v", "sh")
+        R.check("sh: its state survives", out(r) == "5\n", r)
+        r = c.code("node", "null.x", "js")
+        R.check("node: an exception is the call's error",
+                sc(r)["exit_code"] == 1 and "TypeError" in sc(r)["stderr"],
+                r)
+
+
+def interrupts(c):
+    with R.step("deadlines"):
+        r = c.code("python3", "import time\nwhile True: time.sleep(0.01)",
+                   "py", timeout_ms=300)
+        R.check("python3: the deadline interrupts (KeyboardInterrupt)",
+                sc(r)["exit_code"] == 130 and sc(r)["timed_out"] is True and
+                "KeyboardInterrupt" in sc(r)["stderr"] and
+                "ended" not in sc(r)["session"], r)
+        r = c.code("python3", "x", "py")
+        R.check("python3: and it lives on", out(r) == "42\n", r)
+        r = c.code("sh", "while :; do sleep 0.05; done; echo no", "sh",
+                   timeout_ms=300)
+        R.check("sh: the deadline interrupts the loop",
+                sc(r)["exit_code"] == 130 and out(r) == "", r)
+        r = c.code("node", "while (true) {}", "js", timeout_ms=300)
+        R.check("node: the deadline breaks a busy script",
+                sc(r)["exit_code"] == 130 and
+                "interrupted" in sc(r)["stderr"], r)
+        r = c.code("node", "z", "js")
+        R.check("node: and it lives on", out(r) == "3\n", r)
+        r = c.code("python3", "import signal, time\n"
+                   "signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+                   "while True: time.sleep(0.01)", "stubborn",
+                   timeout_ms=200)
+        s = sc(r).get("session", {})
+        R.check("an interpreter that ignores the interrupt is killed",
+                s.get("ended") == "it did not come back within 2000 ms of "
+                "the interrupt and was killed" and
+                sc(r)["timed_out"] is True and r.get("isError") is True, r)
+        r = c.code("python3", "1", "stubborn")
+        R.check("the next call is told why, and not run",
+                r.get("isError") is True and err_text(r) ==
+                "The session 'stubborn' ended (it did not come back within "
+                "2000 ms of the interrupt and was killed), so what it held "
+                "is gone. Call again with \"restart\": true to start it "
+                "afresh, or use another name.", r)
+        r = c.code("python3", "'fresh'", "stubborn", restart=True)
+        R.check("restart: true starts it afresh",
+                out(r) == "'fresh'\n" and sc(r)["session"]["started"], r)
+
+
+def framing(c):
+    with R.step("framing"):
+        fake = "\x1emcp-sandbox-turn-" + "0" * 32
+        r = c.code("python3", "print(%r, end='')\nprint('after')" % fake,
+                   "py")
+        R.check("a printed fake boundary is output like any other",
+                out(r) == fake + "after\n" and sc(r)["exit_code"] == 0, r)
+        r = c.code("python3", "import sys\nsys.stdout.write('a' * 200000)"
+                   "\nsys.stdout.flush()\nprint()\n'end'", "py")
+        R.check("output past a pipe's size and the cap: counted exactly",
+                sc(r)["stdout_bytes"] == 200000 + 1 + len("'end'\n") and
+                sc(r)["stdout_truncated"] is True, sc(r).get("stdout_bytes"))
+        r = c.code("python3", "import threading, time\n"
+                   "def late():\n    time.sleep(0.2)\n"
+                   "    print('late output', flush=True)\n"
+                   "    open('/workspace/late.done', 'w').close()\n"
+                   "threading.Thread(target=late).start()\n'now'", "py")
+        R.check("a call's own output", out(r) == "'now'\n", r)
+        # the thread has printed, between two calls, once its file is there
+        printed = poll_until(lambda: c.call("read_file", {
+            "path": "late.done"}).get("isError") is not True,
+            attempts=100, pause_s=0.05)
+        r = c.code("python3", "'next'", "py")
+        R.check("output between two calls reaches neither",
+                printed and out(r) == "'next'\n", r)
+
+
+def ends(c):
+    with R.step("ends"):
+        r = c.call("end_session", {"session": "stubborn"})
+        R.check("end_session of a restarted session",
+                r.get("isError") is not True and sc(r)["calls"] == 1, r)
+        r = c.code("sh", "echo 1", "other")
+        r = c.code("python3", "1", "other")
+        R.check("a session of another language is refused, naming both",
+                r.get("isError") is True and err_text(r) ==
+                "The session 'other' is a sh session, and this call is "
+                "python3. Call again with that language, or another "
+                "session name.", r)
+        r = c.call("list_sessions", {})
+        names = sorted(s["name"] for s in sc(r)["sessions"])
+        R.check("list_sessions lists this client's sessions",
+                names == ["js", "other", "py", "sh"], names)
+        r = c.call("end_session", {"session": "other"})
+        R.check("end_session ends it", r.get("isError") is not True and
+                sc(r)["name"] == "other" and sc(r)["calls"] == 1, r)
+        r = c.code("sh", "echo 1", "other")
+        R.check("the next call is told it was ended",
+                r.get("isError") is True and
+                "(end_session ended it)" in err_text(r), r)
+        r = c.call("end_session", {"session": "nosuch"})
+        R.check("end_session of an unknown name says so",
+                r.get("isError") is True and err_text(r) ==
+                "No session 'nosuch' is open for this client "
+                "(list_sessions lists those that are).", r)
+        r = c.code("python3", "1", "py", args=["a"])
+        R.check("args are refused with a session",
+                r.get("isError") is True and "args cannot be given to a "
+                "session" in err_text(r), r)
+
+
+def caps_and_idle():
+    with R.step("the per-client cap and the idle end"):
+        c = Client("--sessions-per-client", "2", "--session-idle-ms", "1000")
+        c.code("sh", "true", "a")
+        c.code("sh", "true", "b")
+        r = c.code("sh", "true", "c")
+        R.check("past sessions_per_client: refused, saying what to do",
+                r.get("isError") is True and err_text(r) ==
+                "2 sessions are open for this client, its most; end one "
+                "with end_session (list_sessions lists them).", r)
+
+        def gone():
+            r = c.call("list_sessions", {})
+            return (sc(r)["sessions"] == [] and
+                    len(sc(r)["ended"]) == 2)
+        R.check("idle sessions end at session_idle_ms",
+                poll_until(gone, attempts=100, pause_s=0.05))
+        r = c.code("sh", "true", "a")
+        R.check("and the next call is told so",
+                r.get("isError") is True and "(it was idle for 1 s)" in
+                err_text(r), r)
+        c.close()
+
+
+def memory():
+    with R.step("memory"):
+        c = Client("--memory-mb", "64")
+        r = c.code("python3", "import subprocess", "big")
+        r = c.code("python3", "b = bytearray(200 << 20)", "big")
+        R.check("one process past memory_mb: MemoryError, the session lives",
+                "MemoryError" in sc(r)["stderr"] and
+                "ended" not in sc(r)["session"], r)
+        if sc(r)["session"]["memory_bytes"] is None:
+            print("skip: no cgroup bounds this server's sandboxes")
+            c.close()
+            return
+        r = c.code("python3", "ps = [subprocess.Popen(['python3', '-c', "
+                   "'b = bytearray(40 << 20); import time; time.sleep(5)']) "
+                   "for i in range(4)]\n[p.wait() for p in ps]", "big",
+                   timeout_ms=10000)
+        s = sc(r).get("session", {})
+        R.check("the session past its cgroup's memory is ended, and says so",
+                s.get("ended") == "it ran out of memory at 64 MiB" and
+                sc(r)["memory_limit_reached"] is True and
+                r.get("isError") is True, r)
+        c.close()
+
+
+def two_clients():
+    with R.step("two clients"):
+        a, b = Client(), Client()
+        a.code("python3", "secret = 'a-only'", "main")
+        r = b.code("python3", "print(globals().get('secret'))", "main")
+        R.check("the same name in another client is its own session",
+                out(r) == "None\n" and sc(r)["session"]["started"], r)
+        a.close()
+        b.close()
+
+
+def main():
+    if UNPRIV and not nobody_can("test", "-x", SERVER):
+        print("skip: uid 65534 cannot run %s" % SERVER)
+        return 77
+    c = Client()
+    try:
+        state_across_calls(c)
+        errors_keep_it(c)
+        interrupts(c)
+        framing(c)
+        ends(c)
+    finally:
+        c.close()
+    caps_and_idle()
+    memory()
+    two_clients()
+    return R.end()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
