@@ -23,6 +23,7 @@
 #include "log.h"
 #include "registry.h"
 #include "resources.h"
+#include "repl.h"
 #include "tasks.h"
 #include "timespec.h"
 #include "tool.h"
@@ -1341,6 +1342,16 @@ void
 dispatch_end_tasks(const struct server *srv)
 {
 	tasks_shutdown(srv->tasks);
+	repls_end_owner(srv->env->repls, NULL, "the server stopped");
+}
+
+void
+dispatch_session_gone(const struct server *srv, const struct session *sess)
+{
+	char owner[2 + sizeof(sess->id)];
+
+	(void)snprintf(owner, sizeof(owner), "s:%s", sess->id);
+	repls_end_owner(srv->env->repls, owner, "its MCP session ended");
 }
 
 /* The resources methods live in resources.c; this hands them over. */

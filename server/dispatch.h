@@ -56,9 +56,14 @@ struct msg_sink {
 	void *arg;
 };
 
-/* Ends every task (tasks.h: cancelled, their threads waited for): a
- * transport calls it before its sessions and workspaces go. */
+/* Ends every task (tasks.h: cancelled, their threads waited for) and
+ * every run_code session (tools/repl.h): a transport calls it before its
+ * sessions and workspaces go. */
 void dispatch_end_tasks(const struct server *srv);
+/* An MCP session of the handshake era ended: so do its run_code
+ * sessions, before its workspace goes. */
+void dispatch_session_gone(const struct server *srv,
+    const struct session *sess);
 
 /* The protocol versions we speak, newest first, NULL-terminated. */
 extern const char *const dispatch_legacy_versions[];

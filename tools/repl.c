@@ -225,9 +225,26 @@ struct ended {
 	bool used;
 };
 
+/*
+ * A session's sandbox, started on the table's own thread: the init dies
+ * with the thread that cloned it (PR_SET_PDEATHSIG is per thread), and a
+ * call's thread may be gone long before its session (HTTP's are per
+ * connection).
+ */
+struct start_job {
+	struct repl *r;
+	struct sb_ctx *sb;
+	const struct sb_request *req;
+	struct sb_result *res;
+	int rc;
+	bool done;
+};
+
 struct repls {
 	pthread_mutex_t lock;
-	pthread_cond_t wake;		/* the reaper's */
+	pthread_cond_t wake;		/* the thread's: a job, an end, stop */
+	pthread_cond_t job_done;	/* a start_job is done or taken */
+	struct start_job *job;
 	const struct policy *p;
 	struct repl *open[REPL_MAX];
 	size_t n;
@@ -353,7 +370,11 @@ repl_free(struct repl *r)
 	free(r);
 }
 
-/* ---- the reaper: idle and age ends ---- */
+static int start(struct repl *r, struct sb_ctx *sb,
+    const struct sb_request *req, const struct policy *p,
+    struct sb_result *res);
+
+/* ---- the table's thread: starts, idle and age ends ---- */
 
 static void *
 reaper_main(void *arg)
@@ -367,7 +388,22 @@ reaper_main(void *arg)
 	char say[32], why[160];
 
 	(void)pthread_mutex_lock(&t->lock);
-	while (!t->stop) {
+	for (;;) {
+		/* a start asked for is done even when stopping: its caller
+		 * waits for it */
+		if (t->job != NULL && !t->job->done) {
+			struct start_job *j = t->job;
+
+			(void)pthread_mutex_unlock(&t->lock);
+			j->rc = start(j->r, j->sb, j->req, t->p, j->res);
+			(void)pthread_mutex_lock(&t->lock);
+			j->done = true;
+			t->job = NULL;
+			(void)pthread_cond_broadcast(&t->job_done);
+			continue;
+		}
+		if (t->stop)
+			break;
 		now = now_ms();
 		next = now + 60000;
 		ngone = 0;
@@ -433,6 +469,12 @@ repls_new(const struct policy *p)
 	(void)pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	(void)pthread_cond_init(&t->wake, &ca);
 	(void)pthread_condattr_destroy(&ca);
+	(void)pthread_cond_init(&t->job_done, NULL);
+	if (pthread_create(&t->reaper, NULL, reaper_main, t) != 0) {
+		repls_free(t);
+		return NULL;
+	}
+	t->reaper_on = true;
 	return t;
 }
 
@@ -453,8 +495,33 @@ repls_free(struct repls *t)
 	for (i = 0; i < t->n; i++)
 		repl_free(t->open[i]);
 	(void)pthread_cond_destroy(&t->wake);
+	(void)pthread_cond_destroy(&t->job_done);
 	(void)pthread_mutex_destroy(&t->lock);
 	free(t);
+}
+
+void
+repls_end_owner(struct repls *t, const char *owner, const char *why)
+{
+	struct repl *gone[REPL_MAX];
+	size_t i, n = 0;
+
+	if (t == NULL)
+		return;
+	(void)pthread_mutex_lock(&t->lock);
+	for (i = 0; i < t->n; i++) {
+		struct repl *r = t->open[i];
+
+		if (owner != NULL && strcmp(r->owner, owner) != 0)
+			continue;
+		end_locked(t, r, why);
+		i--;	/* unlink moved the last one here */
+		if (r->refs == 0)
+			gone[n++] = r;
+	}
+	(void)pthread_mutex_unlock(&t->lock);
+	for (i = 0; i < n; i++)
+		repl_free(gone[i]);
 }
 
 /* ---- a call's turn ---- */
@@ -509,9 +576,6 @@ open_locked(struct repls *t, const struct tool_call *call,
 	if (e != NULL)
 		e->used = false;
 	q->started = true;
-	if (!t->reaper_on && pthread_create(&t->reaper, NULL, reaper_main,
-	    t) == 0)
-		t->reaper_on = true;
 	return NULL;
 }
 
@@ -827,6 +891,33 @@ start(struct repl *r, struct sb_ctx *sb, const struct sb_request *req,
 	return rc;
 }
 
+/* start() on the table's thread (struct start_job says why). */
+static int
+start_there(struct repl *r, struct sb_ctx *sb, const struct sb_request *req,
+    struct sb_result *res)
+{
+	struct repls *t = r->t;
+	struct start_job j = { r, sb, req, res, 0, false };
+
+	(void)pthread_mutex_lock(&t->lock);
+	while (t->job != NULL)
+		(void)pthread_cond_wait(&t->job_done, &t->lock);
+	if (t->stop) {
+		(void)pthread_mutex_unlock(&t->lock);
+		(void)snprintf(res->message, sizeof(res->message), "the server "
+		    "is stopping");
+		res->failed_stage = SB_STAGE_RESOURCES;
+		res->err = ESHUTDOWN;
+		return -ESHUTDOWN;
+	}
+	t->job = &j;
+	(void)pthread_cond_signal(&t->wake);
+	while (!j.done)
+		(void)pthread_cond_wait(&t->job_done, &t->lock);
+	(void)pthread_mutex_unlock(&t->lock);
+	return j.rc;
+}
+
 /* How a session's run ended, for the next call and this one's result. */
 static void
 ended_why(const struct sb_result *res, char *why, size_t len)
@@ -859,7 +950,7 @@ repl_turn(struct repl_call *q, struct sb_ctx *sb, const struct sb_request *req,
 	int rc;
 
 	memset(res, 0, sizeof(*res));
-	if (r->sb == NULL && (rc = start(r, sb, req, p, res)) < 0) {
+	if (r->sb == NULL && (rc = start_there(r, sb, req, res)) < 0) {
 		(void)snprintf(q->ended, sizeof(q->ended), "its sandbox could "
 		    "not start");
 		goto dead;

@@ -61,6 +61,11 @@ struct repl_call {
 struct repls *repls_new(const struct policy *p);
 /* Ends every session ("the server stopped"); NULL-safe. */
 void repls_free(struct repls *t);
+/*
+ * Ends every session of owner (NULL: of everyone), remembered with why;
+ * one a call holds goes when that call leaves. NULL-safe.
+ */
+void repls_end_owner(struct repls *t, const char *owner, const char *why);
 
 /*
  * Waits for the call's turn on its session (made if new, or afresh with

@@ -105,6 +105,7 @@ struct http_sessions {
 	uid_t ws_owner;
 	struct http_metrics *metrics;	/* borrowed */
 	size_t share;			/* sessions one principal may hold */
+	const struct server *srv;	/* borrowed: whom an end is told */
 };
 
 enum http_sess_rc {

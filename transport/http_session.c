@@ -54,10 +54,12 @@ new_id(char out[2 * MCP_HTTP_SESSION_ID_BYTES + 1])
 
 /* Last reference gone: nothing else can reach s. */
 static void
-session_destroy(struct http_session *s)
+session_destroy(struct http_sessions *t, struct http_session *s)
 {
 	session_cancel_all(&s->sess);
 	session_wait_idle(&s->sess);
+	if (t->srv != NULL)
+		dispatch_session_gone(t->srv, &s->sess);
 	session_fini(&s->sess);
 	session_ws_free(s->ws);
 	free(s);
@@ -90,7 +92,7 @@ unref(struct http_sessions *t, struct http_session *s)
 	last = --s->refs == 0;
 	(void)pthread_mutex_unlock(&t->lock);
 	if (last)
-		session_destroy(s);
+		session_destroy(t, s);
 }
 
 /* A task of s began (+1) or ended (-1): a ref of its own. */

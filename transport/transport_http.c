@@ -863,6 +863,7 @@ http_ctx_open(struct http_ctx *ctx, const struct server *srv,
 	atomic_init(&ctx->draining, false);
 	http_sessions_init(&ctx->sessions, workspace_dir, ws_owner,
 	    &ctx->metrics);
+	ctx->sessions.srv = &ctx->srv;
 	http_tenants_init(&ctx->tenants, workspace_dir, ws_owner);
 	http_conns_init(&ctx->conns, cfg->header_deadline_s);
 	if (http_mhd_load(&ctx->mhd, err, sizeof(err)) != 0) {
