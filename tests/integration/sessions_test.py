@@ -67,8 +67,12 @@ class Client:
                                           session=session, **kw))
 
     def close(self):
+        """EOF on stdin; the server's exit is checked (0: under the
+        sanitizers, also no leak and no error)."""
         self.p.stdin.close()
-        return self.p.wait(timeout=30)
+        rc = self.p.wait(timeout=30)
+        R.check("the server exits 0 at EOF", rc == 0, rc)
+        return rc
 
 
 def sc(r):
