@@ -26,6 +26,7 @@
 #include "slots.h"
 #include "timespec.h"
 #include "pool.h"
+#include "repl.h"
 
 /* The most decimal digits a size_t has (2^64 - 1). */
 #define SIZE_DIGITS	20
@@ -49,6 +50,12 @@ static const char warm_wrapper[] =
     "   os._exit(0)\n"
     "  h += c\n"
     " n = [int(x) for x in h.split()]\n"
+    " if n[0] > 0:\n"
+    "  import resource\n"
+    "  c = resource.getrlimit(resource.RLIMIT_CPU)[0]\n"
+    "  if c == resource.RLIM_INFINITY or n[0] < c:\n"
+    "   resource.setrlimit(resource.RLIMIT_CPU, (n[0], n[0]))\n"
+    " n = n[1:]\n"
     " code = take(n[0]).decode('utf-8', 'surrogateescape')\n"
     " args = [take(k).decode('utf-8', 'surrogateescape') for k in n[1:]]\n"
 
@@ -178,6 +185,10 @@ start_one(struct pool *w, enum tool_shape_kind k,
 	c.timeout_ms = p->limits.max_timeout_ms;
 	sbcall_request(p, &c, ws, (const char *const *)envp, sbinds, &req);
 	req.deferred = k == TOOL_SHAPE_EXEC;
+	/* a session may take it (repl.h); a plain call lowers it: the
+	 * launch (exec) or the wrapper (python) before its program */
+	if (p->limits.max_sessions > 0 && req.limits.cpu_s < REPL_CPU_S(p))
+		req.limits.cpu_s = REPL_CPU_S(p);
 	req.limits.start_low = true;
 	if (sb_start(w->sb, &req, &s, &res) != 0)
 		s = NULL;
@@ -444,18 +455,18 @@ pool_ready(struct pool *w, const struct tool_shape *sh, unsigned n,
 
 char *
 warm_stdin(const char *code, const char *const *args, size_t nargs,
-    const void *in, size_t in_len, size_t *ret_len)
+    const void *in, size_t in_len, uint32_t cpu_s, size_t *ret_len)
 {
 	size_t clen = strlen(code), len, off, i;
 	char *buf;
 
-	/* header: up to SIZE_DIGITS digits and a separator per length */
-	len = clen + in_len + (nargs + 1) * (SIZE_DIGITS + 1);
+	/* header: up to SIZE_DIGITS digits and a separator per number */
+	len = clen + in_len + (nargs + 2) * (SIZE_DIGITS + 1);
 	for (i = 0; i < nargs; i++)
 		len += strlen(args[i]);
 	if ((buf = malloc(len + 1)) == NULL)
 		return NULL;
-	off = (size_t)sprintf(buf, "%zu", clen);
+	off = (size_t)sprintf(buf, "%u %zu", cpu_s, clen);
 	for (i = 0; i < nargs; i++)
 		off += (size_t)sprintf(buf + off, " %zu", strlen(args[i]));
 	buf[off++] = '\n';

@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "policy.h"
+#include "pool.h"
 #include "render.h"
 #include "repl.h"
 #include "sandbox.h"
@@ -47,16 +48,18 @@
 /*
  * python3: a fresh __main__ module is the session's namespace; the value
  * of a final expression is printed as a REPL does (and kept in _). SIGINT
- * raises KeyboardInterrupt only while the user's code runs.
+ * raises KeyboardInterrupt only while the user's code runs. Only builtin
+ * modules at start (_ast, not ast; traceback at the first error): a
+ * session's first call should cost no more than a plain one.
  */
 static const char py_driver[] =
-"import ast, os, signal, sys, traceback, types\n"
+"import _ast, os, signal, sys\n"
 "def _mcp_session():\n"
 "    rd = os.fdopen(os.dup(0), 'rb')\n"
 "    nul = os.open(os.devnull, os.O_RDONLY)\n"
 "    os.dup2(nul, 0)\n"
 "    os.close(nul)\n"
-"    m = types.ModuleType('__main__')\n"
+"    m = type(sys)('__main__')\n"
 "    m.__builtins__ = __builtins__\n"
 "    sys.modules['__main__'] = m\n"
 "    g = m.__dict__\n"
@@ -69,10 +72,10 @@ static const char py_driver[] =
 "        try:\n"
 "            on[0] = True\n"
 "            try:\n"
-"                t = ast.parse(src, '<session>', 'exec')\n"
+"                t = compile(src, '<session>', 'exec', _ast.PyCF_ONLY_AST)\n"
 "                last = None\n"
-"                if t.body and isinstance(t.body[-1], ast.Expr):\n"
-"                    last = ast.Expression(t.body.pop().value)\n"
+"                if t.body and isinstance(t.body[-1], _ast.Expr):\n"
+"                    last = _ast.Expression(t.body.pop().value)\n"
 "                exec(compile(t, '<session>', 'exec'), g)\n"
 "                if last is not None:\n"
 "                    v = eval(compile(last, '<session>', 'eval'), g)\n"
@@ -88,6 +91,7 @@ static const char py_driver[] =
 "        except SystemExit:\n"
 "            raise\n"
 "        except BaseException as e:\n"
+"            import traceback\n"
 "            tb = e.__traceback__\n"
 "            tb = tb.tb_next if tb is not None else None\n"
 "            traceback.print_exception(type(e), e, tb)\n"
@@ -212,6 +216,10 @@ struct repl {
 	unsigned refs;			/* calls queued or running */
 	struct repl_waiter *head, *tail;
 	pthread_cond_t moved;		/* the queue moved */
+	/* a python built ahead runs the driver as its call's code: what
+	 * goes before the first call's input (pool.h, warm_stdin) */
+	char *prefix;
+	size_t prefix_len;
 	bool in_table;
 	bool dead;			/* ended: why says so */
 	char why[160];
@@ -366,6 +374,7 @@ static void
 repl_free(struct repl *r)
 {
 	sb_discard(r->sb);
+	free(r->prefix);
 	(void)pthread_cond_destroy(&r->moved);
 	free(r);
 }
@@ -823,35 +832,44 @@ frame_sink(void *arg, int stream, const char *buf, size_t n,
 	return f->s[0].phase == DONE && f->s[1].phase == DONE;
 }
 
-/* The driver's input for one call: its boundary, then the code. */
+/*
+ * The driver's input for one call: its boundary, then the code; the
+ * first call's behind the prefix, if any (which it takes).
+ */
 static char *
-turn_input(const struct repl *r, const struct frame *f, const char *code,
+turn_input(struct repl *r, const struct frame *f, const char *code,
     size_t *ret_len)
 {
-	size_t len = strlen(code), cap = len + 2 * REPL_BOUNDARY_LEN + 32;
+	size_t len = strlen(code), cap = r->prefix_len + len +
+	    2 * REPL_BOUNDARY_LEN + 32;
 	char *in;
 	int n;
 
 	if ((in = malloc(cap)) == NULL)
 		return NULL;
+	if (r->prefix_len > 0)
+		memcpy(in, r->prefix, r->prefix_len);
 	if (r->lang == POLICY_LANG_SH)
-		n = snprintf(in, cap, "%s\n%s\n%s\n", f->b, code, f->b);
+		n = snprintf(in + r->prefix_len, cap - r->prefix_len,
+		    "%s\n%s\n%s\n", f->b, code, f->b);
 	else
-		n = snprintf(in, cap, "%s %zu\n%s", f->b, len, code);
-	*ret_len = (size_t)n;
+		n = snprintf(in + r->prefix_len, cap - r->prefix_len,
+		    "%s %zu\n%s", f->b, len, code);
+	*ret_len = r->prefix_len + (size_t)n;
+	free(r->prefix);
+	r->prefix = NULL;
+	r->prefix_len = 0;
 	return in;
 }
 
 /* ---- starting and running ---- */
 
-static int
-start(struct repl *r, struct sb_ctx *sb, const struct sb_request *req,
-    const struct policy *p, struct sb_result *res)
+/* A session's request: req's sandbox, with its interpreter and driver. */
+static void
+driver_request(const struct repl *r, const struct sb_request *req,
+    const struct policy *p, const char *argv[5], struct sb_request *s)
 {
-	const char *argv[5];
-	struct sb_request s = *req;
-	int rc;
-
+	*s = *req;
 	argv[0] = policy_lang_name(r->lang);
 	switch (r->lang) {
 	case POLICY_LANG_PYTHON3:
@@ -872,14 +890,65 @@ start(struct repl *r, struct sb_ctx *sb, const struct sb_request *req,
 		argv[3] = NULL;
 		break;
 	}
-	s.program = p->languages[r->lang].path;
-	s.argv = argv;
-	s.stdin_data = NULL;
-	s.stdin_len = 0;
-	s.deferred = false;
-	s.limits.start_low = false;
-	/* RLIMIT_CPU counts a process's whole life: the session's */
-	s.limits.cpu_s = p->limits.session_max_age_ms / 1000 + 1;
+	s->program = p->languages[r->lang].path;
+	s->argv = argv;
+	s->stdin_data = NULL;
+	s->stdin_len = 0;
+	s->deferred = false;
+	s->limits.start_low = false;
+	s->limits.cpu_s = REPL_CPU_S(p);
+}
+
+/*
+ * A sandbox built ahead for the call's shape, if one waits (pool.h): the
+ * pool's thread cloned it, and outlives every session. 0, or -1: none.
+ */
+static int
+take_pooled(struct repl *r, const struct tool_prestart *ps,
+    const struct prog_binds *binds, const struct sb_request *req,
+    const struct policy *p, struct sb_result *res)
+{
+	struct tool_shape sh = { TOOL_SHAPE_PYTHON, binds, req->workspace_host };
+	const char *argv[5];
+	struct sb_request s;
+
+	if (ps->take == NULL)
+		return -1;
+	/* a python that has started: the driver is its call's code */
+	if (r->lang == POLICY_LANG_PYTHON3 && p->limits.warm_python > 0 &&
+	    (r->sb = ps->take(ps->arg, &sh)) != NULL) {
+		if ((r->prefix = warm_stdin(py_driver, NULL, 0, NULL, 0, 0,
+		    &r->prefix_len)) != NULL && sb_converse(r->sb, req,
+		    res) == 0)
+			return 0;
+		free(r->prefix);
+		r->prefix = NULL;
+		sb_discard(r->sb);
+		r->sb = NULL;
+		memset(res, 0, sizeof(*res));
+	}
+	sh.kind = TOOL_SHAPE_EXEC;
+	if ((r->sb = ps->take(ps->arg, &sh)) == NULL)
+		return -1;
+	driver_request(r, req, p, argv, &s);
+	if (sb_converse(r->sb, &s, res) == 0)
+		return 0;
+	sb_discard(r->sb);
+	r->sb = NULL;
+	memset(res, 0, sizeof(*res));
+	return -1;
+}
+
+/* A sandbox of the session's own (on the table's thread). */
+static int
+start(struct repl *r, struct sb_ctx *sb, const struct sb_request *req,
+    const struct policy *p, struct sb_result *res)
+{
+	const char *argv[5];
+	struct sb_request s;
+	int rc;
+
+	driver_request(r, req, p, argv, &s);
 	if ((rc = sb_start(sb, &s, &r->sb, res)) < 0) {
 		r->sb = NULL;
 		return rc;
@@ -937,8 +1006,10 @@ ended_why(const struct sb_result *res, char *why, size_t len)
 }
 
 int
-repl_turn(struct repl_call *q, struct sb_ctx *sb, const struct sb_request *req,
-    struct sb_cancel *cancel, struct sb_result *res)
+repl_turn(struct repl_call *q, struct sb_ctx *sb,
+    const struct tool_prestart *ps, const struct prog_binds *binds,
+    const struct sb_request *req, struct sb_cancel *cancel,
+    struct sb_result *res)
 {
 	struct repl *r = q->r;
 	const struct policy *p = r->t->p;
@@ -950,7 +1021,9 @@ repl_turn(struct repl_call *q, struct sb_ctx *sb, const struct sb_request *req,
 	int rc;
 
 	memset(res, 0, sizeof(*res));
-	if (r->sb == NULL && (rc = start_there(r, sb, req, res)) < 0) {
+	/* one built ahead is the pool thread's; else ours builds one */
+	if (r->sb == NULL && take_pooled(r, ps, binds, req, p, res) < 0 &&
+	    (rc = start_there(r, sb, req, res)) < 0) {
 		(void)snprintf(q->ended, sizeof(q->ended), "its sandbox could "
 		    "not start");
 		goto dead;

@@ -37,6 +37,14 @@ struct sb_result;
 #define REPL_GRACE_MS		2000
 /* Sessions a server may hold at all (max_sessions' ceiling). */
 #define REPL_MAX		64
+/*
+ * A session's RLIMIT_CPU: the rlimit counts a process's whole life, so a
+ * session's interpreter gets its age's worth (the cgroup's CPU quota, where
+ * there is one, bounds its rate). Sandboxes built ahead for any program
+ * get it too, so that a session may take one; a plain call's launch lowers
+ * it to the call's own.
+ */
+#define REPL_CPU_S(p)	((p)->limits.session_max_age_ms / 1000 + 1)
 /* Ended sessions remembered per server, to tell a later call why. */
 #define REPL_ENDED_KEPT		256
 
@@ -76,12 +84,15 @@ struct json_object *repl_enter(const struct tool_call *call,
     struct repl_call *q, bool *nomem);
 /*
  * The call's code in its session, the interpreter started with req's
- * sandbox (binds, workspace, limits) when new: as sb_run(), 0 when it
+ * sandbox (binds, workspace, limits) when new, in one built ahead of that
+ * shape (ps, binds) when there is one: as sb_run(), 0 when it
  * ran (res: its output; exit_code 0 done, 1 an exception or an error
  * status, 130 interrupted; how the session ended if it did) or < 0 when
  * the sandbox could not start it (res says why).
  */
+struct prog_binds;
 int repl_turn(struct repl_call *q, struct sb_ctx *sb,
+    const struct tool_prestart *ps, const struct prog_binds *binds,
     const struct sb_request *req, struct sb_cancel *cancel,
     struct sb_result *res);
 void repl_leave(struct repl_call *q);

@@ -522,7 +522,8 @@ run(const struct tool_call *call, const struct sbcall *c,
 	}
 	(void)wsf_scan_take(req.workspace_host, before);
 	if (c->session != NULL)
-		rc = repl_turn(c->session, sb, &req, call->cancel, res);
+		rc = repl_turn(c->session, sb, &ps, c->prog_binds, &req,
+		    call->cancel, res);
 	else if ((started = take_built(&ps, c, &req, ec, req.limits.wall_ms >
 	    p->limits.max_timeout_ms)) != NULL) {
 		/* a python started ahead: the call is its stdin */
