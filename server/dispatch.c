@@ -414,10 +414,7 @@ m_listen(struct req *r, struct json_object **ret)
 struct call_ctx {
 	struct req *r;
 	struct inflight *fl;
-	/* tool_call.owner: "s:" + session id (handshake era), or "p:" +
-	 * the principal's key (session.owner) */
-	char owner[2 + sizeof(((struct session *)0)->owner) +
-	    sizeof(((struct session *)0)->id)];
+	char owner[SESSION_OWNER_KEY];	/* tool_call.owner */
 	struct json_object *progress_token;	/* borrowed from the request */
 	double last_progress;
 	bool sent_progress;
@@ -610,9 +607,7 @@ call_prepare(struct req *r, const struct tool_entry *tool,
 	memset(call, 0, sizeof(*call));
 	call->env = r->srv->env;
 	call->audit = audit;
-	(void)snprintf(cc->owner, sizeof(cc->owner), "%s:%s",
-	    r->era == ERA_LEGACY ? "s" : "p", r->era == ERA_LEGACY ?
-	    r->sess->id : r->sess->owner);
+	session_owner_key(r->sess, r->era == ERA_MODERN, cc->owner);
 	call->owner = cc->owner;
 	call->max_timeout_ms = r->task != NULL ? r->srv->task_timeout_ms : 0;
 	call->progress = call_progress;
@@ -1348,9 +1343,9 @@ dispatch_end_tasks(const struct server *srv)
 void
 dispatch_session_gone(const struct server *srv, const struct session *sess)
 {
-	char owner[2 + sizeof(sess->id)];
+	char owner[SESSION_OWNER_KEY];
 
-	(void)snprintf(owner, sizeof(owner), "s:%s", sess->id);
+	session_owner_key(sess, false, owner);
 	repls_end_owner(srv->env->repls, owner, "its MCP session ended");
 }
 

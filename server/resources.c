@@ -13,6 +13,7 @@
 #include "json_build.h"
 #include "dispatch.h"
 #include "fixtures.h"
+#include "repl.h"
 #include "resources.h"
 #include "session.h"
 #include "tool.h"
@@ -106,6 +107,14 @@ workspace(struct rsrc_req *q, enum mcp_err *st)
 	return ws;
 }
 
+/* Whose run_code sessions the request sees (session.h). */
+static const char *
+owner_key(const struct rsrc_req *q, char buf[SESSION_OWNER_KEY])
+{
+	session_owner_key(q->sess, q->modern, buf);
+	return buf;
+}
+
 static bool
 fixtures_on(const struct rsrc_req *q)
 {
@@ -118,6 +127,7 @@ m_list(struct rsrc_req *q, struct json_object **ret)
 	struct json_object *res, *arr, *v;
 	const char *cursor = NULL, *ws;
 	enum mcp_err st = MCP_OK;
+	char okey[SESSION_OWNER_KEY];
 	char *next = NULL;
 	int rc, failed;
 
@@ -134,6 +144,11 @@ m_list(struct rsrc_req *q, struct json_object **ret)
 		return nomem(q);
 	if (cursor == NULL && fixtures_on(q) &&
 	    fixture_resources_list(arr) != 0) {
+		json_object_put(arr);
+		return nomem(q);
+	}
+	if (cursor == NULL && repl_resources_list(q->srv->env->repls,
+	    owner_key(q, okey), arr) != 0) {
 		json_object_put(arr);
 		return nomem(q);
 	}
@@ -236,7 +251,7 @@ m_read(struct rsrc_req *q, struct json_object **ret)
 {
 	struct json_object *c = NULL, *res, *arr;
 	const char *uri = str_param(q, "uri"), *ws;
-	char path[FILES_MAX_PATH + 1];
+	char path[FILES_MAX_PATH + 1], okey[SESSION_OWNER_KEY];
 	enum mcp_err st = MCP_OK;
 	int rc;
 
@@ -246,6 +261,12 @@ m_read(struct rsrc_req *q, struct json_object **ret)
 	if (fixtures_on(q) && (rc = fixture_resource_read(uri, &c)) != 0) {
 		if (rc < 0)
 			return nomem(q);
+	} else if ((rc = repl_resource_read(q->srv->env->repls, owner_key(q,
+	    okey), uri, &c)) != -EINVAL) {
+		if (rc == -ENOMEM)
+			return nomem(q);
+		if (rc != 0)
+			return not_found(q, uri);
 	} else {
 		rc = wsr_path_from_uri(uri, path, sizeof(path));
 		if (rc == -ENAMETOOLONG)

@@ -21,6 +21,13 @@ session_init(struct session *s, const char *workspace)
 }
 
 void
+session_owner_key(const struct session *s, bool modern, char *buf)
+{
+	(void)snprintf(buf, SESSION_OWNER_KEY, "%s:%s", modern ? "p" : "s",
+	    modern ? s->owner : s->id);
+}
+
+void
 session_init_lazy(struct session *s, const char *dir, uid_t owner)
 {
 	session_init(s, NULL);

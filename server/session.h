@@ -112,6 +112,15 @@ int session_send(struct session *s, const struct inflight *f,
     int (*send)(void *arg, const char *msg, size_t len), void *arg,
     const char *msg, size_t len);
 
+/*
+ * Whose run_code sessions a request of s reaches (tool.h, tool_call.owner):
+ * "s:" and its id in the handshake era, "p:" and its owner (the principal)
+ * in the stateless one. buf of SESSION_OWNER_KEY bytes.
+ */
+#define SESSION_OWNER_KEY	(2 + sizeof(((struct session *)0)->owner) + \
+	sizeof(((struct session *)0)->id))
+void session_owner_key(const struct session *s, bool modern, char *buf);
+
 /* Handshake era: initialize answered with version (now initialized). */
 void session_set_version(struct session *s, const char *version);
 bool session_initialized(struct session *s);

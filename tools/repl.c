@@ -25,7 +25,7 @@
 #include <time.h>
 
 #include "policy.h"
-#include "pool.h"
+#include "warm.h"
 #include "render.h"
 #include "repl.h"
 #include "sandbox.h"
@@ -1110,6 +1110,103 @@ session_json(const char *name, int lang, bool started, uint64_t age_ms,
 		return NULL;
 	}
 	return o;
+}
+
+/* ---- resources ---- */
+
+/* A session's facts as JSON text (t->lock held); NULL: no memory. */
+static char *
+resource_text_locked(struct repls *t, struct repl *r)
+{
+	struct json_object *o;
+	uint64_t mem = r->refs == 0 && r->sb != NULL ?
+	    sb_started_memory(r->sb) : 0;
+	char *text;
+
+	o = session_json(r->name, r->lang, false, now_ms() - r->born_ms,
+	    r->calls, t->p->limits.session_idle_ms, mem, NULL);
+	if (o != NULL && tool_json_add(o, "busy", json_object_new_boolean(
+	    r->refs > 0)) != 0) {
+		json_object_put(o);
+		o = NULL;
+	}
+	text = o != NULL ? strdup(json_object_to_json_string_ext(o,
+	    JSON_C_TO_STRING_PLAIN)) : NULL;
+	json_object_put(o);
+	return text;
+}
+
+int
+repl_resources_list(struct repls *t, const char *owner,
+    struct json_object *arr)
+{
+	struct json_object *o;
+	char uri[sizeof(REPL_URI_PREFIX) + REPL_NAME_MAX];
+	size_t i;
+	int rc = 0;
+
+	if (t == NULL)
+		return 0;
+	(void)pthread_mutex_lock(&t->lock);
+	for (i = 0; i < t->n && rc == 0; i++) {
+		struct repl *r = t->open[i];
+
+		if (strcmp(r->owner, owner) != 0)
+			continue;
+		(void)snprintf(uri, sizeof(uri), "%s%s", REPL_URI_PREFIX,
+		    r->name);
+		if ((o = json_object_new_object()) == NULL ||
+		    tool_json_add(o, "uri", json_object_new_string(uri)) != 0 ||
+		    tool_json_add(o, "name", json_object_new_string(uri)) != 0 ||
+		    tool_json_add(o, "title", json_object_new_string(
+		    policy_lang_name(r->lang))) != 0 ||
+		    tool_json_add(o, "description", json_object_new_string(
+		    "An open run_code session: its language, age, calls and "
+		    "memory")) != 0 ||
+		    tool_json_add(o, "mimeType", json_object_new_string(
+		    "application/json")) != 0 ||
+		    json_object_array_add(arr, o) != 0) {
+			json_object_put(o);
+			rc = -ENOMEM;
+		}
+	}
+	(void)pthread_mutex_unlock(&t->lock);
+	return rc;
+}
+
+int
+repl_resource_read(struct repls *t, const char *owner, const char *uri,
+    struct json_object **ret)
+{
+	const char *name = uri + strlen(REPL_URI_PREFIX);
+	struct json_object *c;
+	struct repl *r;
+	char *text = NULL;
+
+	if (strncmp(uri, REPL_URI_PREFIX, strlen(REPL_URI_PREFIX)) != 0)
+		return -EINVAL;
+	if (t == NULL)
+		return -ENOENT;
+	(void)pthread_mutex_lock(&t->lock);
+	if ((r = find_locked(t, owner, name)) != NULL)
+		text = resource_text_locked(t, r);
+	(void)pthread_mutex_unlock(&t->lock);
+	if (r == NULL)
+		return -ENOENT;
+	if (text == NULL)
+		return -ENOMEM;
+	if ((c = json_object_new_object()) == NULL ||
+	    tool_json_add(c, "uri", json_object_new_string(uri)) != 0 ||
+	    tool_json_add(c, "mimeType", json_object_new_string(
+	    "application/json")) != 0 ||
+	    tool_json_add(c, "text", json_object_new_string(text)) != 0) {
+		json_object_put(c);
+		free(text);
+		return -ENOMEM;
+	}
+	free(text);
+	*ret = c;
+	return 0;
 }
 
 enum mcp_err

@@ -100,6 +100,18 @@ void repl_leave(struct repl_call *q);
 enum mcp_err repl_add_result(const struct repl_call *q,
     struct json_object *r);
 
+/*
+ * Open sessions as resources, session://NAME (application/json: name,
+ * language, age, calls, memory): owner's appended to arr (0, or -ENOMEM);
+ * one read into a new contents entry (*ret): 0, -ENOENT (not owner's, or
+ * not open), -EINVAL (not a session uri), -ENOMEM.
+ */
+#define REPL_URI_PREFIX		"session://"
+int repl_resources_list(struct repls *t, const char *owner,
+    struct json_object *arr);
+int repl_resource_read(struct repls *t, const char *owner, const char *uri,
+    struct json_object **ret);
+
 /* The tools end_session and list_sessions (sandboxed.h's pattern). */
 enum mcp_err tool_end_session(const struct tool_call *call,
     const struct json_object *args, struct json_object **ret_result);

@@ -16,6 +16,7 @@
 #include "sandboxed.h"
 #include "sbcall.h"
 #include "pool.h"
+#include "warm.h"
 #include "repl.h"
 #include "toolargs.h"
 

@@ -207,6 +207,29 @@ def framing(c):
                 printed and out(r) == "'next'\n", r)
 
 
+def resources(c, other):
+    with R.step("resources"):
+        r = c.req("resources/list", {})["result"]["resources"]
+        got = sorted(x["uri"] for x in r if x["uri"].startswith("session://"))
+        R.check("each open session is a resource",
+                got == ["session://js", "session://py", "session://sh",
+                       "session://stubborn"] and
+                all(x["mimeType"] == "application/json" for x in r
+                    if x["uri"].startswith("session://")), got)
+        m = c.req("resources/read", {"uri": "session://py"})
+        body = json.loads(m["result"]["contents"][0]["text"])
+        R.check("its JSON: language, calls, age, memory",
+                body["name"] == "py" and body["language"] == "python3" and
+                body["calls"] > 5 and body["busy"] is False and
+                body["age_ms"] > 0 and "memory_bytes" in body, body)
+        m = other.req("resources/read", {"uri": "session://py"})
+        R.check("another client reads no session of this one",
+                m.get("error", {}).get("code") == -32002, m)
+        r = other.req("resources/list", {})["result"]["resources"]
+        R.check("nor lists one",
+                [x for x in r if x["uri"].startswith("session://")] == [], r)
+
+
 def ends(c):
     with R.step("ends"):
         r = c.call("end_session", {"session": "stubborn"})
@@ -310,6 +333,9 @@ def main():
         errors_keep_it(c)
         interrupts(c)
         framing(c)
+        other = Client()
+        resources(c, other)
+        other.close()
         ends(c)
     finally:
         c.close()
