@@ -34,6 +34,12 @@
 #define SB_DRAIN_CHUNKS		16
 /* Default minimum interval between progress callbacks. */
 #define SB_PROGRESS_MS		1000
+/*
+ * A conversation's interrupt is sent again this often until its grace
+ * ends: one that came before the program could take it (still reading
+ * its input), or that the program swallowed once, is not the last.
+ */
+#define SB_INTERRUPT_EVERY_MS	100
 
 #define SB_NS_FLAGS (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | \
 	CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP)
@@ -68,6 +74,7 @@ struct run {
 	sb_sink_fn sink;
 	void *sink_arg;
 	uint32_t grace_ms;
+	uint64_t next_int;	/* interrupted: the next SIGINT (mono_us) */
 };
 
 static uint64_t
@@ -270,9 +277,9 @@ feed(struct run *r)
 static uint64_t
 interrupt(struct run *r, struct sb_result *res, uint64_t now)
 {
-	if (!r->interrupted)
-		(void)kill(r->pid, SIGINT);
+	(void)kill(r->pid, SIGINT);
 	r->interrupted = res->interrupted = true;
+	r->next_int = now + SB_INTERRUPT_EVERY_MS * 1000;
 	return now + (uint64_t)r->grace_ms * 1000;
 }
 
@@ -310,6 +317,9 @@ supervise(struct run *r, const struct sb_request *req,
 		if (!r->killed && !r->reaped && now >= deadline &&
 		    r->grace_ms != 0 && !r->interrupted) {
 			deadline = interrupt(r, res, now);
+		} else if (!r->killed && !r->reaped && r->interrupted &&
+		    now >= r->next_int && now < deadline) {
+			(void)interrupt(r, res, now);
 		} else if (!r->killed && !r->reaped && now >= deadline) {
 			kill_init(r);
 			res->timed_out = true;
@@ -325,6 +335,9 @@ supervise(struct run *r, const struct sb_request *req,
 			until = drain_until;
 		if (!r->reaped && now < net_resume && net_resume < until)
 			until = net_resume;
+		if (r->interrupted && !r->killed && !r->reaped &&
+		    r->next_int < until)
+			until = r->next_int;
 		pfd[PFD_OUT] = (struct pollfd){ .fd = r->out, .events = POLLIN };
 		pfd[PFD_ERR] = (struct pollfd){ .fd = r->err, .events = POLLIN };
 		pfd[PFD_STATUS] = (struct pollfd){ .fd = r->status,

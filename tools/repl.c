@@ -119,12 +119,14 @@ static const char py_driver[] =
  * sh: one shell. The call's code is read up to a line that is its
  * boundary, then eval'd through `command` (a syntax error then fails the
  * call, not the shell) in a function that the interrupt's trap returns
- * from. cd, variables, functions and traps of the user's stay.
+ * from; the trap does nothing outside it (the interrupt is repeated, and
+ * may come between calls). cd, variables, functions and traps of the
+ * user's stay.
  */
 static const char sh_driver[] =
 "exec 3<&0 </dev/null\n"
-"mcp_run() { command eval \"$mcp_c\"; }\n"
-"trap '[ \"$mcp_in\" = 1 ] && { mcp_i=130; return 130; }' INT\n"
+"mcp_run() { command eval \"$mcp_c\"; mcp_x=$?; mcp_in=0; return $mcp_x; }\n"
+"trap '[ \"$mcp_in\" = 1 ] && { mcp_i=130; mcp_in=0; return 130; }' INT\n"
 "while IFS= read -r mcp_b <&3; do\n"
 "  mcp_c=\n"
 "  while IFS= read -r mcp_l <&3 && [ \"$mcp_l\" != \"$mcp_b\" ]; do\n"
@@ -133,7 +135,7 @@ static const char sh_driver[] =
 "  printf %s \"$mcp_b\"; printf %s \"$mcp_b\" >&2\n"
 "  mcp_i=0; mcp_in=1\n"
 "  mcp_run\n"
-"  mcp_r=$?; mcp_in=0\n"
+"  mcp_r=$?\n"
 "  [ \"$mcp_i\" = 0 ] || mcp_r=130\n"
 "  printf '%s%s\\n' \"$mcp_b\" \"$mcp_r\"; printf %s \"$mcp_b\" >&2\n"
 "done\n";

@@ -12,6 +12,7 @@ apart. As root, and with --unpriv as uid 65534.
 usage: sessions_test.py MCP_SANDBOX [--unpriv]"""
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -180,6 +181,44 @@ def interrupts(c):
                 out(r) == "'fresh'\n" and sc(r)["session"]["started"], r)
 
 
+def bounds(c):
+    with R.step("a session keeps a run's bounds"):
+        r = c.code("python3", "import os, socket, subprocess\n"
+                   "print(os.getuid(), open('/proc/1/comm').read().strip())\n"
+                   "print(sorted(int(p) for p in os.listdir('/proc') "
+                   "if p.isdigit())[:2])\n"
+                   "s = socket.socket()\n"
+                   "try:\n    s.connect(('127.0.0.1', 1)); print('net')\n"
+                   "except OSError as e:\n    print('no net', e.errno)\n"
+                   "print(subprocess.run(['unshare', '-U', 'true'], "
+                   "capture_output=True).returncode != 0)", "bounds")
+        R.check("the sandbox's uid, its own init as pid 1, no network, no "
+                "nested user namespace",
+                re.fullmatch(r"1000 sandbox-init\n\[1, 2\]\nno net \d+\nTrue\n",
+                             out(r) or "") is not None, r)
+        c.call("end_session", {"session": "bounds"})
+
+
+def cancel(c):
+    with R.step("cancel"):
+        c.n += 1
+        rid = c.n
+        c.send({"jsonrpc": "2.0", "id": rid, "method": "tools/call",
+                "params": {"name": "run_code", "arguments": {
+                    "language": "python3", "session": "py",
+                    "code": "import time\nwhile True: time.sleep(0.01)"}}})
+        # the call is running once the session is busy
+        R.check("a long call on the session runs",
+                poll_until(lambda: any(
+                    x.get("busy") for x in sc(c.call("list_sessions", {}))[
+                        "sessions"] if x["name"] == "py")))
+        c.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                "params": {"requestId": rid, "reason": "test"}})
+        r = c.code("python3", "x", "py")
+        R.check("notifications/cancelled interrupts it; the session lives",
+                out(r) == "42\n" and "ended" not in sc(r)["session"], r)
+
+
 def framing(c):
     with R.step("framing"):
         fake = "\x1emcp-sandbox-turn-" + "0" * 32
@@ -329,9 +368,11 @@ def main():
         return 77
     c = Client()
     try:
+        bounds(c)
         state_across_calls(c)
         errors_keep_it(c)
         interrupts(c)
+        cancel(c)
         framing(c)
         other = Client()
         resources(c, other)
