@@ -24,6 +24,7 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "egress.h"
 #include "policy.h"
 #include "warm.h"
 #include "render.h"
@@ -222,6 +223,11 @@ struct repl {
 	 * goes before the first call's input (pool.h, warm_stdin) */
 	char *prefix;
 	size_t prefix_len;
+	/* with network: the proxy's listening socket in its netns (the
+	 * sandbox's), and the call serving it now (the turn's only) */
+	bool net;
+	int lfd;
+	struct egress_call *cur_ec;
 	bool in_table;
 	bool dead;			/* ended: why says so */
 	char why[160];
@@ -579,6 +585,7 @@ open_locked(struct repls *t, const struct tool_call *call,
 	(void)snprintf(r->owner, sizeof(r->owner), "%s", call->owner);
 	(void)snprintf(r->name, sizeof(r->name), "%s", q->name);
 	r->t = t;
+	r->lfd = -1;
 	r->lang = q->lang;
 	r->born_ms = r->last_ms = now_ms();
 	(void)pthread_cond_init(&r->moved, NULL);
@@ -866,12 +873,50 @@ turn_input(struct repl *r, const struct frame *f, const char *code,
 
 /* ---- starting and running ---- */
 
+/*
+ * The sandbox's proxy socket (sb_request.net_listener): kept at the start,
+ * served by the call of the turn (repl_turn) and by nothing between two.
+ */
+static int
+net_event(void *arg, int lfd, enum sb_net_event ev)
+{
+	struct repl *r = arg;
+
+	switch (ev) {
+	case SB_NET_LISTENING:
+		r->lfd = lfd;
+		return 0;
+	case SB_NET_READY:
+		return r->cur_ec != NULL ? egress_call_accept(r->cur_ec) : 0;
+	case SB_NET_CLOSING:
+		r->lfd = -1;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+const char *
+repl_net_refusal(const struct repl_call *q, bool net)
+{
+	if (q->r->sb == NULL || q->r->net == net)
+		return NULL;
+	return q->r->net ? "the session was started with network, and keeps "
+	    "it: call again without network: false, or with another session" :
+	    "the session was started without network, and keeps to that: "
+	    "call again with network: false, or start another session for a "
+	    "call with network";
+}
+
 /* A session's request: req's sandbox, with its interpreter and driver. */
 static void
-driver_request(const struct repl *r, const struct sb_request *req,
+driver_request(struct repl *r, const struct sb_request *req,
     const struct policy *p, const char *argv[5], struct sb_request *s)
 {
 	*s = *req;
+	if (s->network == SB_NET_PROXY) {
+		s->net_listener = net_event;
+		s->net_arg = r;
+	}
 	argv[0] = policy_lang_name(r->lang);
 	switch (r->lang) {
 	case POLICY_LANG_PYTHON3:
@@ -914,7 +959,8 @@ take_pooled(struct repl *r, const struct tool_prestart *ps,
 	const char *argv[5];
 	struct sb_request s;
 
-	if (ps->take == NULL)
+	/* none is built with network */
+	if (ps->take == NULL || req->network != SB_NET_NONE)
 		return -1;
 	/* a python that has started: the driver is its call's code */
 	if (r->lang == POLICY_LANG_PYTHON3 && p->limits.warm_python > 0 &&
@@ -951,6 +997,7 @@ start(struct repl *r, struct sb_ctx *sb, const struct sb_request *req,
 	int rc;
 
 	driver_request(r, req, p, argv, &s);
+	r->net = s.network == SB_NET_PROXY;
 	if ((rc = sb_start(sb, &s, &r->sb, res)) < 0) {
 		r->sb = NULL;
 		return rc;
@@ -1010,8 +1057,8 @@ ended_why(const struct sb_result *res, char *why, size_t len)
 int
 repl_turn(struct repl_call *q, struct sb_ctx *sb,
     const struct tool_prestart *ps, const struct prog_binds *binds,
-    const struct sb_request *req, struct sb_cancel *cancel,
-    struct sb_result *res)
+    const struct sb_request *req, struct egress_call *ec,
+    struct sb_cancel *cancel, struct sb_result *res)
 {
 	struct repl *r = q->r;
 	const struct policy *p = r->t->p;
@@ -1050,7 +1097,21 @@ repl_turn(struct repl_call *q, struct sb_ctx *sb,
 	turn.progress = req->progress;
 	turn.progress_arg = req->progress_arg;
 	turn.progress_ms = req->progress_ms;
+	/* this call's proxy serves the session's socket, for the call */
+	if (r->net && ec != NULL && r->lfd >= 0 &&
+	    (rc = egress_call_start(ec, r->lfd)) < 0) {
+		free(in);
+		free(f.work);
+		memset(res, 0, sizeof(*res));
+		(void)snprintf(res->message, sizeof(res->message), "the "
+		    "network proxy could not start (%s)", strerror(-rc));
+		res->failed_stage = SB_STAGE_NETNS;
+		res->err = -rc;
+		return rc;
+	}
+	r->cur_ec = ec;
 	rc = sb_turn(r->sb, &turn, cancel, res);
+	r->cur_ec = NULL;
 	free(in);
 	free(f.work);
 	r->calls++;

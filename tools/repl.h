@@ -85,16 +85,26 @@ struct json_object *repl_enter(const struct tool_call *call,
 /*
  * The call's code in its session, the interpreter started with req's
  * sandbox (binds, workspace, limits) when new, in one built ahead of that
- * shape (ps, binds) when there is one: as sb_run(), 0 when it
+ * shape (ps, binds) when there is one. With network, ec (the call's, which
+ * the caller ends and renders after) serves the session's proxy socket
+ * for this call only: a connection lasts as long as the call that opened
+ * it, and one opened between calls waits for the next. As sb_run(), 0 when it
  * ran (res: its output; exit_code 0 done, 1 an exception or an error
  * status, 130 interrupted; how the session ended if it did) or < 0 when
  * the sandbox could not start it (res says why).
  */
 struct prog_binds;
+struct egress_call;
 int repl_turn(struct repl_call *q, struct sb_ctx *sb,
     const struct tool_prestart *ps, const struct prog_binds *binds,
-    const struct sb_request *req, struct sb_cancel *cancel,
-    struct sb_result *res);
+    const struct sb_request *req, struct egress_call *ec,
+    struct sb_cancel *cancel, struct sb_result *res);
+/*
+ * A session has network (the policy's, through its proxy) when the call
+ * that started it had; each later call must have the same: NULL, or why
+ * not (static text). After repl_enter().
+ */
+const char *repl_net_refusal(const struct repl_call *q, bool net);
 void repl_leave(struct repl_call *q);
 /* structuredContent.session and a line of text about it, into r. */
 enum mcp_err repl_add_result(const struct repl_call *q,

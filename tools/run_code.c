@@ -160,9 +160,6 @@ tool_run_code(const struct tool_call *call,
 		sess.restart = toolargs_bool(args, "restart", false);
 		sess.code = code;
 		c.session = &sess;
-		/* a session's sandbox is made without network (sbcall.c) */
-		if (c.network_arg < 0)
-			c.network_arg = 0;
 	} else if (l == POLICY_LANG_PYTHON3 && p->limits.warm_python > 0) {
 		/* the same call, for a python started ahead if one waits */
 		/* its CPU limit as a cold run's (sbcall_request) */

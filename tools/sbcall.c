@@ -468,18 +468,20 @@ run(const struct tool_call *call, const struct sbcall *c,
 	bridge.timeout_ms = req.limits.wall_ms;
 	/* a session's call waits for its turn before it takes a slot */
 	if (c->session != NULL) {
-		if (ec != NULL) {
-			render_refused(call->audit, "network in a session");
-			refusal = tool_result_error("%s was not run: a session has "
-			    "no network on this server yet. Call again with "
-			    "network: false, or without session.", c->what);
-			goto out;
-		}
+		const char *no;
+
 		if ((refusal = repl_enter(call, c->session, &nomem)) != NULL)
 			goto out;
 		if (nomem) {
 			env_free(envp);
+			egress_call_free(ec);
 			return MCP_ERR_NOMEM;
+		}
+		if ((no = repl_net_refusal(c->session, ec != NULL)) != NULL) {
+			render_refused(call->audit, "network of a session");
+			refusal = tool_result_error("%s was not run: %s", c->what,
+			    no);
+			goto out;
 		}
 	}
 	req.progress = progress_cb;
@@ -522,7 +524,7 @@ run(const struct tool_call *call, const struct sbcall *c,
 	}
 	(void)wsf_scan_take(req.workspace_host, before);
 	if (c->session != NULL)
-		rc = repl_turn(c->session, sb, &ps, c->prog_binds, &req,
+		rc = repl_turn(c->session, sb, &ps, c->prog_binds, &req, ec,
 		    call->cancel, res);
 	else if ((started = take_built(&ps, c, &req, ec, req.limits.wall_ms >
 	    p->limits.max_timeout_ms)) != NULL) {

@@ -351,6 +351,50 @@ def memory():
         c.close()
 
 
+def network():
+    with R.step("network"):
+        import http.server
+        import threading
+
+        class Hello(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                body = b"hello " + self.path.encode()
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *a):
+                pass
+        web = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hello)
+        threading.Thread(target=web.serve_forever, daemon=True).start()
+        port = web.server_address[1]
+        c = Client("--allow-domain", "127.0.0.1:%d" % port)
+        fetch = ("import urllib.request\n"
+                 "urllib.request.urlopen('http://127.0.0.1:%d/%%s')"
+                 ".read()" % port)
+        r = c.code("python3", fetch % "one", "web")
+        conns = sc(r).get("network", {}).get("connections", [])
+        R.check("a session with the policy's network reaches an allowed "
+                "host through its proxy",
+                out(r) == "b'hello /one'\n" and len(conns) == 1 and
+                conns[0]["allowed"] is True, r)
+        r = c.code("python3", fetch % "two", "web")
+        conns = sc(r).get("network", {}).get("connections", [])
+        R.check("each call's result lists its own connections",
+                out(r) == "b'hello /two'\n" and len(conns) == 1, r)
+        r = c.code("python3", "1", "web", network=False)
+        R.check("a call without network on a session with it is refused",
+                r.get("isError") is True and "started with network" in
+                err_text(r), r)
+        r = c.code("python3", "urllib.request.urlopen('http://127.0.0.1:1/')",
+                   "web")
+        R.check("the egress rules hold in a session",
+                sc(r)["exit_code"] == 1 and "403" in sc(r)["stderr"], r)
+        c.close()
+        web.shutdown()
+
+
 def two_clients():
     with R.step("two clients"):
         a, b = Client(), Client()
@@ -382,6 +426,7 @@ def main():
         c.close()
     caps_and_idle()
     memory()
+    network()
     two_clients()
     return R.end()
 
