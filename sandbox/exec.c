@@ -322,7 +322,8 @@ supervise(struct run *r, const struct sb_request *req,
 			(void)interrupt(r, res, now);
 		} else if (!r->killed && !r->reaped && now >= deadline) {
 			kill_init(r);
-			res->timed_out = true;
+			/* a cancel's grace ending is no deadline's */
+			res->timed_out = !res->cancelled;
 		}
 		if (r->reaped && now >= drain_until)
 			break;
@@ -1233,8 +1234,19 @@ sb_finish(struct sb_started *s, const struct sb_request *req,
 void
 sb_discard(struct sb_started *s)
 {
+	struct sb_result gone;
+
 	if (s == NULL)
 		return;
+	/* a conversation ended between two turns: its workspace swept as
+	 * at every run's end, once all of its processes are gone */
+	if (s->r.keep_in && s->r.forked && !s->over && s->p != NULL &&
+	    s->r.pid > 0) {
+		kill_init(&s->r);
+		reap(&s->r, 0);
+		memset(&gone, 0, sizeof(gone));
+		sb_protect_finish(s->p, &gone);
+	}
 	started_fini(s);
 	free(s);
 }
@@ -1308,9 +1320,18 @@ sb_turn(struct sb_started *s, const struct sb_turn *t,
 		rc = end_run(s, res);
 		rc = rc < 0 ? rc : 1;
 	}
+	/*
+	 * A turn done: what the session made in the workspace's protected
+	 * names goes aside now, as at a run's end, not at the session's
+	 * only (its processes may make them again: so does a long run).
+	 */
+	if (rc == 0)
+		sb_protect_finish(s->p, res);
 	/* the program has read it all: it answered after its input */
 	r->in_data = NULL;
 	r->in_len = r->in_off = 0;
+	r->sink = NULL;
+	r->sink_arg = NULL;
 	free(owned);
 	sb_output_finish(&res->out);
 	sb_output_finish(&res->err_out);

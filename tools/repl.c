@@ -8,7 +8,12 @@
  * (left over from an earlier call's background work) and after the
  * second is dropped, so no call's output is taken for another's. The
  * user's code reads /dev/null as its stdin: the drivers keep the real
- * one for themselves.
+ * one for themselves (sh closes it around the user's code; python and
+ * node hold it on a descriptor of their own). What this framing does not
+ * stand against is code that sets out to break it: it runs in the
+ * driver's own process and can reach its descriptors and variables, and
+ * so the next calls' input of the same session, the owner's own; no
+ * other owner's, and no other sandbox's.
  *
  * Locking: t->lock guards the table, the ended records and every
  * session's queue, refs and dead/why; a session's sandbox is touched only
@@ -135,7 +140,7 @@ static const char sh_driver[] =
 "  done\n"
 "  printf %s \"$mcp_b\"; printf %s \"$mcp_b\" >&2\n"
 "  mcp_i=0; mcp_in=1\n"
-"  mcp_run\n"
+"  mcp_run 3<&-\n"
 "  mcp_r=$?\n"
 "  [ \"$mcp_i\" = 0 ] || mcp_r=130\n"
 "  printf '%s%s\\n' \"$mcp_b\" \"$mcp_r\"; printf %s \"$mcp_b\" >&2\n"
@@ -147,6 +152,7 @@ static const char sh_driver[] =
  * await is rewritten as the REPL rewrites it (node's own transform, with
  * --expose-internals; without it such code is a syntax error), and an
  * interrupt ends the wait for it. A final expression's value is shown.
+ * It reads its calls on fd 3 (node_exec): the user's stdin is /dev/null.
  */
 static const char node_driver[] =
 "const vm = require('vm'), util = require('util');\n"
@@ -171,7 +177,8 @@ static const char node_driver[] =
 "  Promise.resolve(v).then((x) => end(null, x === undefined ? x : x.value), end);\n"
 "}\n"
 "function say(e) {\n"
-"  if (!(e instanceof Error) || !e.stack) return String(e);\n"
+"  try { if (!(e instanceof Error) || !e.stack) return String(e); }\n"
+"  catch (x) { return 'an exception that cannot be shown'; }\n"
 "  const l = e.stack.split('\\n'), k = l.findIndex((x) => /node:vm|\\[eval\\]/.test(x));\n"
 "  return (k < 0 ? l : l.slice(0, k)).join('\\n');\n"
 "}\n"
@@ -193,15 +200,22 @@ static const char node_driver[] =
 "      rc = /interrupted by/.test(String(err && err.message)) ? 130 : 1;\n"
 "      process.stderr.write(say(err) + '\\n');\n"
 "    } else if (v !== undefined) {\n"
-"      process.stdout.write(util.inspect(v) + '\\n');\n"
+"      let t;\n"
+"      try { t = util.inspect(v); } catch (x) { t = '(a value that cannot be shown)'; }\n"
+"      process.stdout.write(t + '\\n');\n"
 "    }\n"
 "    process.stdout.write(b + rc + '\\n'); process.stderr.write(b);\n"
 "    busy = false;\n"
 "    setImmediate(next);\n"
 "  });\n"
 "}\n"
-"process.stdin.on('data', (d) => { buf = Buffer.concat([buf, d]); next(); });\n"
-"process.stdin.on('end', () => process.exit(0));\n";
+"const input = require('fs').createReadStream(null, { fd: 3 });\n"
+"input.on('data', (d) => { buf = Buffer.concat([buf, d]); next(); });\n"
+"input.on('end', () => process.exit(0));\n";
+
+/* node's start: its driver reads fd 3; its stdin is /dev/null. */
+static const char node_exec[] =
+    "exec \"$0\" --expose-internals -e \"$1\" 3<&0 </dev/null";
 
 /* A call waiting for its session, or running on it (the queue's head). */
 struct repl_waiter {
@@ -677,13 +691,6 @@ repl_enter(const struct tool_call *call, struct repl_call *q, bool *nomem)
 	}
 	(void)pthread_mutex_lock(&t->lock);
 	r = find_locked(t, call->owner, q->name);
-	if (r != NULL && r->lang != q->lang) {
-		no = REFUSE(call, "session of another language", "The session "
-		    "'%s' is a %s session, and this call is %s. Call again with "
-		    "that language, or another session name.", q->name,
-		    policy_lang_name(r->lang), policy_lang_name(q->lang));
-		goto out;
-	}
 	if (r != NULL && q->restart) {
 		/* after the calls queued before ours, it ends */
 		if ((no = queue_on(t, call, r, w, &gone)) != NULL) {
@@ -692,7 +699,16 @@ repl_enter(const struct tool_call *call, struct repl_call *q, bool *nomem)
 		}
 		end_locked(t, r, "a call restarted it (restart: true)");
 		gone1 = dequeue_locked(t, r, w) ? r : NULL;
-		r = NULL;
+		/* one another call opened meanwhile is as fresh: ours too */
+		r = find_locked(t, call->owner, q->name);
+	}
+	if (r != NULL && r->lang != q->lang) {
+		no = REFUSE(call, "session of another language", "The session "
+		    "'%s' is a %s session, and this call is %s. Call again with "
+		    "that language, with restart: true to start it afresh in "
+		    "yours, or with another session name.", q->name,
+		    policy_lang_name(r->lang), policy_lang_name(q->lang));
+		goto out;
 	}
 	if (r == NULL) {
 		if ((no = open_locked(t, call, q, nomem)) != NULL || *nomem)
@@ -910,7 +926,7 @@ repl_net_refusal(const struct repl_call *q, bool net)
 /* A session's request: req's sandbox, with its interpreter and driver. */
 static void
 driver_request(struct repl *r, const struct sb_request *req,
-    const struct policy *p, const char *argv[5], struct sb_request *s)
+    const struct policy *p, const char *argv[6], struct sb_request *s)
 {
 	*s = *req;
 	if (s->network == SB_NET_PROXY) {
@@ -926,10 +942,13 @@ driver_request(struct repl *r, const struct sb_request *req,
 		argv[4] = NULL;
 		break;
 	case POLICY_LANG_NODE:
-		argv[1] = "--expose-internals";
-		argv[2] = "-e";
-		argv[3] = node_driver;
-		argv[4] = NULL;
+		/* node cannot move its stdin aside itself: sh does */
+		argv[0] = "sh";
+		argv[1] = "-c";
+		argv[2] = node_exec;
+		argv[3] = p->languages[r->lang].path;
+		argv[4] = node_driver;
+		argv[5] = NULL;
 		break;
 	default:
 		argv[1] = "-c";
@@ -937,7 +956,8 @@ driver_request(struct repl *r, const struct sb_request *req,
 		argv[3] = NULL;
 		break;
 	}
-	s->program = p->languages[r->lang].path;
+	s->program = r->lang == POLICY_LANG_NODE ? p->sh_path :
+	    p->languages[r->lang].path;
 	s->argv = argv;
 	s->stdin_data = NULL;
 	s->stdin_len = 0;
@@ -956,7 +976,7 @@ take_pooled(struct repl *r, const struct tool_prestart *ps,
     const struct policy *p, struct sb_result *res)
 {
 	struct tool_shape sh = { TOOL_SHAPE_PYTHON, binds, req->workspace_host };
-	const char *argv[5];
+	const char *argv[6];
 	struct sb_request s;
 
 	/* none is built with network */
@@ -992,7 +1012,7 @@ static int
 start(struct repl *r, struct sb_ctx *sb, const struct sb_request *req,
     const struct policy *p, struct sb_result *res)
 {
-	const char *argv[5];
+	const char *argv[6];
 	struct sb_request s;
 	int rc;
 
@@ -1080,12 +1100,14 @@ repl_turn(struct repl_call *q, struct sb_ctx *sb,
 	if ((rc = frame_init(&f, q->code, r->calls == 0)) < 0 ||
 	    (in = turn_input(r, &f, q->code, &in_len)) == NULL) {
 		free(f.work);
+		rc = rc < 0 ? rc : -ENOMEM;
 		memset(res, 0, sizeof(*res));
-		(void)snprintf(res->message, sizeof(res->message), "no memory "
-		    "for the call");
+		(void)snprintf(res->message, sizeof(res->message), "%s",
+		    rc == -ENOMEM ? "no memory for the call" :
+		    "no random bytes for the call's boundary (getrandom)");
 		res->failed_stage = SB_STAGE_RESOURCES;
-		res->err = ENOMEM;
-		return -ENOMEM;
+		res->err = -rc;
+		return rc;
 	}
 	memset(&turn, 0, sizeof(turn));
 	turn.in = in;
@@ -1114,7 +1136,9 @@ repl_turn(struct repl_call *q, struct sb_ctx *sb,
 	r->cur_ec = NULL;
 	free(in);
 	free(f.work);
+	(void)pthread_mutex_lock(&r->t->lock);
 	r->calls++;
+	(void)pthread_mutex_unlock(&r->t->lock);
 	if (rc == 0) {
 		f.status[f.status_len] = '\0';
 		st = strtol(f.status, NULL, 10);
@@ -1184,6 +1208,7 @@ resource_text_locked(struct repls *t, struct repl *r)
 	struct json_object *o;
 	uint64_t mem = r->refs == 0 && r->sb != NULL ?
 	    sb_started_memory(r->sb) : 0;
+	const char *s;
 	char *text;
 
 	o = session_json(r->name, r->lang, false, now_ms() - r->born_ms,
@@ -1193,8 +1218,9 @@ resource_text_locked(struct repls *t, struct repl *r)
 		json_object_put(o);
 		o = NULL;
 	}
-	text = o != NULL ? strdup(json_object_to_json_string_ext(o,
-	    JSON_C_TO_STRING_PLAIN)) : NULL;
+	s = o != NULL ? json_object_to_json_string_ext(o,
+	    JSON_C_TO_STRING_PLAIN) : NULL;
+	text = s != NULL ? strdup(s) : NULL;
 	json_object_put(o);
 	return text;
 }
@@ -1380,15 +1406,19 @@ tool_list_sessions(const struct tool_call *call,
 	struct json_object *open, *ended, *o, *r;
 	uint64_t now = now_ms();
 	size_t i, nopen = 0;
+	bool nomem = false;
 	char text[4096];
 	size_t w = 0;
 	int n;
 
 	(void)args;
-	if ((open = json_object_new_array()) == NULL ||
-	    (ended = json_object_new_array()) == NULL ||
-	    (o = json_object_new_object()) == NULL) {
+	open = json_object_new_array();
+	ended = json_object_new_array();
+	o = json_object_new_object();
+	if (open == NULL || ended == NULL || o == NULL) {
 		json_object_put(open);
+		json_object_put(ended);
+		json_object_put(o);
 		return MCP_ERR_NOMEM;
 	}
 	text[0] = '\0';
@@ -1408,7 +1438,11 @@ tool_list_sessions(const struct tool_call *call,
 				json_object_put(j);
 				j = NULL;
 			}
-			(void)json_object_array_add(open, j);
+			if (j == NULL || json_object_array_add(open, j) != 0) {
+				json_object_put(j);
+				nomem = true;
+				break;
+			}
 			nopen++;
 			n = snprintf(text + w, sizeof(text) - w, "%s%s (%s, %u "
 			    "calls)", nopen > 1 ? ", " : "", s->name,
@@ -1416,7 +1450,7 @@ tool_list_sessions(const struct tool_call *call,
 			if (n > 0 && (size_t)n < sizeof(text) - w)
 				w += (size_t)n;
 		}
-		for (i = 0; i < REPL_ENDED_KEPT; i++) {
+		for (i = 0; i < REPL_ENDED_KEPT && !nomem; i++) {
 			struct ended *e = &t->ended[i];
 			struct json_object *j;
 
@@ -1431,9 +1465,19 @@ tool_list_sessions(const struct tool_call *call,
 				json_object_put(j);
 				j = NULL;
 			}
-			(void)json_object_array_add(ended, j);
+			if (j == NULL || json_object_array_add(ended, j) != 0) {
+				json_object_put(j);
+				nomem = true;
+				break;
+			}
 		}
 		(void)pthread_mutex_unlock(&t->lock);
+	}
+	if (nomem) {
+		json_object_put(open);
+		json_object_put(ended);
+		json_object_put(o);
+		return MCP_ERR_NOMEM;
 	}
 	if (tool_json_add(o, "sessions", open) != 0 ||
 	    tool_json_add(o, "ended", ended) != 0) {

@@ -13,13 +13,16 @@ usage: sessions_test.py MCP_SANDBOX [--unpriv]"""
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(
     __file__)), "..", "lib"))
-from mcptest import AS_NOBODY, Report, nobody_can, poll_until  # noqa: E402
+from mcptest import (AS_NOBODY, NOBODY, Report, nobody_can,  # noqa: E402
+                     poll_until)
 
 SERVER = sys.argv[1]
 UNPRIV = "--unpriv" in sys.argv[2:]
@@ -279,8 +282,9 @@ def ends(c):
         R.check("a session of another language is refused, naming both",
                 r.get("isError") is True and err_text(r) ==
                 "The session 'other' is a sh session, and this call is "
-                "python3. Call again with that language, or another "
-                "session name.", r)
+                "python3. Call again with that language, with restart: true "
+                "to start it afresh in yours, or with another session "
+                "name.", r)
         r = c.call("list_sessions", {})
         names = sorted(s["name"] for s in sc(r)["sessions"])
         R.check("list_sessions lists this client's sessions",
@@ -395,6 +399,35 @@ def network():
         web.shutdown()
 
 
+def protected_names():
+    with R.step("protected names"):
+        ws = tempfile.mkdtemp(prefix="mcp-sessions-ws-")
+        # a root server's sandboxes write as 65534; an unprivileged one
+        # runs as 65534 itself
+        os.chown(ws, NOBODY, NOBODY)
+        try:
+            c = Client("--workspace", ws)
+            r = c.code("sh", "mkdir .git && echo '[core]' > .git/config",
+                       "git")
+            aside = [n for n in os.listdir(ws)
+                     if n.startswith(".git.from-sandbox-")]
+            R.check("a .git a call of a session makes is moved aside when "
+                    "the call ends", not os.path.exists(
+                        os.path.join(ws, ".git")) and len(aside) == 1 and
+                    "moved to .git.from-sandbox-" in err_text(r), r)
+            c.code("sh", "(sleep 0.2; mkdir .hg) &", "git")
+            made = poll_until(lambda: os.path.isdir(os.path.join(ws, ".hg")))
+            r = c.call("end_session", {"session": "git"})
+            R.check("one its background made between calls is moved aside "
+                    "when the session ends", made and
+                    not os.path.exists(os.path.join(ws, ".hg")) and
+                    [n for n in os.listdir(ws)
+                     if n.startswith(".hg.from-sandbox-")] != [], r)
+            c.close()
+        finally:
+            shutil.rmtree(ws, ignore_errors=True)
+
+
 def two_clients():
     with R.step("two clients"):
         a, b = Client(), Client()
@@ -427,6 +460,7 @@ def main():
     caps_and_idle()
     memory()
     network()
+    protected_names()
     two_clients()
     return R.end()
 
