@@ -167,7 +167,7 @@ def use_installed(version):
             " _mcp_sandbox; echo ${COMPREPLY[*]}; COMP_WORDS=(mcp-sandbox "
             "--max-s); COMP_CWORD=1; _mcp_sandbox; echo ${COMPREPLY[*]}"])
     check("bash completion", r.stdout.decode() ==
-          "--stdout-cap --stderr-cap --stdin\n--max-sandboxes\n",
+          "--stdout-cap --stderr-cap --stdin\n--max-sandboxes --max-sessions\n",
           r.stdout + r.stderr)
     if shutil.which("systemd-analyze"):
         r = sh(["systemd-analyze", "verify", UNIT])
