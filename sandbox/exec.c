@@ -294,6 +294,48 @@ poll_timeout(uint64_t now, uint64_t until)
 	return ms > 60000 ? 60000 : (int)ms;
 }
 
+/*
+ * The deadline of a run that is neither killed nor reaped: a run's kills
+ * it; a conversation's interrupts, again every SB_INTERRUPT_EVERY_MS,
+ * and kills at the end of the grace. The deadline from now on.
+ */
+static uint64_t
+at_deadline(struct run *r, struct sb_result *res, uint64_t now,
+    uint64_t deadline)
+{
+	if (now >= deadline && r->grace_ms != 0 && !r->interrupted)
+		return interrupt(r, res, now);
+	if (r->interrupted && now >= r->next_int && now < deadline)
+		(void)interrupt(r, res, now);
+	else if (now >= deadline) {
+		kill_init(r);
+		/* a cancel's grace ending is no deadline's */
+		res->timed_out = !res->cancelled;
+	}
+	return deadline;
+}
+
+/* What supervise() waits for now. */
+static void
+poll_set(const struct run *r, const struct sb_cancel *cancel, bool net_paused,
+    struct pollfd pfd[PFD_COUNT])
+{
+	pfd[PFD_OUT] = (struct pollfd){ .fd = r->out, .events = POLLIN };
+	pfd[PFD_ERR] = (struct pollfd){ .fd = r->err, .events = POLLIN };
+	pfd[PFD_STATUS] = (struct pollfd){ .fd = r->status, .events = POLLIN };
+	pfd[PFD_PID] = (struct pollfd){ .fd = r->reaped ? -1 : r->pidfd,
+	    .events = POLLIN };
+	pfd[PFD_CANCEL] = (struct pollfd){ .fd = cancel != NULL &&
+	    !r->killed && !r->interrupted ? cancel->efd : -1,
+	    .events = POLLIN };
+	pfd[PFD_IN] = (struct pollfd){ .fd = r->in_off < r->in_len ? r->in_w :
+	    -1, .events = POLLOUT };
+	pfd[PFD_OOM] = (struct pollfd){ .fd = r->killed || r->reaped ? -1 :
+	    r->oom_efd, .events = POLLIN };
+	pfd[PFD_NET] = (struct pollfd){ .fd = r->reaped || net_paused ? -1 :
+	    r->net_lfd, .events = POLLIN };
+}
+
 /* Poll until the init is reaped and the streams are at EOF. */
 static int
 supervise(struct run *r, const struct sb_request *req,
@@ -314,17 +356,8 @@ supervise(struct run *r, const struct sb_request *req,
 	while ((r->out >= 0 || r->err >= 0 || r->status >= 0 || !r->reaped) &&
 	    !r->turn_done) {
 		now = mono_us();
-		if (!r->killed && !r->reaped && now >= deadline &&
-		    r->grace_ms != 0 && !r->interrupted) {
-			deadline = interrupt(r, res, now);
-		} else if (!r->killed && !r->reaped && r->interrupted &&
-		    now >= r->next_int && now < deadline) {
-			(void)interrupt(r, res, now);
-		} else if (!r->killed && !r->reaped && now >= deadline) {
-			kill_init(r);
-			/* a cancel's grace ending is no deadline's */
-			res->timed_out = !res->cancelled;
-		}
+		if (!r->killed && !r->reaped)
+			deadline = at_deadline(r, res, now, deadline);
 		if (r->reaped && now >= drain_until)
 			break;
 		until = UINT64_MAX;
@@ -339,21 +372,7 @@ supervise(struct run *r, const struct sb_request *req,
 		if (r->interrupted && !r->killed && !r->reaped &&
 		    r->next_int < until)
 			until = r->next_int;
-		pfd[PFD_OUT] = (struct pollfd){ .fd = r->out, .events = POLLIN };
-		pfd[PFD_ERR] = (struct pollfd){ .fd = r->err, .events = POLLIN };
-		pfd[PFD_STATUS] = (struct pollfd){ .fd = r->status,
-		    .events = POLLIN };
-		pfd[PFD_PID] = (struct pollfd){ .fd = r->reaped ? -1 : r->pidfd,
-		    .events = POLLIN };
-		pfd[PFD_CANCEL] = (struct pollfd){ .fd = cancel != NULL &&
-		    !r->killed && !r->interrupted ? cancel->efd : -1,
-		    .events = POLLIN };
-		pfd[PFD_IN] = (struct pollfd){ .fd = r->in_off < r->in_len ?
-		    r->in_w : -1, .events = POLLOUT };
-		pfd[PFD_OOM] = (struct pollfd){ .fd = r->killed || r->reaped ?
-		    -1 : r->oom_efd, .events = POLLIN };
-		pfd[PFD_NET] = (struct pollfd){ .fd = r->reaped ||
-		    now < net_resume ? -1 : r->net_lfd, .events = POLLIN };
+		poll_set(r, cancel, now < net_resume, pfd);
 		n = poll(pfd, PFD_COUNT, until == UINT64_MAX ? -1 :
 		    poll_timeout(now, until));
 		if (n < 0 && errno != EINTR) {
@@ -385,13 +404,12 @@ supervise(struct run *r, const struct sb_request *req,
 			kill_init(r);
 		}
 		if (pfd[PFD_CANCEL].fd >= 0 && pfd[PFD_CANCEL].revents != 0 &&
-		    sb_cancel_fired(cancel) && r->grace_ms != 0) {
-			if (!r->interrupted)
+		    sb_cancel_fired(cancel)) {
+			/* a conversation's is an interrupt; a run's, its end */
+			if (r->grace_ms != 0)
 				deadline = interrupt(r, res, mono_us());
-			res->cancelled = true;
-		} else if (pfd[PFD_CANCEL].fd >= 0 &&
-		    pfd[PFD_CANCEL].revents != 0 && sb_cancel_fired(cancel)) {
-			kill_init(r);
+			else
+				kill_init(r);
 			res->cancelled = true;
 		}
 		if (req->progress != NULL && mono_us() >= next_progress) {
