@@ -303,7 +303,6 @@ open_locked(struct repls *t, const struct tool_call *call,
 	const struct policy_limits *l = &t->p->limits;
 	struct repl_ended *e = repl_find_ended_locked(t, call->owner, q->name);
 	struct repl *r;
-	char n[24];
 
 	if (e != NULL && !q->restart)
 		return REFUSE(call, "session ended", "The session '%s' ended "
@@ -314,18 +313,18 @@ open_locked(struct repls *t, const struct tool_call *call,
 		return REFUSE(call, "sessions off", "This server takes no "
 		    "sessions (max_sessions is 0): call run_code without "
 		    "session.");
-	if (count_locked(t, call->owner) >= l->sessions_per_client) {
-		(void)snprintf(n, sizeof(n), "%u", l->sessions_per_client);
-		return REFUSE(call, "too many sessions", "%s sessions are open "
-		    "for this client, its most; end one with end_session "
-		    "(list_sessions lists them).", n);
-	}
-	if (t->n >= l->max_sessions || t->n >= REPL_MAX) {
-		(void)snprintf(n, sizeof(n), "%zu", t->n);
-		return REFUSE(call, "too many sessions", "The server holds %s "
-		    "sessions, its most (max_sessions); end one of yours "
-		    "with end_session or try again later.", n);
-	}
+	if (count_locked(t, call->owner) >= l->sessions_per_client)
+		return REFUSE(call, "too many sessions", "%u session%s open for "
+		    "this client, its most (sessions_per_client); end one with "
+		    "end_session (list_sessions lists them).",
+		    l->sessions_per_client, l->sessions_per_client == 1 ?
+		    " is" : "s are");
+	if (t->n >= l->max_sessions || t->n >= REPL_MAX)
+		return REFUSE(call, "too many sessions", "The server holds its "
+		    "most sessions (max_sessions: %zu); end one of this "
+		    "client's with end_session, or try again later.",
+		    (size_t)(l->max_sessions < REPL_MAX ? l->max_sessions :
+		    REPL_MAX));
 	if ((r = calloc(1, sizeof(*r))) == NULL) {
 		*nomem = true;
 		return NULL;

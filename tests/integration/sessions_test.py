@@ -315,8 +315,9 @@ def caps_and_idle():
         r = c.code("sh", "true", "c")
         R.check("past sessions_per_client: refused, saying what to do",
                 r.get("isError") is True and err_text(r) ==
-                "2 sessions are open for this client, its most; end one "
-                "with end_session (list_sessions lists them).", r)
+                "2 sessions are open for this client, its most "
+                "(sessions_per_client); end one with end_session "
+                "(list_sessions lists them).", r)
 
         def gone():
             r = c.call("list_sessions", {})
@@ -328,6 +329,38 @@ def caps_and_idle():
         R.check("and the next call is told so",
                 r.get("isError") is True and "(it was idle for 1 s)" in
                 err_text(r), r)
+        c.close()
+
+
+def server_cap_and_parallel():
+    with R.step("the server's cap; two sessions at once"):
+        c = Client("--max-sessions", "2")
+        c.code("sh", "true", "a")
+        # two calls on two sessions run at once: the first waits for a
+        # file only the second makes (serialised, it would time out)
+        c.n += 1
+        first = c.n
+        c.send({"jsonrpc": "2.0", "id": first, "method": "tools/call",
+                "params": {"name": "run_code", "arguments": {
+                    "language": "python3", "session": "b",
+                    "timeout_ms": 20000, "code":
+                    "import os, time\n"
+                    "while not os.path.exists('/workspace/flag'):\n"
+                    "    time.sleep(0.01)\n'seen'"}}})
+        r = c.code("sh", "touch /workspace/flag", "a")
+        while True:
+            m = json.loads(c.p.stdout.readline())
+            if m.get("id") == first:
+                break
+        R.check("calls on two sessions run at once",
+                r.get("isError") is not True and
+                out(m["result"]) == "'seen'\n", m)
+        r = c.code("sh", "true", "c")
+        R.check("past max_sessions: refused, saying what to do",
+                r.get("isError") is True and err_text(r) ==
+                "The server holds its most sessions (max_sessions: 2); end "
+                "one of this client's with end_session, or try again "
+                "later.", r)
         c.close()
 
 
@@ -458,6 +491,7 @@ def main():
     finally:
         c.close()
     caps_and_idle()
+    server_cap_and_parallel()
     memory()
     network()
     protected_names()
