@@ -1134,15 +1134,18 @@ sb_started_alive(struct sb_started *s)
 }
 
 /*
- * A program started at idle priority (limits.start_low) gets the normal
- * policy and its session's weight back as its call comes, even while
- * still starting: the init's children, from /proc (we are root: see
- * plan.c). Best effort: a failure leaves it SCHED_IDLE.
+ * A started run's program as its call comes (the init's children, from
+ * /proc), best effort: with renice (started at idle priority: we are
+ * root, see plan.c), the normal policy and its session's weight back, even
+ * while still starting (a failure leaves it SCHED_IDLE); and RLIMIT_CPU
+ * lowered to cpu_s where it was started with more (a python started
+ * ahead; the call's deadline kills it in any case).
  */
 static void
-renice_program(pid_t init)
+adjust_program(pid_t init, bool renice, uint32_t cpu_s)
 {
 	struct sb_sched_attr a = { .size = sizeof(a), .policy = SCHED_OTHER };
+	struct rlimit cpu = { cpu_s, cpu_s };
 	struct sched_param sp = { 0 };
 	char path[64], buf[256], *p, *end;
 	long pid;
@@ -1151,7 +1154,8 @@ renice_program(pid_t init)
 
 	(void)snprintf(path, sizeof(path), "/proc/%d/task/%d/children",
 	    (int)init, (int)init);
-	autogroup_nice(init, 0);
+	if (renice)
+		autogroup_nice(init, 0);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return;
 	n = read(fd, buf, sizeof(buf) - 1);
@@ -1166,8 +1170,10 @@ renice_program(pid_t init)
 			break;
 		/* the default slice too (runtime 0): sched_setscheduler()
 		 * would keep the short one */
-		if (syscall(SYS_sched_setattr, (pid_t)pid, &a, 0U) != 0)
+		if (renice && syscall(SYS_sched_setattr, (pid_t)pid, &a, 0U) != 0)
 			(void)sched_setscheduler((pid_t)pid, SCHED_OTHER, &sp);
+		if (cpu_s > 0)
+			(void)prlimit((pid_t)pid, RLIMIT_CPU, &cpu, NULL);
 	}
 }
 
@@ -1219,13 +1225,18 @@ static int
 take_call(struct sb_started *s, const struct sb_request *req,
     struct sb_result *res)
 {
+	bool lower;
 	int rc;
 
 	if ((s->shape != NULL && (rc = same_shape(s, req, res)) < 0) ||
 	    (s->p->deferred && (rc = take_deferred(s, req, res)) < 0))
 		return rc;
-	if (s->p->start_idle)
-		renice_program(s->r.pid);
+	/* a deferred one's launch sets the call's CPU limit itself */
+	lower = !s->p->deferred && req->limits.cpu_s != 0 &&
+	    req->limits.cpu_s < s->p->limits.cpu_s;
+	if (s->p->start_idle || lower)
+		adjust_program(s->r.pid, s->p->start_idle,
+		    lower ? req->limits.cpu_s : 0);
 	return 0;
 }
 

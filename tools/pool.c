@@ -48,12 +48,6 @@ static const char warm_wrapper[] =
     "   os._exit(0)\n"
     "  h += c\n"
     " n = [int(x) for x in h.split()]\n"
-    " if n[0] > 0:\n"
-    "  import resource\n"
-    "  c = resource.getrlimit(resource.RLIMIT_CPU)[0]\n"
-    "  if c == resource.RLIM_INFINITY or n[0] < c:\n"
-    "   resource.setrlimit(resource.RLIMIT_CPU, (n[0], n[0]))\n"
-    " n = n[1:]\n"
     " code = take(n[0]).decode('utf-8', 'surrogateescape')\n"
     " args = [take(k).decode('utf-8', 'surrogateescape') for k in n[1:]]\n"
 
@@ -183,8 +177,8 @@ start_one(struct pool *w, enum tool_shape_kind k,
 	c.timeout_ms = p->limits.max_timeout_ms;
 	sbcall_request(p, &c, ws, (const char *const *)envp, sbinds, &req);
 	req.deferred = k == TOOL_SHAPE_EXEC;
-	/* a session may take it (repl.h); a plain call lowers it: the
-	 * launch (exec) or the wrapper (python) before its program */
+	/* a session may take it (repl.h); a plain call lowers it to its
+	 * own (sb_finish: the launch, or prlimit on a started python) */
 	if (p->limits.max_sessions > 0 && req.limits.cpu_s < REPL_CPU_S(p))
 		req.limits.cpu_s = REPL_CPU_S(p);
 	req.limits.start_low = true;

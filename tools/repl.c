@@ -631,8 +631,12 @@ take_pooled(struct repl *r, const struct tool_prestart *ps,
 	/* a python that has started: the driver is its call's code */
 	if (r->lang == POLICY_LANG_PYTHON3 && p->limits.warm_python > 0 &&
 	    (r->sb = ps->take(ps->arg, &sh)) != NULL) {
-		if ((r->prefix = warm_stdin(repl_py_driver, NULL, 0, NULL, 0, 0,
-		    &r->prefix_len)) != NULL && sb_converse(r->sb, req,
+		/* the session's CPU limit, not one call's (sb_converse
+		 * would lower it to req's) */
+		s = *req;
+		s.limits.cpu_s = REPL_CPU_S(p);
+		if ((r->prefix = warm_stdin(repl_py_driver, NULL, 0, NULL, 0,
+		    &r->prefix_len)) != NULL && sb_converse(r->sb, &s,
 		    res) == 0)
 			return 0;
 		free(r->prefix);

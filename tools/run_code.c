@@ -162,12 +162,8 @@ tool_run_code(const struct tool_call *call,
 		c.session = &sess;
 	} else if (l == POLICY_LANG_PYTHON3 && p->limits.warm_python > 0) {
 		/* the same call, for a python started ahead if one waits */
-		/* its CPU limit as a cold run's (sbcall_request) */
-		uint32_t cpu_s = ((c.timeout_ms != 0 ? c.timeout_ms :
-		    p->limits.timeout_ms) + 999) / 1000;
-
 		if ((warm_in = warm_stdin(code, argv + nhead, argv_count(
-		    argv + nhead), c.stdin_data, c.stdin_len, cpu_s,
+		    argv + nhead), c.stdin_data, c.stdin_len,
 		    &c.warm_stdin_len)) == NULL) {
 			st = MCP_ERR_NOMEM;
 			goto out;

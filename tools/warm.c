@@ -10,18 +10,18 @@
 
 char *
 warm_stdin(const char *code, const char *const *args, size_t nargs,
-    const void *in, size_t in_len, uint32_t cpu_s, size_t *ret_len)
+    const void *in, size_t in_len, size_t *ret_len)
 {
 	size_t clen = strlen(code), len, off, i;
 	char *buf;
 
-	/* header: up to SIZE_DIGITS digits and a separator per number */
-	len = clen + in_len + (nargs + 2) * (SIZE_DIGITS + 1);
+	/* header: up to SIZE_DIGITS digits and a separator per length */
+	len = clen + in_len + (nargs + 1) * (SIZE_DIGITS + 1);
 	for (i = 0; i < nargs; i++)
 		len += strlen(args[i]);
 	if ((buf = malloc(len + 1)) == NULL)
 		return NULL;
-	off = (size_t)sprintf(buf, "%u %zu", cpu_s, clen);
+	off = (size_t)sprintf(buf, "%zu", clen);
 	for (i = 0; i < nargs; i++)
 		off += (size_t)sprintf(buf + off, " %zu", strlen(args[i]));
 	buf[off++] = '\n';

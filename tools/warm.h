@@ -11,12 +11,10 @@
 
 /*
  * The stdin a waiting python takes for one call, owned (free it): a header
- * line with the call's RLIMIT_CPU (the python lowers its own to it before
- * the code runs; 0: kept) and the byte lengths of the code and of each
- * argument, then those bytes, then the call's stdin. NULL on allocation
- * failure.
+ * line with the byte lengths of the code and of each argument, then
+ * those bytes, then the call's stdin. NULL on allocation failure.
  */
 char *warm_stdin(const char *code, const char *const *args, size_t nargs,
-    const void *in, size_t in_len, uint32_t cpu_s, size_t *ret_len);
+    const void *in, size_t in_len, size_t *ret_len);
 
 #endif

@@ -195,6 +195,10 @@ def bounds(c):
                    "except OSError as e:\n    print('no net', e.errno)\n"
                    "print(subprocess.run(['unshare', '-U', 'true'], "
                    "capture_output=True).returncode != 0)", "bounds")
+        cpu = c.code("python3", "import resource\n"
+                     "resource.getrlimit(resource.RLIMIT_CPU)[0]", "bounds")
+        R.check("its CPU rlimit is the session's age, not a call's deadline",
+                out(cpu) == "14401\n", cpu)
         R.check("the sandbox's uid, its own init as pid 1, no network, no "
                 "nested user namespace",
                 re.fullmatch(r"1000 sandbox-init\n\[1, 2\]\nno net \d+\nTrue\n",
