@@ -515,8 +515,22 @@ program(const struct sb_plan *p, bool have_stdin)
 	    dup2(SB_FD_STDERR, 2) < 0 || chdir(p->cwd) < 0)
 		child_fail(st, SB_STAGE_SESSION, errno);
 	for (i = 0; i < p->nrlimits; i++) {
+		struct rlimit cur;
+
 		rl.rlim_cur = p->rlimits[i].soft;
 		rl.rlim_max = p->rlimits[i].hard;
+		/*
+		 * Never above what holds already: the server may have lowered
+		 * one meanwhile (a python started ahead, taken by a call with
+		 * a shorter deadline: exec.c, adjust_program), and without
+		 * capabilities a raise is refused. Lower is only stricter.
+		 */
+		if (getrlimit(p->rlimits[i].resource, &cur) == 0 &&
+		    cur.rlim_max < rl.rlim_max) {
+			rl.rlim_max = cur.rlim_max;
+			if (rl.rlim_cur > rl.rlim_max)
+				rl.rlim_cur = rl.rlim_max;
+		}
 		if (setrlimit(p->rlimits[i].resource, &rl) < 0)
 			child_fail(st, SB_STAGE_RLIMITS, errno);
 	}
