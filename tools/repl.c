@@ -749,7 +749,7 @@ repl_turn(struct repl_call *q, struct sb_ctx *sb,
 	}
 	if ((rc = repl_frame_init(&f, q->code, r->calls == 0)) < 0 ||
 	    (in = turn_input(r, &f, q->code, &in_len)) == NULL) {
-		free(f.work);
+		repl_frame_fini(&f);
 		rc = rc < 0 ? rc : -ENOMEM;
 		memset(res, 0, sizeof(*res));
 		(void)snprintf(res->message, sizeof(res->message), "%s",
@@ -773,7 +773,7 @@ repl_turn(struct repl_call *q, struct sb_ctx *sb,
 	if (r->net && ec != NULL && r->lfd >= 0 &&
 	    (rc = egress_call_start(ec, r->lfd)) < 0) {
 		free(in);
-		free(f.work);
+		repl_frame_fini(&f);
 		memset(res, 0, sizeof(*res));
 		(void)snprintf(res->message, sizeof(res->message), "the "
 		    "network proxy could not start (%s)", strerror(-rc));
@@ -785,7 +785,7 @@ repl_turn(struct repl_call *q, struct sb_ctx *sb,
 	rc = sb_turn(r->sb, &turn, cancel, res);
 	r->cur_ec = NULL;
 	free(in);
-	free(f.work);
+	repl_frame_fini(&f);
 	(void)pthread_mutex_lock(&r->t->lock);
 	r->calls++;
 	(void)pthread_mutex_unlock(&r->t->lock);

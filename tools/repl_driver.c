@@ -198,6 +198,13 @@ repl_frame_init(struct repl_frame *f, const char *code, bool first)
 	return 0;
 }
 
+void
+repl_frame_fini(struct repl_frame *f)
+{
+	free(f->work);
+	f->work = NULL;
+}
+
 /* One piece of a stream: held-back bytes, then buf (n <= REPL_PIECE). */
 static void
 frame_piece(struct repl_frame *f, int i, const char *buf, size_t n,

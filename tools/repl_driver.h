@@ -44,10 +44,10 @@ struct repl_frame {
 	char *work;			/* REPL_PIECE + REPL_BOUNDARY_LEN */
 };
 
-
 /* A new boundary not in code; first: the session's first call. 0, -EIO
  * (no random bytes) or -ENOMEM. */
 int repl_frame_init(struct repl_frame *f, const char *code, bool first);
+void repl_frame_fini(struct repl_frame *f);
 /* sb_turn's sink (sandbox.h): arg is the frame. */
 bool repl_frame_sink(void *arg, int stream, const char *buf, size_t n,
     struct sb_output *o);
