@@ -281,6 +281,54 @@ open_init(struct sb_ctx *ctx, const struct sb_config *cfg,
 	return 0;
 }
 
+/*
+ * The kernel ids runs get: a root server's sandbox uid/gid, which its user
+ * namespace must map; else our own, unless they are our parent's root.
+ */
+static int
+run_ids(struct sb_ctx *ctx, const struct sb_config *cfg,
+    struct sb_result *res)
+{
+	if (ctx->host_root) {
+		ctx->uid = cfg->uid != 0 ? cfg->uid : SB_DEFAULT_UID;
+		ctx->gid = cfg->gid != 0 ? cfg->gid : SB_DEFAULT_GID;
+		/* Root of a user namespace without that id: never run as root. */
+		if (!id_mapped("/proc/self/uid_map", ctx->uid) ||
+		    !id_mapped("/proc/self/gid_map", ctx->gid)) {
+			sb_fail(res, SB_STAGE_CREDENTIALS, EINVAL, "the server "
+			    "is root but the unprivileged sandbox uid/gid is not "
+			    "mapped in its user namespace");
+			return -EINVAL;
+		}
+	} else if (maps_to_root("/proc/self/uid_map", geteuid()) ||
+	    maps_to_root("/proc/self/gid_map", getegid())) {
+		/*
+		 * Our own ids, which runs get here, are our parent's root
+		 * (srt run by root: its uid 0; unshare --map-user from root:
+		 * any uid), and there is no sandbox uid to give them instead.
+		 * As our own ids, they would be that root. Never.
+		 */
+		const char *what, *fix;
+
+		if (sb_nested(&what, &fix))
+			sb_fail(res, SB_STAGE_CREDENTIALS, EPERM, "the server "
+			    "is root in a user namespace that maps no sandbox "
+			    "uid");
+		else
+			sb_fail(res, SB_STAGE_CREDENTIALS, EPERM, "the server is "
+			    "root in a user namespace that maps uid 0 to its "
+			    "parent's root and no sandbox uid (65534): its "
+			    "sandboxes would run as that root; run the wrapper "
+			    "(srt) as a normal user, or give its namespace uid "
+			    "and gid 65534");
+		return -EPERM;
+	} else {
+		ctx->uid = geteuid();
+		ctx->gid = getegid();
+	}
+	return 0;
+}
+
 int
 sb_ctx_new(const struct sb_config *cfg, struct sb_ctx **ret,
     struct sb_result *res)
@@ -303,45 +351,8 @@ sb_ctx_new(const struct sb_config *cfg, struct sb_ctx **ret,
 	ctx->host_root = sb_host_root();
 	if ((rc = open_init(ctx, cfg, res)) < 0)
 		goto fail;
-	if (ctx->host_root) {
-		ctx->uid = cfg->uid != 0 ? cfg->uid : SB_DEFAULT_UID;
-		ctx->gid = cfg->gid != 0 ? cfg->gid : SB_DEFAULT_GID;
-		/* Root of a user namespace without that id: never run as root. */
-		if (!id_mapped("/proc/self/uid_map", ctx->uid) ||
-		    !id_mapped("/proc/self/gid_map", ctx->gid)) {
-			rc = -EINVAL;
-			sb_fail(res, SB_STAGE_CREDENTIALS, EINVAL, "the server "
-			    "is root but the unprivileged sandbox uid/gid is not "
-			    "mapped in its user namespace");
-			goto fail;
-		}
-	} else if (maps_to_root("/proc/self/uid_map", geteuid()) ||
-	    maps_to_root("/proc/self/gid_map", getegid())) {
-		/*
-		 * Our own ids, which runs get here, are our parent's root
-		 * (srt run by root: its uid 0; unshare --map-user from root:
-		 * any uid), and there is no sandbox uid to give them instead.
-		 * As our own ids, they would be that root. Never.
-		 */
-		const char *what, *fix;
-
-		rc = -EPERM;
-		if (sb_nested(&what, &fix))
-			sb_fail(res, SB_STAGE_CREDENTIALS, EPERM, "the server "
-			    "is root in a user namespace that maps no sandbox "
-			    "uid");
-		else
-			sb_fail(res, SB_STAGE_CREDENTIALS, EPERM, "the server is "
-			    "root in a user namespace that maps uid 0 to its "
-			    "parent's root and no sandbox uid (65534): its "
-			    "sandboxes would run as that root; run the wrapper "
-			    "(srt) as a normal user, or give its namespace uid "
-			    "and gid 65534");
+	if ((rc = run_ids(ctx, cfg, res)) < 0)
 		goto fail;
-	} else {
-		ctx->uid = geteuid();
-		ctx->gid = getegid();
-	}
 	ctx->staging = cfg->staging != NULL ? cfg->staging : "/tmp";
 	if (stat(ctx->staging, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		rc = -ENOTDIR;
