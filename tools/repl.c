@@ -295,10 +295,44 @@ repls_end_owner(struct repls *t, const char *owner, const char *why)
 
 /* ---- a call's turn ---- */
 
+/*
+ * The server holds its most sessions: room for owner's next one, if
+ * another owner holds more than one more than owner does, from that
+ * owner's least recently used idle session, ended (returned for the
+ * caller to free once the lock is let go); NULL: none to take. So no
+ * client keeps more than its share from another that asks for one.
+ */
+static struct repl *
+make_room_locked(struct repls *t, const char *owner)
+{
+	size_t i, mine = count_locked(t, owner), most = 0, n;
+	struct repl *victim = NULL, *r;
+	const char *rich = NULL;
+
+	for (i = 0; i < t->n; i++)
+		if ((n = count_locked(t, t->open[i]->owner)) > most) {
+			most = n;
+			rich = t->open[i]->owner;
+		}
+	if (rich == NULL || most <= mine + 1)
+		return NULL;
+	for (i = 0; i < t->n; i++) {
+		r = t->open[i];
+		if (strcmp(r->owner, rich) == 0 && r->refs == 0 &&
+		    (victim == NULL || r->last_ms < victim->last_ms))
+			victim = r;
+	}
+	if (victim != NULL)
+		repl_end_locked(t, victim, "the server needed room for another "
+		    "client's session (max_sessions), and this client held "
+		    "more than its share");
+	return victim;
+}
+
 /* A new session in the table for q, or a refusal (t->lock held). */
 static struct json_object *
 open_locked(struct repls *t, const struct tool_call *call,
-    struct repl_call *q, bool *nomem)
+    struct repl_call *q, bool *nomem, struct repl **gone)
 {
 	const struct policy_limits *l = &t->p->limits;
 	struct repl_ended *e = repl_find_ended_locked(t, call->owner, q->name);
@@ -319,7 +353,8 @@ open_locked(struct repls *t, const struct tool_call *call,
 		    "end_session (list_sessions lists them).",
 		    l->sessions_per_client, l->sessions_per_client == 1 ?
 		    " is" : "s are");
-	if (t->n >= l->max_sessions || t->n >= REPL_MAX)
+	if ((t->n >= l->max_sessions || t->n >= REPL_MAX) &&
+	    (*gone = make_room_locked(t, call->owner)) == NULL)
 		return REFUSE(call, "too many sessions", "The server holds its "
 		    "most sessions (max_sessions: %zu); end one of this "
 		    "client's with end_session, or try again later.",
@@ -408,7 +443,7 @@ repl_enter(const struct tool_call *call, struct repl_call *q, bool *nomem)
 {
 	struct repls *t = call->env->repls;
 	struct json_object *no = NULL;
-	struct repl *r, *gone1 = NULL, *gone2 = NULL;
+	struct repl *r, *gone1 = NULL, *gone2 = NULL, *gone3 = NULL;
 	struct repl_waiter *w;
 	bool gone = false;
 
@@ -444,7 +479,8 @@ repl_enter(const struct tool_call *call, struct repl_call *q, bool *nomem)
 		goto out;
 	}
 	if (r == NULL) {
-		if ((no = open_locked(t, call, q, nomem)) != NULL || *nomem)
+		if ((no = open_locked(t, call, q, nomem, &gone3)) != NULL ||
+		    *nomem)
 			goto out;
 		r = t->open[t->n - 1];
 	}
@@ -469,6 +505,8 @@ repl_enter(const struct tool_call *call, struct repl_call *q, bool *nomem)
 		repl_free(gone1);
 	if (gone2 != NULL)
 		repl_free(gone2);
+	if (gone3 != NULL)
+		repl_free(gone3);
 	return no;
 }
 

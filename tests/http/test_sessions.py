@@ -133,6 +133,49 @@ class Sessions(unittest.TestCase):
         self.assertTrue(r["structuredContent"]["session"]["started"])
 
 
+class Shares(Sessions):
+    """At max_sessions, a client that holds more than one more session
+    than the one asking gives up its least recently used idle one."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tokens = tempfile.NamedTemporaryFile("w", delete=False)
+        cls.tokens.write("%s\n%s\n" % (TOKEN_A, TOKEN_B))
+        cls.tokens.close()
+        cls.srv = Server(BIN, "--token-file", cls.tokens.name,
+                         "--max-sessions", "2", "--sessions-per-client",
+                         "2", fixtures=False, env=ENV)
+        cls.rid = 500
+
+    def test_legacy_session_owns_them(self):
+        pass
+
+    def test_modern_principal_owns_them(self):
+        pass
+
+    def test_a_client_gives_up_what_is_beyond_its_share(self):
+        a, b = self.legacy_open(TOKEN_A), self.legacy_open(TOKEN_B)
+        self.legacy_code(a, "1", "old")
+        self.legacy_code(a, "2", "new")
+        r = self.legacy_code(b, "3", "mine")
+        self.assertTrue(r["structuredContent"]["session"]["started"], r)
+        r = self.legacy_code(a, "1", "old")
+        self.assertTrue(r["isError"])
+        self.assertEqual(r["content"][0]["text"], "The session 'old' ended "
+                         "(the server needed room for another client's "
+                         "session (max_sessions), and this client held more "
+                         "than its share), so what it held is gone. Call "
+                         "again with \"restart\": true to start it afresh, "
+                         "or use another name.")
+        r = self.legacy_code(a, "2", "new")
+        self.assertEqual(r["structuredContent"]["stdout"], "2\n")
+        # one each now: neither gives up one to the other
+        r = self.legacy_code(b, "4", "second")
+        self.assertTrue(r["isError"])
+        self.assertIn("The server holds its most sessions (max_sessions: "
+                      "2)", r["content"][0]["text"])
+
+
 if __name__ == "__main__":
     BIN = sys.argv.pop(1)
     unittest.main()
