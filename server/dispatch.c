@@ -10,6 +10,7 @@
  * answer only what never reaches it (a message too long or that does not
  * decode, a request the HTTP guards refuse, no thread to run a call).
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 #include "registry.h"
 #include "resources.h"
 #include "repl.h"
+#include "skill_catalog.h"
 #include "tasks.h"
 #include "timespec.h"
 #include "tool.h"
@@ -223,20 +225,44 @@ tasks_capability(void)
 	    json_object_new_object()))));
 }
 
+/* The extensions we declare: tasks (2026-07-28), skills (when the policy
+ * has some; both eras); NULL when none. */
+static struct json_object *
+extensions(const struct server *srv, enum era era, int *failed)
+{
+	bool tasks = srv->tasks != NULL && era == ERA_MODERN;
+	bool skills = skill_catalog_on(srv->env);
+	struct json_object *e;
+
+	*failed = 0;
+	if (!tasks && !skills)
+		return NULL;
+	e = json_object_new_object();
+	*failed = e == NULL || (tasks && jb_add(e, TASKS_EXTENSION,
+	    json_object_new_object())) || (skills && jb_add(e,
+	    SKILLS_EXTENSION, json_object_new_object()));
+	return e;
+}
+
 static struct json_object *
 capabilities(const struct server *srv, enum era era)
 {
-	struct json_object *caps = json_object_new_object();
+	struct json_object *caps = json_object_new_object(), *ext;
+	int failed;
 
+	ext = extensions(srv, era, &failed);
+	if (failed) {
+		json_object_put(ext);
+		json_object_put(caps);
+		return NULL;
+	}
 	return jb_built(caps, jb_add(caps, "tools", obj1("listChanged",
 	    json_object_new_boolean(0))) ||
 	    jb_add(caps, "logging", json_object_new_object()) ||
 	    jb_add(caps, "resources", resources_capability(era == ERA_MODERN)) ||
 	    (srv->tasks != NULL && era == ERA_LEGACY &&
 	    jb_add(caps, "tasks", tasks_capability())) ||
-	    (srv->tasks != NULL && era == ERA_MODERN &&
-	    jb_add(caps, "extensions", obj1(TASKS_EXTENSION,
-	    json_object_new_object()))));
+	    (ext != NULL && jb_add(caps, "extensions", ext)));
 }
 
 /* The versions we speak: the modern ones, then (all) the legacy ones. */
@@ -1333,6 +1359,75 @@ m_tasks_update(struct req *r, struct json_object **ret)
 	return MCP_OK;
 }
 
+/* ---- the Skills extension (tools/skill_catalog.h) ---- */
+
+/* ttlMs of skills results: 0, a skill's files may change any time. */
+#define SKILLS_TTL_MS	0
+
+static enum mcp_err
+skills_result(struct req *r, struct json_object *res, int failed,
+    struct json_object **ret)
+{
+	if (!failed && r->era == ERA_MODERN)
+		failed = jb_add(res, "ttlMs", json_object_new_int(SKILLS_TTL_MS)) ||
+		    jb_add(res, "cacheScope", json_object_new_string("public"));
+	if (failed || res == NULL) {
+		json_object_put(res);
+		return fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
+	}
+	*ret = res;
+	return MCP_OK;
+}
+
+static enum mcp_err
+m_skills_list(struct req *r, struct json_object **ret)
+{
+	struct json_object *res, *arr, *v;
+
+	if (!skill_catalog_on(r->srv->env))
+		return fail(r, MCP_ERR_NO_METHOD, "Method not found: skills/list "
+		    "(this server has no skills: --skills-dir)");
+	if (r->msg->params != NULL &&
+	    json_object_object_get_ex(r->msg->params, "cursor", &v))
+		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: unknown "
+		    "cursor (the skill list has a single page)");
+	if ((arr = json_object_new_array()) == NULL ||
+	    skill_catalog_list(r->srv->env, arr) != 0) {
+		json_object_put(arr);
+		return fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
+	}
+	res = json_object_new_object();
+	return skills_result(r, res, res == NULL || jb_add(res, "skills", arr),
+	    ret);
+}
+
+static enum mcp_err
+m_skills_get(struct req *r, struct json_object **ret)
+{
+	struct json_object *res, *v, *entry;
+	const char *uri;
+	int rc;
+
+	if (!skill_catalog_on(r->srv->env))
+		return fail(r, MCP_ERR_NO_METHOD, "Method not found: skills/get "
+		    "(this server has no skills: --skills-dir)");
+	if (r->msg->params == NULL ||
+	    !json_object_object_get_ex(r->msg->params, "uri", &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
+		    "skills/get needs \"uri\" (a string: a skill's SKILL.md)");
+	uri = json_object_get_string(v);
+	if ((rc = skill_catalog_get(r->srv->env, uri, &entry)) == -ENOMEM)
+		return fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
+	if (rc != 0)
+		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: %.200s "
+		    "is not the SKILL.md of a skill this server serves "
+		    "(skills/list lists them)", uri);
+	res = json_object_new_object();
+	return skills_result(r, res, res == NULL || jb_add(res, "skill", entry),
+	    ret);
+}
+
 void
 dispatch_end_tasks(const struct server *srv)
 {
@@ -1386,6 +1481,8 @@ static const struct method methods[] = {
 	{ "tasks/cancel", m_tasks_cancel, M_LEGACY | M_MODERN },
 	{ "tasks/update", m_tasks_update, M_MODERN },
 	{ "resources/unsubscribe", m_resources, M_LEGACY },
+	{ "skills/list", m_skills_list, M_LEGACY | M_MODERN },
+	{ "skills/get", m_skills_get, M_LEGACY | M_MODERN },
 };
 
 static const struct method *

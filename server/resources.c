@@ -15,6 +15,7 @@
 #include "fixtures.h"
 #include "repl.h"
 #include "resources.h"
+#include "skill_catalog.h"
 #include "session.h"
 #include "tool.h"
 #include "utf8.h"
@@ -147,8 +148,9 @@ m_list(struct rsrc_req *q, struct json_object **ret)
 		json_object_put(arr);
 		return nomem(q);
 	}
-	if (cursor == NULL && repl_resources_list(q->srv->env->repls,
-	    owner_key(q, okey), arr) != 0) {
+	if (cursor == NULL && (repl_resources_list(q->srv->env->repls,
+	    owner_key(q, okey), arr) != 0 ||
+	    skill_catalog_resources(q->srv->env, arr) != 0)) {
 		json_object_put(arr);
 		return nomem(q);
 	}
@@ -261,6 +263,12 @@ m_read(struct rsrc_req *q, struct json_object **ret)
 	if (fixtures_on(q) && (rc = fixture_resource_read(uri, &c)) != 0) {
 		if (rc < 0)
 			return nomem(q);
+	} else if ((rc = skill_catalog_read(q->srv->env, uri, &c)) !=
+	    -EINVAL) {
+		if (rc == -ENOMEM)
+			return nomem(q);
+		if (rc != 0)
+			return read_error(q, uri, -rc);
 	} else if ((rc = repl_resource_read(q->srv->env->repls, owner_key(q,
 	    okey), uri, &c)) != -EINVAL) {
 		if (rc == -ENOMEM)

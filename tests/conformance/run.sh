@@ -9,9 +9,11 @@
 #   run.sh BIN [SET] [OUTDIR]        run one set against BIN
 #
 # SET is 2025-11-25 (default: suite 0.1.16, every scenario, with
-# expected-failures.yaml) or 2026-07-28 (suite 0.2.0-alpha, its frozen
-# 2026-07-28 requirements, with expected-failures-2026-07-28.yaml). Each
-# set passes only when exactly the listed N/A scenarios fail. The server
+# expected-failures.yaml), 2026-07-28 (suite 0.2.0-alpha, its frozen
+# 2026-07-28 requirements, with expected-failures-2026-07-28.yaml) or
+# skills (suite 0.2.0-alpha, the Skills extension's server scenarios,
+# sep-2640-*, the server serving tests/integration/tools/skills; each must
+# pass). Each set passes only when exactly the listed N/A scenarios fail. The server
 # runs with the test-only --conformance-fixtures flag on a loopback port
 # the kernel picks, and must stop cleanly on SIGTERM afterwards.
 # Exit 77 (skipped) when the packages are not installed.
@@ -36,6 +38,8 @@ if [ ! -x "$node" ]; then
 	echo "SKIP: the conformance packages are not installed; run $0 --setup" >&2
 	exit 77
 fi
+extra=
+scenarios=-
 case $set in
 2025-11-25)
 	cli=$here/node_modules/@modelcontextprotocol/conformance/dist/index.js
@@ -43,8 +47,13 @@ case $set in
 2026-07-28)
 	cli=$here/node_modules/conformance-next/dist/index.js
 	args="--requirements 2026-07-28 --expected-failures $here/expected-failures-2026-07-28.yaml" ;;
+skills)
+	cli=$here/node_modules/conformance-next/dist/index.js
+	extra="--skills-dir $here/../integration/tools/skills"
+	scenarios="sep-2640-skills-enumeration sep-2640-skills-manifest sep-2640-skills-directory"
+	args= ;;
 *)
-	echo "$0: unknown set '$set' (2025-11-25 or 2026-07-28)" >&2
+	echo "$0: unknown set '$set' (2025-11-25, 2026-07-28 or skills)" >&2
 	exit 2 ;;
 esac
 
@@ -53,7 +62,8 @@ log=$out/server.log
 # a stale log from an earlier run would hand us its port before the new
 # server's redirection truncates it
 rm -f "$log"
-"$bin" --http 127.0.0.1:0 --conformance-fixtures 2>"$log" &
+# shellcheck disable=SC2086
+"$bin" --http 127.0.0.1:0 --conformance-fixtures $extra 2>"$log" &
 pid=$!
 trap 'kill "$pid" 2>/dev/null || true' EXIT
 
@@ -69,10 +79,29 @@ done
 [ -n "$port" ] || { echo "FAIL: no port logged within $START_TENTHS tenths of a second" >&2; exit 1; }
 
 rc=0
-# shellcheck disable=SC2086
-"$node" "$cli" server --url "http://127.0.0.1:$port/mcp" $args -o "$out/results" \
-    >"$out/conformance.txt" 2>&1 || rc=$?
+: >"$out/conformance.txt"
+for sc in $scenarios; do
+	one=
+	[ "$sc" = - ] || one="--scenario $sc"
+	src=0
+	# shellcheck disable=SC2086
+	"$node" "$cli" server --url "http://127.0.0.1:$port/mcp" $args $one \
+	    -o "$out/results" >>"$out/conformance.txt" 2>&1 || src=$?
+	[ $src -eq 0 ] || rc=$src
+done
 sed -n '/=== SUMMARY ===/,$p' "$out/conformance.txt"
+# the skills set: a server that stopped declaring the extension would see
+# its checks skipped, not failed; each of these must have succeeded
+if [ "$set" = skills ]; then
+	for c in skills-list-implemented skills-get-implemented \
+	    entry-frontmatter-identical resources-complete skillmd-mimetype; do
+		sed 's/\x1b\[[0-9;]*m//g' "$out/conformance.txt" |
+		    grep -q "sep-2640-$c *\] *SUCCESS" || {
+			echo "FAIL: sep-2640-$c did not succeed" >&2
+			rc=1
+		}
+	done
+fi
 [ $rc -eq 0 ] || { echo "FAIL: conformance set $set exited $rc (full output: $out/conformance.txt)" >&2; tail -20 "$out/conformance.txt" >&2; }
 
 kill -TERM "$pid"

@@ -1,4 +1,7 @@
-/* SHA-256 (FIPS 180-4), for the audit log's digest of arguments. */
+/*
+ * SHA-256 (FIPS 180-4): the audit log's digest of arguments, the bearer
+ * tokens', a skill file's (tools/skill_catalog.c).
+ */
 #ifndef SHA256_H
 #define SHA256_H
 
