@@ -2,7 +2,7 @@
 # and the sandboxed tools;
 # include()d from tests/unit/CMakeLists.txt. Tests may include any layer's
 # headers, so they name every library they use.
-foreach(t policy workspace slots render files sqlite run wsfiles registry repl)
+foreach(t policy workspace slots render files sqlite run wsfiles registry repl skill)
   add_executable(test_tools_${t} ${CMAKE_CURRENT_LIST_DIR}/tools_${t}.c)
   target_link_libraries(test_tools_${t} PRIVATE mcp_tools mcp_workspace mcp_policy PkgConfig::CHECK
     PkgConfig::SQLITE Threads::Threads)
