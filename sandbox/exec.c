@@ -1,9 +1,11 @@
 /*
- * exec: sb_run(), the parent side of one run. Builds the plan, clones the
- * sandbox's init into fresh namespaces, writes its id maps, then polls its
- * output, status pipe, pidfd and the cancel eventfd until the init is
- * reaped. The deadline and cancellation kill the init, which takes the
- * whole pid namespace down. Safe to call from several threads at once.
+ * exec: sb_run() and the started runs (sb_start, sb_finish), the parent
+ * side of one run. Builds the plan, has launch.c clone the sandbox's init
+ * into fresh namespaces, then polls its output, status pipe, pidfd and
+ * the cancel eventfd until the init is reaped. The deadline and
+ * cancellation kill the init, which takes the whole pid namespace down
+ * (a conversation's, turn.c, interrupts first). Safe to call from several
+ * threads at once.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +27,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "run.h"
 
 /* After the init is reaped, how long leaked pipe ends may delay the end. */
 #define SB_DRAIN_MS		2000
@@ -41,98 +44,16 @@
  */
 #define SB_INTERRUPT_EVERY_MS	100
 
-#define SB_NS_FLAGS (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | \
-	CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP)
-
 enum { PFD_OUT, PFD_ERR, PFD_STATUS, PFD_PID, PFD_CANCEL, PFD_IN,
 	PFD_OOM, PFD_NET, PFD_COUNT };
 
-/* The parent's view of one run in flight. */
-struct run {
-	pid_t pid;
-	int pidfd;
-	int out, err, status;	/* read ends, non-blocking; -1 once at EOF */
-	bool reaped, killed, forked, got_exit, got_fail;
-	bool ready;		/* deferred: SB_STATUS_READY came */
-	struct sb_status exit_rec, fail_rec;
-	int init_ws;
-	struct rusage ru;
-	/* a started run's stdin: a pipe we write as it drains, then close */
-	int in_w;		/* non-blocking; -1 when none or done */
-	const char *in_data;
-	size_t in_len, in_off;
-	int oom_efd;		/* v1 cgroup: readable at an OOM kill; borrowed */
-	bool oom_fired;		/* it was */
-	/* SB_NET_PROXY: the init's listening socket (-1: none), its caller */
-	int net_lfd;
-	sb_listener_fn net_fn;
-	void *net_arg;
-	/* a conversation (sb_turn): stdin stays open after in_data; what
-	 * is read goes through sink, which ends the turn (turn_done); its
-	 * deadline interrupts, grace_ms before the kill */
-	bool keep_in, turn_done, interrupted;
-	sb_sink_fn sink;
-	void *sink_arg;
-	uint32_t grace_ms;
-	uint64_t next_int;	/* interrupted: the next SIGINT (mono_us) */
-};
-
-static uint64_t
-mono_us(void)
+uint64_t
+sb_mono_us(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
-static int
-write_file(const char *path, const char *s)
-{
-	size_t len = strlen(s);
-	ssize_t n;
-	int fd, rc = 0;
-
-	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
-		return -errno;
-	n = write(fd, s, len);
-	if (n < 0)
-		rc = -errno;
-	else if ((size_t)n != len)
-		rc = -EIO;
-	(void)close(fd);
-	return rc;
-}
-
-static int
-write_maps(const struct sb_ctx *ctx, pid_t pid, uid_t uid)
-{
-	char path[64], map[64];
-	int rc;
-
-	if (!ctx->host_root) {
-		/* An unprivileged writer may map its own gid only after this. */
-		(void)snprintf(path, sizeof(path), "/proc/%d/setgroups", pid);
-		if ((rc = write_file(path, "deny")) < 0)
-			return rc;
-	}
-	(void)snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
-	(void)snprintf(map, sizeof(map), "%u %u 1\n", SB_INSIDE_UID,
-	    (unsigned)uid);
-	if ((rc = write_file(path, map)) < 0)
-		return rc;
-	(void)snprintf(path, sizeof(path), "/proc/%d/gid_map", pid);
-	(void)snprintf(map, sizeof(map), "%u %u 1\n", SB_INSIDE_GID,
-	    (unsigned)ctx->gid);
-	return write_file(path, map);
-}
-
-static void
-close_fd(int *fd)
-{
-	if (*fd >= 0)
-		(void)close(*fd);
-	*fd = -1;
 }
 
 /* Read what a stream has now (a bounded amount); at EOF close it. */
@@ -157,7 +78,7 @@ drain(struct run *r, int *fd, int stream, struct sb_output *o, char *buf)
 			continue;
 		if (n < 0 && errno == EAGAIN)
 			return;
-		close_fd(fd);
+		sb_close_fd(fd);
 		return;
 	}
 }
@@ -176,7 +97,7 @@ read_status(struct run *r)
 		if (n < 0 && errno == EAGAIN)
 			return;
 		if (n <= 0) {
-			close_fd(&r->status);
+			sb_close_fd(&r->status);
 			return;
 		}
 		for (i = 0; i < (size_t)n / sizeof(recs[0]); i++) {
@@ -246,8 +167,8 @@ write_nosigpipe(int fd, const void *buf, size_t len)
 }
 
 /* Feed the program's stdin what it can take now; at the end, EOF. */
-static void
-feed(struct run *r)
+void
+sb_feed(struct run *r)
 {
 	ssize_t n;
 
@@ -266,7 +187,7 @@ feed(struct run *r)
 		break;		/* EPIPE: the program will not read more */
 	}
 	if (!r->keep_in || r->in_off < r->in_len)
-		close_fd(&r->in_w);
+		sb_close_fd(&r->in_w);
 }
 
 /*
@@ -315,7 +236,7 @@ at_deadline(struct run *r, struct sb_result *res, uint64_t now,
 	return deadline;
 }
 
-/* What supervise() waits for now. */
+/* What sb_supervise() waits for now. */
 static void
 poll_set(const struct run *r, const struct sb_cancel *cancel, bool net_paused,
     struct pollfd pfd[PFD_COUNT])
@@ -337,8 +258,8 @@ poll_set(const struct run *r, const struct sb_cancel *cancel, bool net_paused,
 }
 
 /* Poll until the init is reaped and the streams are at EOF. */
-static int
-supervise(struct run *r, const struct sb_request *req,
+int
+sb_supervise(struct run *r, const struct sb_request *req,
     const struct sb_plan *p, struct sb_cancel *cancel, struct sb_result *res,
     uint64_t t0)
 {
@@ -355,7 +276,7 @@ supervise(struct run *r, const struct sb_request *req,
 		return -ENOMEM;
 	while ((r->out >= 0 || r->err >= 0 || r->status >= 0 || !r->reaped) &&
 	    !r->turn_done) {
-		now = mono_us();
+		now = sb_mono_us();
 		if (!r->killed && !r->reaped)
 			deadline = at_deadline(r, res, now, deadline);
 		if (r->reaped && now >= drain_until)
@@ -386,17 +307,17 @@ supervise(struct run *r, const struct sb_request *req,
 		if (r->status >= 0 && pfd[PFD_STATUS].revents != 0)
 			read_status(r);
 		if (r->in_w >= 0 && pfd[PFD_IN].revents != 0)
-			feed(r);
+			sb_feed(r);
 		if (pfd[PFD_NET].fd >= 0 && pfd[PFD_NET].revents != 0 &&
 		    (pause = r->net_fn(r->net_arg, r->net_lfd,
 		    SB_NET_READY)) > 0)
-			net_resume = mono_us() + (uint64_t)(pause <
+			net_resume = sb_mono_us() + (uint64_t)(pause <
 			    SB_NET_MAX_PAUSE_MS ? pause : SB_NET_MAX_PAUSE_MS) *
 			    1000;
 		if (pfd[PFD_PID].fd >= 0 && pfd[PFD_PID].revents != 0) {
 			reap(r, WNOHANG);
 			if (r->reaped)
-				drain_until = mono_us() + SB_DRAIN_MS * 1000;
+				drain_until = sb_mono_us() + SB_DRAIN_MS * 1000;
 		}
 		/* out of memory (v1): the run ends, as on v2 (oom.group) */
 		if (pfd[PFD_OOM].fd >= 0 && pfd[PFD_OOM].revents != 0) {
@@ -407,15 +328,15 @@ supervise(struct run *r, const struct sb_request *req,
 		    sb_cancel_fired(cancel)) {
 			/* a conversation's is an interrupt; a run's, its end */
 			if (r->grace_ms != 0)
-				deadline = interrupt(r, res, mono_us());
+				deadline = interrupt(r, res, sb_mono_us());
 			else
 				kill_init(r);
 			res->cancelled = true;
 		}
-		if (req->progress != NULL && mono_us() >= next_progress) {
+		if (req->progress != NULL && sb_mono_us() >= next_progress) {
 			req->progress(req->progress_arg,
-			    (mono_us() - t0) / 1000, &res->out, &res->err_out);
-			next_progress = mono_us() + interval;
+			    (sb_mono_us() - t0) / 1000, &res->out, &res->err_out);
+			next_progress = sb_mono_us() + interval;
 		}
 	}
 	free(buf);
@@ -450,402 +371,6 @@ fill_result(struct run *r, struct sb_result *res)
 	res->signal = WIFSIGNALED(r->init_ws) ? WTERMSIG(r->init_ws) : SIGKILL;
 }
 
-static int
-make_stdin(const struct sb_request *req)
-{
-	const char *p = req->stdin_data;
-	size_t left = req->stdin_len;
-	ssize_t n;
-	int fd;
-
-	if ((fd = memfd_create("sb-stdin", MFD_CLOEXEC)) < 0)
-		return -errno;
-	while (left > 0) {
-		n = write(fd, p, left);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			n = errno;
-			(void)close(fd);
-			return -(int)n;
-		}
-		p += n;
-		left -= (size_t)n;
-	}
-	if (lseek(fd, 0, SEEK_SET) < 0) {
-		n = errno;
-		(void)close(fd);
-		return -(int)n;
-	}
-	return fd;
-}
-
-/* Both ends of every channel between the server and one sandbox. */
-struct chans {
-	int out[2], err[2];	/* program's stdout, stderr */
-	int stat[2];		/* status records, child -> parent */
-	int sync[2];		/* socket: "maps written"; held open by us */
-	int in;			/* memfd with stdin bytes, or -1 */
-	int plan;		/* memfd with the packed plan, or -1 */
-	/* the plan's trees (workspace, writable binds) as detached mounts */
-	int tree[SB_MAX_TREES];
-};
-
-static void
-chans_close(struct chans *c)
-{
-	int i;
-
-	for (i = 0; i < 2; i++) {
-		close_fd(&c->out[i]);
-		close_fd(&c->err[i]);
-		close_fd(&c->stat[i]);
-		close_fd(&c->sync[i]);
-	}
-	close_fd(&c->in);
-	close_fd(&c->plan);
-	for (i = 0; i < SB_MAX_TREES; i++)
-		close_fd(&c->tree[i]);
-}
-
-static int
-chans_open(struct chans *c, const struct sb_ctx *ctx, uid_t uid,
-    const struct sb_request *req, struct sb_result *res)
-{
-	int rc;
-
-	if (pipe2(c->out, O_CLOEXEC) < 0 || pipe2(c->err, O_CLOEXEC) < 0 ||
-	    pipe2(c->stat, O_CLOEXEC) < 0 ||
-	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, c->sync) < 0) {
-		rc = -errno;
-		sb_fail(res, SB_STAGE_RESOURCES, -rc, "pipes");
-		return rc;
-	}
-	if (req->stdin_len > 0 && (c->in = make_stdin(req)) < 0) {
-		rc = c->in;
-		sb_fail(res, SB_STAGE_RESOURCES, -rc, "stdin memfd");
-		return rc;
-	}
-	/* /dev/stdout reopens the pipe: let the sandbox uid own its ends. */
-	if (ctx->host_root && (fchown(c->out[1], uid, ctx->gid) < 0 ||
-	    fchown(c->err[1], uid, ctx->gid) < 0)) {
-		rc = -errno;
-		sb_fail(res, SB_STAGE_RESOURCES, -rc, "pipe owner");
-		return rc;
-	}
-	if (fcntl(c->out[0], F_SETFL, O_NONBLOCK) < 0 ||
-	    fcntl(c->err[0], F_SETFL, O_NONBLOCK) < 0 ||
-	    fcntl(c->stat[0], F_SETFL, O_NONBLOCK) < 0) {
-		rc = -errno;
-		sb_fail(res, SB_STAGE_RESOURCES, -rc, "non-blocking pipes");
-		return rc;
-	}
-	return 0;
-}
-
-/*
- * Sets the CPU weight of the session (autogroup) pid is in, as a nice
- * value. Where the kernel shares CPU time out by session (autogroup, on
- * in Debian's kernels), SCHED_IDLE only orders the tasks within the
- * sandbox's session; the session itself competes as the equal of the
- * server's. Best effort: without autogroup there is no such file.
- */
-static void
-autogroup_nice(pid_t pid, int nice)
-{
-	char path[48], v[8];
-	int fd, n;
-
-	(void)snprintf(path, sizeof(path), "/proc/%d/autogroup", (int)pid);
-	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
-		return;
-	n = snprintf(v, sizeof(v), "%d", nice);
-	(void)!write(fd, v, (size_t)n);
-	(void)close(fd);
-}
-
-/*
- * A run started at idle priority: its session weighs the least there is
- * (nice 19), once its init says the session is made. Never before: the
- * init is in the server's session until then, and the write would weigh
- * the server down. A child that died first simply gets nothing.
- */
-static void
-start_low(struct chans *c, pid_t init)
-{
-	char b;
-	ssize_t n;
-
-	do
-		n = recv(c->sync[1], &b, 1, 0);
-	while (n < 0 && errno == EINTR);
-	if (n == 1 && b == 's')
-		autogroup_nice(init, SB_IDLE_NICE);
-}
-
-/*
- * A root server makes the sandbox's ipc namespace in this thread (only),
- * before the clone, and the init inherits it. Made by us, it is owned by
- * our user namespace, so its sysctls are ours to write: in one the
- * sandbox's user namespace owns (clone's CLONE_NEWIPC) they belong to that
- * namespace's uid 0, which the sandbox does not map, and nobody could set
- * them. The limits follow the plan's memory figure (SB_IPC_* in
- * internal.h). On failure the thread is back in its own namespace.
- */
-static int
-ipc_enter(const struct sb_ctx *ctx, const struct sb_plan *p)
-{
-	char shmmax[24], shmall[24], shmmni[16], msgmni[16], msgmnb[16];
-	char msgmax[16];
-	const struct { const char *path, *val; } lim[] = {
-		{ "/proc/sys/kernel/shmmax", shmmax },
-		{ "/proc/sys/kernel/shmall", shmall },
-		{ "/proc/sys/kernel/shmmni", shmmni },
-		{ "/proc/sys/kernel/msgmni", msgmni },
-		{ "/proc/sys/kernel/msgmnb", msgmnb },
-		{ "/proc/sys/kernel/msgmax", msgmax },
-		{ "/proc/sys/kernel/sem", SB_IPC_SEM },
-	};
-	size_t i;
-	int rc;
-
-	(void)snprintf(shmmax, sizeof(shmmax), "%llu",
-	    (unsigned long long)p->shmmax);
-	(void)snprintf(shmall, sizeof(shmall), "%llu",
-	    (unsigned long long)p->shmall);
-	(void)snprintf(shmmni, sizeof(shmmni), "%d", SB_IPC_SHMMNI);
-	(void)snprintf(msgmni, sizeof(msgmni), "%d", SB_IPC_MSGMNI);
-	(void)snprintf(msgmnb, sizeof(msgmnb), "%d", SB_IPC_MSGMNB);
-	(void)snprintf(msgmax, sizeof(msgmax), "%d", SB_IPC_MSGMAX);
-	if (unshare(CLONE_NEWIPC) < 0)
-		return -errno;
-	for (i = 0; i < sizeof(lim) / sizeof(lim[0]); i++)
-		if ((rc = write_file(lim[i].path, lim[i].val)) < 0) {
-			(void)setns(ctx->ipc_home_fd, CLONE_NEWIPC);
-			return rc;
-		}
-	return 0;
-}
-
-/*
- * A SB_NET_PROXY run: the listening socket its init made in its netns,
- * handed to the request's callback. When none comes, the init failed:
- * its status record says why (it wrote that before it exited).
- */
-static int
-take_listener(struct chans *c, const struct sb_request *req, struct run *r,
-    struct sb_result *res)
-{
-	struct sb_status st;
-	int fd, rc;
-
-	if ((fd = sb_recv_fd(c->sync[1])) < 0) {
-		if (read(c->stat[0], &st, sizeof(st)) == (ssize_t)sizeof(st) &&
-		    st.kind == SB_STATUS_FAIL && st.err != 0) {
-			sb_fail(res, (enum sb_stage)st.stage, st.err,
-			    "the proxy's listening socket");
-			return -st.err;
-		}
-		sb_fail(res, SB_STAGE_NETNS, -fd,
-		    "receiving the proxy's listening socket");
-		return fd;
-	}
-	if (fcntl(fd, F_SETFL, O_NONBLOCK) < 0)
-		rc = -errno;
-	else
-		rc = req->net_listener(req->net_arg, fd, SB_NET_LISTENING);
-	if (rc < 0) {
-		(void)close(fd);
-		sb_fail(res, SB_STAGE_NETNS, -rc, "starting the network proxy");
-		return rc;
-	}
-	r->net_lfd = fd;
-	r->net_fn = req->net_listener;
-	r->net_arg = req->net_arg;
-	return 0;
-}
-
-/*
- * This thread into the namespaces the init is cloned in that the clone
- * cannot make itself: a pooled netns when one is free (*slot), and with
- * ipc_by_parent an ipc namespace of ours with its limits written. *flags
- * loses what is joined instead of made.
- */
-static int
-ns_enter(struct sb_ctx *ctx, struct sb_plan *p, int *slot,
-    unsigned long *flags, struct sb_result *res)
-{
-	int rc;
-
-	if (ctx->pool_on &&
-	    (*slot = sb_netns_pool_take(&ctx->pool, p->net_proxy)) >= 0) {
-		if (setns(ctx->pool.fds[*slot], CLONE_NEWNET) < 0) {
-			rc = -errno;
-			sb_fail(res, SB_STAGE_NETNS, -rc, "joining a pooled netns");
-			return rc;
-		}
-	} else {
-		*flags |= CLONE_NEWNET;
-		p->net_lo_down = true;	/* ours: the init raises lo */
-	}
-	if (p->ipc_by_parent) {
-		if ((rc = ipc_enter(ctx, p)) < 0) {
-			sb_fail(res, SB_STAGE_IPC, -rc, "the sandbox's ipc "
-			    "namespace and its limits");
-			if (*slot >= 0)
-				(void)setns(ctx->pool.home_fd, CLONE_NEWNET);
-			return rc;
-		}
-		*flags &= ~(unsigned long)CLONE_NEWIPC;
-	}
-	return 0;
-}
-
-/* This thread back in the server's own netns and ipc namespace. */
-static int
-ns_leave(struct sb_ctx *ctx, const struct sb_plan *p, int slot,
-    struct sb_result *res)
-{
-	int rc;
-
-	if (p->ipc_by_parent && setns(ctx->ipc_home_fd, CLONE_NEWIPC) < 0) {
-		rc = -errno;
-		sb_fail(res, SB_STAGE_IPC, -rc,
-		    "returning the server thread to its ipc namespace");
-		if (slot >= 0)
-			(void)setns(ctx->pool.home_fd, CLONE_NEWNET);
-		return rc;
-	}
-	if (slot >= 0 && setns(ctx->pool.home_fd, CLONE_NEWNET) < 0) {
-		rc = -errno;
-		sb_fail(res, SB_STAGE_NETNS, -rc,
-		    "returning the server thread to its netns");
-		return rc;
-	}
-	return 0;
-}
-
-/*
- * The init cloned: the child's ends closed here, its id maps written,
- * released ('g'), moved into its cgroup where the clone could not put it,
- * then allowed to start the program ('c').
- */
-static int
-release_init(struct sb_ctx *ctx, struct sb_plan *p,
-    const struct sb_request *req, struct chans *c, uid_t uid,
-    struct sb_cg_run *cg, bool joined, struct run *r, struct sb_result *res)
-{
-	size_t i;
-	int rc;
-
-	/* the child's ends: only it may hold them now */
-	close_fd(&c->out[1]);
-	close_fd(&c->err[1]);
-	close_fd(&c->stat[1]);
-	close_fd(&c->sync[0]);
-	close_fd(&c->in);
-	close_fd(&c->plan);
-	for (i = 0; i < SB_MAX_TREES; i++)
-		close_fd(&c->tree[i]);
-	r->oom_efd = cg->oom_efd;
-	if (p->start_idle)
-		start_low(c, r->pid);
-	if (p->net_proxy && (rc = take_listener(c, req, r, res)) < 0)
-		return rc;
-	if ((rc = write_maps(ctx, r->pid, uid)) < 0) {
-		sb_fail(res, SB_STAGE_USERNS_MAP, -rc, "writing the id maps");
-		return rc;
-	}
-	/*
-	 * A socket, not a pipe: a child that already died gives EPIPE, not a
-	 * SIGPIPE that would kill the server. Our end stays open until the
-	 * run is over: its hang-up tells the child we died.
-	 */
-	if (send(c->sync[1], "g", 1, MSG_NOSIGNAL) != 1) {
-		rc = -errno;
-		sb_fail(res, SB_STAGE_WAIT, -rc, "releasing the child");
-		return rc;
-	}
-	/*
-	 * v1 (or v2 without CLONE_INTO_CGROUP): the move into the run's
-	 * cgroup, while the init builds its root. Writing cgroup.procs takes
-	 * the kernel's threadgroup lock for writing, which can wait for an
-	 * RCU grace period (milliseconds on a quiet host): done here, that
-	 * wait overlaps the init's mounts instead of preceding them. The
-	 * init starts nothing of the program before our 'c'.
-	 */
-	if (cg->made && !joined &&
-	    (rc = sb_cg_run_attach(&ctx->cg, cg, r->pid, res)) < 0) {
-		if (rc != -ESRCH)
-			return rc;
-		/* it died building its root: its status record says why */
-		res->failed_stage = SB_STAGE_NONE;
-		res->err = 0;
-		res->message[0] = '\0';
-	}
-	/* (a child that died meanwhile gives EPIPE: the same record) */
-	if (p->cg_sync)
-		(void)send(c->sync[1], "c", 1, MSG_NOSIGNAL);
-	r->out = c->out[0];
-	r->err = c->err[0];
-	r->status = c->stat[0];
-	c->out[0] = c->err[0] = c->stat[0] = -1;
-	return 0;
-}
-
-/*
- * Clone the sandbox's init, in a pooled netns when one is free (joined by
- * this thread only around the clone), write its id maps and release it.
- * On success r->pid runs; on failure res says why and r->pid, if set, is
- * for the caller to kill and reap.
- */
-static int
-launch(struct sb_ctx *ctx, struct sb_plan *p, const struct sb_request *req,
-    struct chans *c, int *slot, uid_t uid, struct sb_cg_run *cg, struct run *r,
-    struct sb_result *res)
-{
-	unsigned long flags = SB_NS_FLAGS;
-	bool joined;
-	size_t i;
-	int rc;
-
-	p->fd_from[SB_FD_STATUS - SB_FD_STATUS] = c->stat[1];
-	p->fd_from[SB_FD_SYNC - SB_FD_STATUS] = c->sync[0];
-	p->fd_from[SB_FD_STDOUT - SB_FD_STATUS] = c->out[1];
-	p->fd_from[SB_FD_STDERR - SB_FD_STATUS] = c->err[1];
-	p->fd_from[SB_FD_STDIN - SB_FD_STATUS] = c->in;
-	for (i = 0; i < SB_MAX_TREES; i++)
-		p->fd_from[SB_FD_TREE + (int)i - SB_FD_STATUS] = c->tree[i];
-	p->fd_from[SB_FD_EXE - SB_FD_STATUS] = ctx->init_fd;
-	if ((rc = ns_enter(ctx, p, slot, &flags, res)) < 0)
-		return rc;
-	/* complete now (ns_enter says whether lo is down): for the init */
-	if ((rc = sb_plan_pack(p, &c->plan)) < 0) {
-		sb_fail(res, SB_STAGE_RESOURCES, -rc, "the plan for the init");
-		(void)ns_leave(ctx, p, *slot, res);
-		return rc;
-	}
-	p->fd_from[SB_FD_PLAN - SB_FD_STATUS] = c->plan;
-	/*
-	 * The init makes its cgroup namespace once it is in the run's
-	 * cgroup (init.c, after our 'c'): made at the clone, in ours, its
-	 * root would be our cgroup, and /proc/self/cgroup inside would name
-	 * our dir and the run's.
-	 */
-	if (p->cg_sync)
-		flags &= ~(unsigned long)CLONE_NEWCGROUP;
-	r->pid = sb_spawn(p, flags, ctx->cg.version == 2 && cg->made ?
-	    cg->dir[SB_CG_MEMORY] : -1, &r->pidfd, &joined);
-	rc = r->pid < 0 ? -errno : 0;
-	if (ns_leave(ctx, p, *slot, res) < 0)
-		return -res->err;
-	if (r->pid < 0) {
-		sb_fail(res, SB_STAGE_CLONE, -rc, "creating the namespaces");
-		return rc;
-	}
-	return release_init(ctx, p, req, c, uid, cg, joined, r, res);
-}
-
 /* A setup step failed in the child: name it, and the mount if it was one. */
 static int
 child_failure(const struct run *r, const struct sb_plan *p,
@@ -861,22 +386,6 @@ child_failure(const struct run *r, const struct sb_plan *p,
 	    what[0] != '\0' ? what : NULL);
 	return -err;
 }
-
-/* A run between its launch and its supervision (see sb_start()). */
-struct sb_started {
-	struct sb_ctx *ctx;
-	struct sb_plan *p;
-	struct chans c;
-	struct run r;
-	int slot;		/* netns pool slot, or -1 */
-	int uid_slot;		/* uid pool slot, or -1: the shared uid */
-	uid_t uid;		/* the run's kernel uid */
-	struct sb_cg_run cg;	/* the run's cgroup, if the context has them */
-	/* deferred (built ahead): the request's shape, then the launch */
-	char *shape, *launch;
-	size_t shape_len;
-	bool over;		/* a conversation whose run has ended */
-};
 
 static void
 started_init(struct sb_started *s, struct sb_ctx *ctx)
@@ -911,7 +420,7 @@ started_fini(struct sb_started *s)
 		 */
 		(void)s->r.net_fn(s->r.net_arg, s->r.net_lfd, SB_NET_CLOSING);
 		(void)shutdown(s->r.net_lfd, SHUT_RDWR);
-		close_fd(&s->r.net_lfd);
+		sb_close_fd(&s->r.net_lfd);
 	}
 	sb_cg_run_remove(&s->ctx->cg, &s->cg);
 	if (s->slot >= 0)
@@ -921,12 +430,12 @@ started_fini(struct sb_started *s)
 	if (s->uid_slot >= 0)
 		sb_uid_pool_give(&s->ctx->uids, s->uid_slot);
 	s->uid_slot = -1;
-	close_fd(&s->r.out);
-	close_fd(&s->r.err);
-	close_fd(&s->r.status);
-	close_fd(&s->r.pidfd);
-	close_fd(&s->r.in_w);
-	chans_close(&s->c);
+	sb_close_fd(&s->r.out);
+	sb_close_fd(&s->r.err);
+	sb_close_fd(&s->r.status);
+	sb_close_fd(&s->r.pidfd);
+	sb_close_fd(&s->r.in_w);
+	sb_chans_close(&s->c);
 	free(s->shape);
 	free(s->launch);
 	s->shape = s->launch = NULL;
@@ -986,7 +495,7 @@ start_run(struct sb_started *s, const struct sb_request *req,
 	}
 	if ((!req->deferred && (rc = sb_program_check(s->ctx, req, res)) < 0) ||
 	    (rc = run_trees(s, res)) < 0 ||
-	    (rc = chans_open(&s->c, s->ctx, s->uid, req, res)) < 0 ||
+	    (rc = sb_chans_open(&s->c, s->ctx, s->uid, req, res)) < 0 ||
 	    (rc = sb_cg_run_make(&s->ctx->cg, &s->p->limits, &s->cg, res)) < 0)
 		return rc;
 	s->p->cg_sync = s->cg.made;
@@ -1000,13 +509,13 @@ start_run(struct sb_started *s, const struct sb_request *req,
 		s->c.in = in[0];
 		s->r.in_w = in[1];
 	}
-	return launch(s->ctx, s->p, req, &s->c, &s->slot, s->uid, &s->cg,
+	return sb_launch(s->ctx, s->p, req, &s->c, &s->slot, s->uid, &s->cg,
 	    &s->r, res);
 }
 
 /* A supervised run is over: how it ended, into res. */
-static int
-end_run(struct sb_started *s, struct sb_result *res)
+int
+sb_end_run(struct sb_started *s, struct sb_result *res)
 {
 	struct run *r = &s->r;
 
@@ -1046,12 +555,12 @@ finish_run(struct sb_started *s, const struct sb_request *req,
 		r->in_len = req->stdin_len;
 	}
 	if (r->in_w >= 0)
-		feed(r);
-	if ((rc = supervise(r, req, s->p, cancel, res, t0)) < 0) {
+		sb_feed(r);
+	if ((rc = sb_supervise(r, req, s->p, cancel, res, t0)) < 0) {
 		sb_fail(res, SB_STAGE_WAIT, -rc, "supervising the run");
 		goto out;
 	}
-	rc = end_run(s, res);
+	rc = sb_end_run(s, res);
  out:
 	sb_output_finish(&res->out);
 	sb_output_finish(&res->err_out);
@@ -1064,18 +573,18 @@ sb_run(struct sb_ctx *ctx, const struct sb_request *req,
     struct sb_cancel *cancel, struct sb_result *res)
 {
 	struct sb_started s;
-	uint64_t t0 = mono_us();	/* the run's cost starts with its plan */
+	uint64_t t0 = sb_mono_us();	/* the run's cost starts with its plan */
 	int rc;
 
 	memset(res, 0, sizeof(*res));
 	started_init(&s, ctx);
 	if ((rc = start_run(&s, req, false, res)) < 0) {
 		started_fini(&s);
-		res->duration_us = mono_us() - t0;
+		res->duration_us = sb_mono_us() - t0;
 		return rc;
 	}
 	rc = finish_run(&s, req, cancel, res, t0);
-	res->duration_us = mono_us() - t0;
+	res->duration_us = sb_mono_us() - t0;
 	return rc;
 }
 
@@ -1111,11 +620,11 @@ sb_started_current(struct sb_started *s)
 bool
 sb_started_ready(struct sb_started *s, unsigned timeout_ms)
 {
-	uint64_t until = mono_us() + (uint64_t)timeout_ms * 1000, now;
+	uint64_t until = sb_mono_us() + (uint64_t)timeout_ms * 1000, now;
 	struct pollfd pfd = { .fd = s->r.status, .events = POLLIN };
 
 	while (s->p->deferred && !s->r.ready && !s->r.got_fail &&
-	    s->r.status >= 0 && (now = mono_us()) < until) {
+	    s->r.status >= 0 && (now = sb_mono_us()) < until) {
 		if (poll(&pfd, 1, poll_timeout(now, until)) < 0 &&
 		    errno != EINTR)
 			break;
@@ -1155,7 +664,7 @@ adjust_program(pid_t init, bool renice, uint32_t cpu_s)
 	(void)snprintf(path, sizeof(path), "/proc/%d/task/%d/children",
 	    (int)init, (int)init);
 	if (renice)
-		autogroup_nice(init, 0);
+		sb_autogroup_nice(init, 0);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return;
 	n = read(fd, buf, sizeof(buf) - 1);
@@ -1221,8 +730,8 @@ take_deferred(struct sb_started *s, const struct sb_request *req,
 }
 
 /* The call's program into a started run: shape, launch, priority. */
-static int
-take_call(struct sb_started *s, const struct sb_request *req,
+int
+sb_take_call(struct sb_started *s, const struct sb_request *req,
     struct sb_result *res)
 {
 	bool lower;
@@ -1244,18 +753,18 @@ int
 sb_finish(struct sb_started *s, const struct sb_request *req,
     struct sb_cancel *cancel, struct sb_result *res)
 {
-	uint64_t t0 = mono_us();
+	uint64_t t0 = sb_mono_us();
 	int rc;
 
 	memset(res, 0, sizeof(*res));
-	if ((rc = take_call(s, req, res)) < 0) {
+	if ((rc = sb_take_call(s, req, res)) < 0) {
 		sb_discard(s);
 		return rc;
 	}
 	if (req->limits.wall_ms != 0)
 		s->p->limits.wall_ms = req->limits.wall_ms;
 	rc = finish_run(s, req, cancel, res, t0);
-	res->duration_us = mono_us() - t0;
+	res->duration_us = sb_mono_us() - t0;
 	free(s);
 	return rc;
 }
@@ -1278,98 +787,4 @@ sb_discard(struct sb_started *s)
 	}
 	started_fini(s);
 	free(s);
-}
-
-int
-sb_converse(struct sb_started *s, const struct sb_request *req,
-    struct sb_result *res)
-{
-	memset(res, 0, sizeof(*res));
-	s->r.keep_in = true;
-	return take_call(s, req, res);
-}
-
-/* A turn's input, behind what is left of a deferred run's launch. */
-static int
-turn_input(struct run *r, const struct sb_turn *t, char **owned)
-{
-	size_t left = r->in_len - r->in_off;
-
-	*owned = NULL;
-	if (left > 0) {
-		if ((*owned = malloc(left + t->in_len)) == NULL)
-			return -ENOMEM;
-		memcpy(*owned, r->in_data + r->in_off, left);
-		if (t->in_len > 0)
-			memcpy(*owned + left, t->in, t->in_len);
-		r->in_data = *owned;
-		r->in_len = left + t->in_len;
-	} else {
-		r->in_data = t->in;
-		r->in_len = t->in_len;
-	}
-	r->in_off = 0;
-	return 0;
-}
-
-int
-sb_turn(struct sb_started *s, const struct sb_turn *t,
-    struct sb_cancel *cancel, struct sb_result *res)
-{
-	const struct sb_request preq = { .progress = t->progress,
-	    .progress_arg = t->progress_arg, .progress_ms = t->progress_ms };
-	struct run *r = &s->r;
-	uint64_t t0 = mono_us();
-	char *owned;
-	int rc;
-
-	memset(res, 0, sizeof(*res));
-	if (s->over || !r->keep_in)
-		return sb_request_fail(res, ESRCH, "the sandbox's program "
-		    "has ended");
-	if ((rc = sb_output_init(&res->out, s->p->limits.stdout_cap)) < 0 ||
-	    (rc = sb_output_init(&res->err_out, s->p->limits.stderr_cap)) < 0 ||
-	    (rc = turn_input(r, t, &owned)) < 0) {
-		sb_fail(res, SB_STAGE_RESOURCES, -rc, "the turn's buffers");
-		s->over = true;
-		return rc;
-	}
-	r->sink = t->sink;
-	r->sink_arg = t->sink_arg;
-	r->turn_done = r->interrupted = false;
-	r->grace_ms = t->grace_ms != 0 ? t->grace_ms : 1;
-	s->p->limits.wall_ms = t->wall_ms;
-	if (r->in_w >= 0)
-		feed(r);
-	if ((rc = supervise(r, &preq, s->p, cancel, res, t0)) < 0) {
-		sb_fail(res, SB_STAGE_WAIT, -rc, "supervising the run");
-		s->over = true;
-	} else if (!r->turn_done) {
-		s->over = true;
-		rc = end_run(s, res);
-		rc = rc < 0 ? rc : 1;
-	}
-	/*
-	 * A turn done: what the session made in the workspace's protected
-	 * names goes aside now, as at a run's end, not at the session's
-	 * only (its processes may make them again: so does a long run).
-	 */
-	if (rc == 0)
-		sb_protect_finish(s->p, res);
-	/* the program has read it all: it answered after its input */
-	r->in_data = NULL;
-	r->in_len = r->in_off = 0;
-	r->sink = NULL;
-	r->sink_arg = NULL;
-	free(owned);
-	sb_output_finish(&res->out);
-	sb_output_finish(&res->err_out);
-	res->duration_us = mono_us() - t0;
-	return rc;
-}
-
-uint64_t
-sb_started_memory(struct sb_started *s)
-{
-	return sb_cg_run_memory(&s->ctx->cg, &s->cg);
 }
