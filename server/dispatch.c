@@ -240,7 +240,8 @@ extensions(const struct server *srv, enum era era, int *failed)
 	e = json_object_new_object();
 	*failed = e == NULL || (tasks && jb_add(e, TASKS_EXTENSION,
 	    json_object_new_object())) || (skills && jb_add(e,
-	    SKILLS_EXTENSION, json_object_new_object()));
+	    SKILLS_EXTENSION, obj1("directoryRead",
+	    json_object_new_boolean(1))));
 	return e;
 }
 
@@ -1428,6 +1429,46 @@ m_skills_get(struct req *r, struct json_object **ret)
 	    ret);
 }
 
+static enum mcp_err
+m_skills_dir(struct req *r, struct json_object **ret)
+{
+	struct json_object *res, *arr, *v;
+	const char *uri;
+	int rc;
+
+	if (!skill_catalog_on(r->srv->env))
+		return fail(r, MCP_ERR_NO_METHOD, "Method not found: "
+		    "resources/directory/read (this server has no skills: "
+		    "--skills-dir)");
+	if (r->msg->params == NULL ||
+	    !json_object_object_get_ex(r->msg->params, "uri", &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
+		    "resources/directory/read needs \"uri\" (a string)");
+	uri = json_object_get_string(v);
+	if (json_object_object_get_ex(r->msg->params, "cursor", &v))
+		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: unknown "
+		    "cursor (a directory is listed in a single page)");
+	if ((arr = json_object_new_array()) == NULL)
+		return fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
+	if ((rc = skill_catalog_directory(r->srv->env, uri, arr)) != 0) {
+		json_object_put(arr);
+		if (rc == -ENOMEM)
+			return fail(r, MCP_ERR_NOMEM, "Internal error: out of "
+			    "memory");
+		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: %.200s "
+		    "is not a directory resource this server serves (a skill's "
+		    "skill://NAME, or a folder under it)", uri);
+	}
+	res = json_object_new_object();
+	if (res == NULL || jb_add(res, "resources", arr)) {
+		json_object_put(res);
+		return fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
+	}
+	*ret = res;
+	return MCP_OK;
+}
+
 void
 dispatch_end_tasks(const struct server *srv)
 {
@@ -1483,6 +1524,7 @@ static const struct method methods[] = {
 	{ "resources/unsubscribe", m_resources, M_LEGACY },
 	{ "skills/list", m_skills_list, M_LEGACY | M_MODERN },
 	{ "skills/get", m_skills_get, M_LEGACY | M_MODERN },
+	{ "resources/directory/read", m_skills_dir, M_LEGACY | M_MODERN },
 };
 
 static const struct method *

@@ -348,7 +348,8 @@ skill_catalog_list(const struct tool_env *env, struct json_object *arr)
 	return 0;
 }
 
-/* The skill a skill://NAME/... uri names, and where its path starts. */
+/* The skill a skill://NAME/... uri names, and where its path starts
+ * ("" for skill://NAME itself, the skill's root directory). */
 static const struct policy_skill *
 skill_of(const struct tool_env *env, const char *uri, const char **rest)
 {
@@ -360,15 +361,118 @@ skill_of(const struct tool_env *env, const char *uri, const char **rest)
 		return NULL;
 	name = uri + strlen(SKILL_URI_SCHEME);
 	if ((slash = strchr(name, '/')) == NULL)
-		return NULL;
+		slash = name + strlen(name);
 	for (i = 0; i < p->nskills; i++)
 		if (strlen(p->skills[i].name) == (size_t)(slash - name) &&
 		    strncmp(p->skills[i].name, name, (size_t)(slash - name)) ==
 		    0 && name_ok(p->skills[i].name)) {
-			*rest = slash + 1;
+			*rest = *slash == '/' ? slash + 1 : slash;
 			return &p->skills[i];
 		}
 	return NULL;
+}
+
+/* A uri's skill-relative path, %XX decoded: 0, or -ENOENT. */
+static int
+rel_of(const char *rest, char rel[SKILL_PATH_MAX])
+{
+	size_t w = 0;
+	int hi, lo;
+
+	for (; *rest != '\0'; rest++) {
+		if (w + 1 >= SKILL_PATH_MAX)
+			return -ENOENT;
+		if (*rest == '%') {
+			if ((hi = unhex(rest[1])) < 0 || (lo = unhex(rest[2])) < 0 ||
+			    (hi == 0 && lo == 0))
+				return -ENOENT;
+			rel[w++] = (char)(hi << 4 | lo);
+			rest += 2;
+		} else if (*rest == '?' || *rest == '#') {
+			return -ENOENT;
+		} else {
+			rel[w++] = *rest;
+		}
+	}
+	rel[w] = '\0';
+	return 0;
+}
+
+/* The type a skill file is listed with, from its name (NULL: none). */
+static const char *
+mime_of(const char *name)
+{
+	static const struct { const char *ext, *type; } t[] = {
+		{ ".md", "text/markdown" }, { ".txt", "text/plain" },
+		{ ".py", "text/x-python" }, { ".sh", "text/x-shellscript" },
+		{ ".js", "text/javascript" }, { ".json", "application/json" },
+	};
+	size_t i, n = strlen(name), k;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (n > (k = strlen(t[i].ext)) &&
+		    strcmp(name + n - k, t[i].ext) == 0)
+			return t[i].type;
+	return NULL;
+}
+
+int
+skill_catalog_directory(const struct tool_env *env, const char *uri,
+    struct json_object *arr)
+{
+	const struct policy_skill *sk;
+	char rel[SKILL_PATH_MAX], sub[SKILL_PATH_MAX], curi[SKILL_PATH_MAX + 128];
+	struct files f = { NULL, 0, 0 };
+	struct json_object *o;
+	const char *rest, *type;
+	struct dirent *e;
+	struct stat st;
+	size_t i, n;
+	DIR *dir;
+	int fd, rc = 0;
+
+	if ((sk = skill_of(env, uri, &rest)) == NULL || !sk->pinned ||
+	    rel_of(rest, rel) < 0)
+		return -ENOTDIR;
+	n = strlen(rel);
+	if (n > 0 && rel[n - 1] == '/')
+		return -ENOTDIR;	/* directory uris have no trailing slash */
+	if ((fd = files_openat_strict(sk->dirfd, n > 0 ? rel : ".",
+	    O_RDONLY | O_DIRECTORY)) < 0)
+		return -ENOTDIR;
+	if ((dir = fdopendir(fd)) == NULL) {
+		(void)close(fd);
+		return -ENOMEM;
+	}
+	while (rc == 0 && (e = readdir(dir)) != NULL)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 &&
+		    fstatat(dirfd(dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) ==
+		    0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+			rc = files_add(&f, e->d_name);
+	(void)closedir(dir);
+	qsort(f.path, f.n, sizeof(*f.path), path_cmp);
+	for (i = 0; rc == 0 && i < f.n; i++) {
+		(void)snprintf(sub, sizeof(sub), "%s%s%s", rel, n > 0 ? "/" : "",
+		    f.path[i]);
+		if (fstatat(sk->dirfd, sub, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    uri_of(sk->name, sub, curi, sizeof(curi)) < 0)
+			continue;
+		type = S_ISDIR(st.st_mode) ? "inode/directory" :
+		    mime_of(f.path[i]);
+		o = json_object_new_object();
+		if (o == NULL ||
+		    tool_json_add(o, "uri", json_object_new_string(curi)) != 0 ||
+		    tool_json_add(o, "name", json_object_new_string(
+		    f.path[i])) != 0 ||
+		    (type != NULL && tool_json_add(o, "mimeType",
+		    json_object_new_string(type)) != 0) ||
+		    json_object_array_add(arr, o) != 0) {
+			json_object_put(o);
+			rc = -ENOMEM;
+		}
+	}
+	files_free(&f);
+	return rc;
 }
 
 int
@@ -431,29 +535,14 @@ skill_catalog_read(const struct tool_env *env, const char *uri,
 	const struct policy_skill *sk;
 	char rel[SKILL_PATH_MAX], root[32];
 	const char *rest;
-	size_t w = 0, n;
-	int hi, lo, rc;
+	size_t n;
+	int rc;
 
 	if (strncmp(uri, SKILL_URI_SCHEME, strlen(SKILL_URI_SCHEME)) != 0)
 		return -EINVAL;
-	if ((sk = skill_of(env, uri, &rest)) == NULL || !sk->pinned)
+	if ((sk = skill_of(env, uri, &rest)) == NULL || !sk->pinned ||
+	    *rest == '\0' || rel_of(rest, rel) < 0)
 		return -ENOENT;
-	for (; *rest != '\0'; rest++) {
-		if (w + 1 >= sizeof(rel))
-			return -ENAMETOOLONG;
-		if (*rest == '%') {
-			if ((hi = unhex(rest[1])) < 0 || (lo = unhex(rest[2])) < 0 ||
-			    (hi == 0 && lo == 0))
-				return -ENOENT;
-			rel[w++] = (char)(hi << 4 | lo);
-			rest += 2;
-		} else if (*rest == '?' || *rest == '#') {
-			return -ENOENT;
-		} else {
-			rel[w++] = *rest;
-		}
-	}
-	rel[w] = '\0';
 	(void)snprintf(root, sizeof(root), "/proc/self/fd/%d", sk->dirfd);
 	if ((rc = wsr_read(root, rel, uri, wsr_max_read(env), ret)) != 0)
 		return rc;

@@ -44,6 +44,14 @@ int skill_catalog_get(const struct tool_env *env, const char *uri,
 int skill_catalog_resources(const struct tool_env *env,
     struct json_object *arr);
 /*
+ * resources/directory/read of a skill:// directory (the skill's root,
+ * skill://NAME, or a folder under it): its regular files and folders, a
+ * resource each (folders as inode/directory), appended to arr: 0,
+ * -ENOTDIR (no such directory of a served skill), -ENOMEM.
+ */
+int skill_catalog_directory(const struct tool_env *env, const char *uri,
+    struct json_object *arr);
+/*
  * resources/read of a skill:// uri into a new contents entry (*ret): 0;
  * -EINVAL when uri is not a skill:// uri; -ENOENT (no such skill or
  * file), or what wsr_read() returns for the file.

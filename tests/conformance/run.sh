@@ -94,7 +94,10 @@ sed -n '/=== SUMMARY ===/,$p' "$out/conformance.txt"
 # its checks skipped, not failed; each of these must have succeeded
 if [ "$set" = skills ]; then
 	for c in skills-list-implemented skills-get-implemented \
-	    entry-frontmatter-identical resources-complete skillmd-mimetype; do
+	    entry-frontmatter-identical resources-complete skillmd-mimetype \
+	    capability-directory-read-flag directory-read-method-registered \
+	    directory-read-result-resources-shape \
+	    directory-read-invalid-params; do
 		sed 's/\x1b\[[0-9;]*m//g' "$out/conformance.txt" |
 		    grep -q "sep-2640-$c *\] *SUCCESS" || {
 			echo "FAIL: sep-2640-$c did not succeed" >&2

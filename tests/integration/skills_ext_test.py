@@ -130,8 +130,8 @@ def run(root, files):
     c = Client("--skills-dir", root)
     caps = c.init["result"]["capabilities"]
     R.check("with skills: the extension, and resources",
-            caps.get("extensions", {}).get(EXT) == {} and "resources" in caps,
-            caps)
+            caps.get("extensions", {}).get(EXT) == {"directoryRead": True} and
+            "resources" in caps, caps)
     with R.step("skills/list"):
         m = c.req("skills/list", {})
         skills = m["result"]["skills"]
@@ -190,6 +190,27 @@ def run(root, files):
             m = read(uri)
             R.check("refused: %s" % uri, "error" in m and
                     "root:" not in json.dumps(m), m)
+    with R.step("resources/directory/read"):
+        m = c.req("resources/directory/read", {"uri": "skill://alpha"})
+        R.check("a skill's root: its files and folders, no symlink", m.get(
+            "result", {}).get("resources") == [
+            {"uri": "skill://alpha/SKILL.md", "name": "SKILL.md",
+             "mimeType": "text/markdown"},
+            {"uri": "skill://alpha/logo.bin", "name": "logo.bin"},
+            {"uri": "skill://alpha/references", "name": "references",
+             "mimeType": "inode/directory"},
+            {"uri": "skill://alpha/scripts", "name": "scripts",
+             "mimeType": "inode/directory"}], m)
+        m = c.req("resources/directory/read",
+                  {"uri": "skill://alpha/references"})
+        R.check("a folder of it", [x["name"] for x in m.get("result", {}).get(
+            "resources", [])] == ["guide.md", "odd name #1.txt"], m)
+        for uri in ("skill://alpha/SKILL.md", "skill://alpha/references/",
+                    "skill://alpha/references/passwd", "skill://badname",
+                    "skill://alpha/.."):
+            m = c.req("resources/directory/read", {"uri": uri})
+            R.check("not a directory: %s" % uri,
+                    m.get("error", {}).get("code") == -32602, m)
     c.close()
     with R.step("2026-07-28"):
         c = Client("--skills-dir", root, version="2026-07-28")
@@ -198,7 +219,7 @@ def run(root, files):
         m = c.req("server/discover", {"_meta": meta})
         R.check("server/discover declares it",
                 m.get("result", {}).get("capabilities", {}).get(
-                    "extensions", {}).get(EXT) == {}, m)
+                    "extensions", {}).get(EXT) == {"directoryRead": True}, m)
         m = c.req("skills/list", {"_meta": meta})
         r = m.get("result", {})
         R.check("skills/list: resultType, ttlMs and cacheScope",
