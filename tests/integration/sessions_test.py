@@ -14,15 +14,13 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(
     __file__)), "..", "lib"))
-from mcptest import (AS_NOBODY, NOBODY, Report, nobody_can,  # noqa: E402
-                     poll_until)
+from mcptest import (AS_NOBODY, NOBODY, Report, StdioServer,  # noqa: E402
+                     nobody_can, poll_until)
 
 SERVER = sys.argv[1]
 UNPRIV = "--unpriv" in sys.argv[2:]
@@ -31,40 +29,20 @@ R = Report("sessions" + (" (uid 65534)" if UNPRIV else ""))
 ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
 
 
-class Client:
-    """One stdio server and its client."""
+class Client(StdioServer):
+    """One stdio server (as uid 65534 with --unpriv) and its client."""
 
     def __init__(self, *flags):
-        argv = ([] if not UNPRIV else AS_NOBODY) + [SERVER, *flags]
-        self.p = subprocess.Popen(argv, stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, env=ENV)
-        self.n = 0
-        init = self.req("initialize", {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "sessions_test", "version": "1"}})
-        assert "result" in init, init
-        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-
-    def send(self, m):
-        self.p.stdin.write((json.dumps(m) + "\n").encode())
-        self.p.stdin.flush()
+        super().__init__(([] if not UNPRIV else AS_NOBODY) + [SERVER, *flags],
+                         env=ENV)
+        assert "result" in self.init, self.init
 
     def req(self, method, params):
-        self.n += 1
-        self.send({"jsonrpc": "2.0", "id": self.n, "method": method,
-                   "params": params})
-        while True:
-            line = self.p.stdout.readline()
-            if not line:
-                raise RuntimeError("the server closed its stdout")
-            m = json.loads(line)
-            if m.get("id") == self.n:
-                return m
+        return self.request(method, params)
 
     def call(self, name, args):
-        return self.req("tools/call", {"name": name,
-                                       "arguments": args})["result"]
+        return self.request("tools/call", {"name": name,
+                                           "arguments": args})["result"]
 
     def code(self, lang, code, session, **kw):
         return self.call("run_code", dict(language=lang, code=code,
@@ -73,8 +51,7 @@ class Client:
     def close(self):
         """EOF on stdin; the server's exit is checked (0: under the
         sanitizers, also no leak and no error)."""
-        self.p.stdin.close()
-        rc = self.p.wait(timeout=30)
+        rc = super().close()
         R.check("the server exits 0 at EOF", rc == 0, rc)
         return rc
 
@@ -208,12 +185,9 @@ def bounds(c):
 
 def cancel(c):
     with R.step("cancel"):
-        c.n += 1
-        rid = c.n
-        c.send({"jsonrpc": "2.0", "id": rid, "method": "tools/call",
-                "params": {"name": "run_code", "arguments": {
-                    "language": "python3", "session": "py",
-                    "code": "import time\nwhile True: time.sleep(0.01)"}}})
+        rid = c.start("tools/call", {"name": "run_code", "arguments": {
+            "language": "python3", "session": "py",
+            "code": "import time\nwhile True: time.sleep(0.01)"}})
         # the call is running once the session is busy
         R.check("a long call on the session runs",
                 poll_until(lambda: any(
@@ -342,20 +316,13 @@ def server_cap_and_parallel():
         c.code("sh", "true", "a")
         # two calls on two sessions run at once: the first waits for a
         # file only the second makes (serialised, it would time out)
-        c.n += 1
-        first = c.n
-        c.send({"jsonrpc": "2.0", "id": first, "method": "tools/call",
-                "params": {"name": "run_code", "arguments": {
-                    "language": "python3", "session": "b",
-                    "timeout_ms": 20000, "code":
-                    "import os, time\n"
-                    "while not os.path.exists('/workspace/flag'):\n"
-                    "    time.sleep(0.01)\n'seen'"}}})
+        first = c.start("tools/call", {"name": "run_code", "arguments": {
+            "language": "python3", "session": "b", "timeout_ms": 20000,
+            "code": "import os, time\n"
+            "while not os.path.exists('/workspace/flag'):\n"
+            "    time.sleep(0.01)\n'seen'"}})
         r = c.code("sh", "touch /workspace/flag", "a")
-        while True:
-            m = json.loads(c.p.stdout.readline())
-            if m.get("id") == first:
-                break
+        m = c.wait(first)
         R.check("calls on two sessions run at once",
                 r.get("isError") is not True and
                 out(m["result"]) == "'seen'\n", m)

@@ -15,13 +15,13 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(
     __file__)), "..", "lib"))
-from mcptest import AS_NOBODY, NOBODY, Report, nobody_can  # noqa: E402
+from mcptest import (AS_NOBODY, NOBODY, Report, StdioServer,  # noqa: E402
+                     nobody_can)
 
 SERVER = sys.argv[1]
 UNPRIV = "--unpriv" in sys.argv[2:]
@@ -45,34 +45,18 @@ See references/guide.md.
 """
 
 
-class Client:
-    def __init__(self, *flags, version="2025-11-25"):
-        argv = ([] if not UNPRIV else AS_NOBODY) + [SERVER, *flags]
-        self.p = subprocess.Popen(argv, stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, env=ENV)
-        self.n = 0
-        self.init = self.req("initialize", {
-            "protocolVersion": version, "capabilities": {},
-            "clientInfo": {"name": "skills_ext_test", "version": "1"}})
-        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+class Client(StdioServer):
+    """One stdio server (as uid 65534 with --unpriv) and its client."""
 
-    def send(self, m):
-        self.p.stdin.write((json.dumps(m) + "\n").encode())
-        self.p.stdin.flush()
+    def __init__(self, *flags, version="2025-11-25"):
+        super().__init__(([] if not UNPRIV else AS_NOBODY) + [SERVER, *flags],
+                         env=ENV, version=version)
 
     def req(self, method, params):
-        self.n += 1
-        self.send({"jsonrpc": "2.0", "id": self.n, "method": method,
-                   "params": params})
-        while True:
-            m = json.loads(self.p.stdout.readline())
-            if m.get("id") == self.n:
-                return m
+        return self.request(method, params)
 
     def close(self):
-        self.p.stdin.close()
-        R.check("the server exits 0", self.p.wait(timeout=30) == 0)
+        R.check("the server exits 0", super().close() == 0)
 
 
 def make_skills(root):
@@ -225,8 +209,7 @@ def run(root, files):
         R.check("skills/list: resultType, ttlMs and cacheScope",
                 r.get("resultType") == "complete" and r.get("ttlMs") == 0 and
                 r.get("cacheScope") == "public" and len(r["skills"]) == 1, m)
-        c.p.stdin.close()
-        c.p.wait(timeout=30)
+        c.close()
 
 
 if __name__ == "__main__":

@@ -14,7 +14,9 @@ A script finds this directory with, before its imports from here:
 first anyway)."""
 import contextlib
 import ctypes
+import json
 import os
+import select
 import subprocess
 import time
 
@@ -151,3 +153,69 @@ class Report:
             return 1
         print("%s: all passed" % self.what)
         return 0
+
+
+class StdioServer:
+    """One mcp-sandbox on stdio, initialized: request() sends a request and
+    returns its answer (other messages skipped), each read bounded by
+    deadline_s; close() sends EOF and returns the exit status. argv is the
+    whole command line (a setpriv prefix included); env replaces the
+    environment (a plain PATH by default, no developer shims)."""
+
+    PLAIN_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
+
+    def __init__(self, argv, env=None, version="2025-11-25", deadline_s=60):
+        self.p = subprocess.Popen(argv, stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL,
+                                  env=env or self.PLAIN_ENV)
+        self.deadline_s = deadline_s
+        self.buf = b""
+        self.n = 0
+        self.init = self.request("initialize", {
+            "protocolVersion": version, "capabilities": {},
+            "clientInfo": {"name": "mcptest", "version": "1"}})
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, msg):
+        self.p.stdin.write((json.dumps(msg) + "\n").encode())
+        self.p.stdin.flush()
+
+    def read(self):
+        """The next message from the server."""
+        end = time.monotonic() + self.deadline_s
+        while b"\n" not in self.buf:
+            left = end - time.monotonic()
+            if left <= 0:
+                raise Fail("no answer from the server within %d s" %
+                           self.deadline_s)
+            r, _, _ = select.select([self.p.stdout], [], [], left)
+            if not r:
+                continue
+            chunk = os.read(self.p.stdout.fileno(), 65536)
+            if not chunk:
+                raise Fail("the server closed its stdout")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def start(self, method, params):
+        """Sends a request without waiting: its id."""
+        self.n += 1
+        self.send({"jsonrpc": "2.0", "id": self.n, "method": method,
+                   "params": params})
+        return self.n
+
+    def wait(self, rid):
+        """The answer to request rid (other messages skipped)."""
+        while True:
+            m = self.read()
+            if m.get("id") == rid:
+                return m
+
+    def request(self, method, params):
+        return self.wait(self.start(method, params))
+
+    def close(self):
+        self.p.stdin.close()
+        return self.p.wait(timeout=30)
