@@ -749,7 +749,6 @@ init_run(const struct sb_plan *p)
 	{
 		struct sb_status fk = { .kind = SB_STATUS_FORKED };
 		struct sigaction sa = { .sa_handler = forward_signal };
-
 		sigset_t intr;
 
 		/* a session's interrupt (exec.c, sb_turn), to everyone; the

@@ -272,12 +272,12 @@ entry(const struct policy_skill *sk, bool *nomem)
 	struct files f = { NULL, 0, 0 };
 	unsigned char *md, *data;
 	size_t mdlen, len, i, total = 0;
+	bool failed;
 	int e;
 
 	*nomem = false;
 	if ((fm = skill_front(sk, &md, &mdlen)) == NULL)
 		return NULL;
-	free(md);
 	if ((e = walk(sk->dirfd, "", &f, 0)) < 0 ||
 	    (arr = json_object_new_array()) == NULL) {
 		*nomem = e == -ENOMEM || e == 0;
@@ -285,15 +285,25 @@ entry(const struct policy_skill *sk, bool *nomem)
 	}
 	qsort(f.path, f.n, sizeof(*f.path), path_cmp);
 	for (i = 0; i < f.n; i++) {
+		/* SKILL.md's digest of the very bytes its frontmatter came
+		 * from, not of a second read that a change could come between */
+		bool is_md = strcmp(f.path[i], "SKILL.md") == 0;
+
+		data = is_md ? md : NULL;
+		len = is_md ? mdlen : 0;
 		if (uri_of(sk->name, f.path[i], uri, sizeof(uri)) < 0 ||
-		    (data = slurp(sk->dirfd, f.path[i], SKILL_MAX_BYTES - total,
-		    &len, &e)) == NULL) {
-			*nomem = e == ENOMEM;
+		    (!is_md && (data = slurp(sk->dirfd, f.path[i],
+		    SKILL_MAX_BYTES - total, &len, &e)) == NULL) ||
+		    len > SKILL_MAX_BYTES - total) {
+			*nomem = !is_md && data == NULL && e == ENOMEM;
+			if (!is_md)
+				free(data);
 			goto fail;
 		}
 		total += len;
 		r = resource_of(uri, data, len);
-		free(data);
+		if (!is_md)
+			free(data);
 		if (r == NULL || json_object_array_add(arr, r) != 0) {
 			json_object_put(r);
 			*nomem = true;
@@ -302,21 +312,29 @@ entry(const struct policy_skill *sk, bool *nomem)
 	}
 	(void)snprintf(uri, sizeof(uri), "%s%s/SKILL.md", SKILL_URI_SCHEME,
 	    sk->name);
-	if ((o = json_object_new_object()) == NULL ||
-	    tool_json_add(o, "uri", json_object_new_string(uri)) != 0 ||
-	    tool_json_add(o, "frontmatter", fm) != 0 ||
-	    tool_json_add(o, "resources", arr) != 0) {
+	if ((o = json_object_new_object()) == NULL) {
+		*nomem = true;
+		goto fail;
+	}
+	/* each called, so that each value is taken */
+	failed = tool_json_add(o, "uri", json_object_new_string(uri)) != 0;
+	failed |= tool_json_add(o, "frontmatter", fm) != 0;
+	failed |= tool_json_add(o, "resources", arr) != 0;
+	if (failed) {
 		json_object_put(o);
 		*nomem = true;
 		files_free(&f);
+		free(md);
 		return NULL;
 	}
 	files_free(&f);
+	free(md);
 	return o;
  fail:
 	json_object_put(fm);
 	json_object_put(arr);
 	files_free(&f);
+	free(md);
 	return NULL;
 }
 
