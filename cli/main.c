@@ -14,6 +14,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "approval.h"
 #include "audit.h"
 #include "policy_binds.h"
 #include "cmd_check.h"
@@ -574,6 +575,12 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 		log_err("out of memory");
 		goto out;
 	}
+	/* the requestState key is drawn even with no ceiling: cheap, and a
+	 * policy that asks nothing never uses it */
+	if ((srv.approvals = approvals_new()) == NULL) {
+		log_err("cannot draw the approvals key: %s", strerror(errno));
+		goto out;
+	}
 	srv.task_timeout_ms = pol->limits.task_timeout_ms;
 	srv.task_ttl_ms = pol->limits.task_ttl_ms;
 	srv.task_threshold_ms = pol->limits.task_threshold_ms;
@@ -617,6 +624,7 @@ serve_stdio(const struct cli *cli, struct policy *pol)
 	repls_free(env.repls);	/* their sandboxes are the context's */
 	boot_end(&boot);	/* its builder reads the toolset */
 	tasks_free(srv.tasks);
+	approvals_free(srv.approvals);
 	toolset_free(tools);
 	audit_close(srv.audit);
 	workspace_free(ws);

@@ -162,6 +162,12 @@ struct egress_rules {
 	uint32_t max_connections;	/* per call */
 	uint64_t max_bytes;		/* per call, both ways together */
 	uint32_t idle_timeout_ms;	/* per connection, without a byte */
+	/*
+	 * What a call may ask its user for (the approvals ceiling: its allow
+	 * list), or NULL: a refusal of a name inside it says how to ask
+	 * (call again with allow_domains). Never allows anything itself.
+	 */
+	const struct egress_rules *ceiling;
 };
 
 /* Defaults: empty lists (no network), default bounds. */

@@ -142,6 +142,21 @@ give_back(struct egress_call *c, uint64_t n)
 		atomic_fetch_sub(&c->bytes, n);
 }
 
+/* Whether a refusal by no rule (not a deny) is of a host:port inside the
+ * approvals ceiling. */
+static bool
+askable(const struct egress_rules *r, const struct egress_verdict *v,
+    const char *host, uint16_t port)
+{
+	struct egress_verdict cv;
+
+	if (r->ceiling == NULL || (v->rule != NULL && v->rule >= r->deny &&
+	    v->rule < r->deny + r->ndeny))
+		return false;
+	egress_decide(r->ceiling, host, port, &cv);
+	return cv.allowed;
+}
+
 static void
 set_reason(struct egress_record *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -1318,7 +1333,9 @@ serve(struct egress_call *c, int cfd, struct egress_record *r)
 	if (v.rule != NULL)
 		(void)snprintf(r->rule, sizeof(r->rule), "%s", v.rule->text);
 	if (!v.allowed) {
-		set_reason(r, "%s", v.reason);
+		set_reason(r, "%s%s", v.reason, askable(c->rules, &v, q.host,
+		    q.port) ? "; the user may be asked for it: call again with "
+		    "allow_domains naming it" : "");
 		refuse(c, cfd, r, 403);
 		goto out;
 	}

@@ -73,6 +73,18 @@ static const struct limit_def limit_defs[] = {
 	    LIM(sessions_per_client), 1, POLICY_MAX_SESSIONS },
 	/* the sandbox library refuses a range below 65536 or past 2^31-1 */
 	{ "uid_base", "uid-base", LIM(uid_base), 0, 0x7fffffffu },
+	/*
+	 * Approvals (server/approval.c): the longest deadline a call may get
+	 * with the user's yes (0: none above max_timeout_ms; a day, as a
+	 * task's); how long a call waits for the answer (a person reads the
+	 * question: an hour at most, the call holds its request meanwhile);
+	 * how long a grant "for this session" lasts where there is no MCP
+	 * session (2026-07-28: the principal's), a day at most.
+	 */
+	{ "ask_timeout_ms", "ask-timeout-ms", LIM(ask_timeout_ms), 0,
+	    86400000 },
+	{ "ask_wait_ms", "ask-wait-ms", LIM(ask_wait_ms), 1000, 3600000 },
+	{ "grant_ttl_ms", "grant-ttl-ms", LIM(grant_ttl_ms), 1000, 86400000 },
 };
 #undef LIM
 #define NLIMITS (sizeof(limit_defs) / sizeof(limit_defs[0]))
@@ -165,6 +177,18 @@ const struct policy_flag policy_flags[] = {
 	    "bytes a call may move through the proxy, both ways" },
 	{ "egress-idle-ms", required_argument, "MS",
 	    "a proxy connection without a byte for MS ends" },
+	{ "ask-domain", required_argument, "PATTERN",
+	    "a call may ask the user for PATTERN (allow_domains): the "
+	    "approvals ceiling" },
+	{ "ask-network", no_argument, NULL,
+	    "with no --allow-domain, a call may still ask for network "
+	    "(to --ask-domain names only)" },
+	{ "ask-timeout-ms", required_argument, "MS",
+	    "longest deadline a call may get with the user's approval" },
+	{ "ask-wait-ms", required_argument, "MS",
+	    "how long a call waits for the user's answer" },
+	{ "grant-ttl-ms", required_argument, "MS",
+	    "2026-07-28: how long a grant for this session lasts" },
 	{ NULL, 0, NULL, NULL },
 };
 
@@ -1016,7 +1040,10 @@ policy_new_default(char *err, size_t errlen)
 	struct policy *p;
 
 	if ((p = calloc(1, sizeof(*p))) == NULL ||
-	    (p->egress = policy_network_new()) == NULL) {
+	    (p->egress = policy_network_new()) == NULL ||
+	    (p->ask = policy_network_new()) == NULL) {
+		if (p != NULL)
+			free(p->egress);
 		free(p);
 		policy_set_err(err, errlen, "out of memory");
 		return NULL;
@@ -1401,5 +1428,6 @@ policy_free(struct policy *p)
 	free(p->cgroup_parent);
 	free(p->sh_path);
 	free(p->egress);
+	free(p->ask);
 	free(p);
 }

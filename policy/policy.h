@@ -172,6 +172,10 @@ struct policy_limits {
 	uint32_t uid_base;		/* root: first per-run kernel uid, a
 					 * range the host leaves us; 0: a
 					 * free block of the default */
+	uint32_t ask_timeout_ms;	/* longest deadline with approval; 0:
+					 * none past max_timeout_ms */
+	uint32_t ask_wait_ms;		/* a call waits this for an answer */
+	uint32_t grant_ttl_ms;		/* 2026-07-28 "for this session" */
 };
 
 struct policy {
@@ -195,6 +199,14 @@ struct policy {
 	struct policy_limits limits;
 	/* owned: network.* (policy_network.h); no allowed_domains: off */
 	struct egress_rules *egress;
+	/*
+	 * owned: the approvals ceiling, network.ask_domains (only its allow
+	 * list is used): what a call may ask the user for, never more;
+	 * empty: nothing is ever asked. ask_network: where egress allows
+	 * nothing, a call may still ask for network (to those names only).
+	 */
+	struct egress_rules *ask;
+	bool ask_network;
 	bool require_cgroup;	/* no cgroup per sandbox: sandboxes refuse */
 	char *cgroup_parent;	/* owned: cgroup v2 dir delegated to us, or
 				 * NULL: the server's own cgroup */
@@ -272,6 +284,10 @@ int policy_lang_from_name(const char *name);
 bool policy_network_enabled(const struct policy *p);
 /* The network rules in force, one line, for --check. */
 void policy_network_summary(const struct policy *p, char *buf, size_t len);
+/* true when a call may ask the user for anything (approvals). */
+bool policy_asks(const struct policy *p);
+/* The approvals ceiling, one line, for --check. */
+void policy_ask_summary(const struct policy *p, char *buf, size_t len);
 
 /*
  * true when an environment variable name is never passed to a sandbox,

@@ -12,7 +12,13 @@
  *                "resolve": ["pypi.internal:443:10.0.0.5"],
  *                "tunnels": ["22:ssh"],   (CONNECT carries TLS elsewhere)
  *                "max_connections": 64, "max_bytes": 1073741824,
- *                "idle_timeout_ms": 30000 }
+ *                "idle_timeout_ms": 30000,
+ *                "ask_domains": ["files.pythonhosted.org"],
+ *                "ask_network": false }
+ *
+ * ask_domains is the approvals ceiling (server/approval.c): what a call
+ * may ask the user to allow for it (allow_domains), never more. It widens
+ * a policy that has network; ask_network lets it widen one that has none.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -97,6 +103,29 @@ policy_network_new(void)
 	return r;
 }
 
+/*
+ * One pattern of allowed_domains, or of ask_domains: a call asks for names
+ * and ports, so the ceiling holds names (a wildcard among them), never
+ * addresses: an approval "to 10.0.0.0/8" is one no user can weigh.
+ */
+static int
+cfg_ask_pattern(struct egress_rules *r, const char *key, const char *s,
+    char *err, size_t errlen)
+{
+	struct egress_pattern pat;
+
+	if (strcmp(key, "ask_domains") == 0) {
+		if (egress_pattern_parse(s, &pat, err, errlen) != 0)
+			return -1;
+		if (pat.is_addr) {
+			(void)snprintf(err, errlen, "the approvals ceiling "
+			    "names hosts, not addresses");
+			return -1;
+		}
+	}
+	return egress_rules_allow(r, s, err, errlen);
+}
+
 /* One list of strings into the rules (replacing that list). */
 static int
 cfg_list(struct egress_rules *r, const char *key, struct json_object *v,
@@ -109,7 +138,8 @@ cfg_list(struct egress_rules *r, const char *key, struct json_object *v,
 		(void)snprintf(msg, msglen, "must be an array of strings");
 		return -1;
 	}
-	if (strcmp(key, "allowed_domains") == 0)
+	if (strcmp(key, "allowed_domains") == 0 ||
+	    strcmp(key, "ask_domains") == 0)
 		r->nallow = 0;
 	else if (strcmp(key, "denied_domains") == 0)
 		r->ndeny = 0;
@@ -132,7 +162,7 @@ cfg_list(struct egress_rules *r, const char *key, struct json_object *v,
 		if (key[0] == 't')
 			rc = egress_rules_tunnel(r, s, err, sizeof(err));
 		else if (key[0] == 'a')
-			rc = egress_rules_allow(r, s, err, sizeof(err));
+			rc = cfg_ask_pattern(r, key, s, err, sizeof(err));
 		else if (key[0] == 'd')
 			rc = egress_rules_deny(r, s, err, sizeof(err));
 		else
@@ -160,6 +190,8 @@ policy_network_cfg(struct policy *p, struct json_object *v, const char **key,
 			return -1;
 		}
 		r->nallow = r->ndeny = r->npins = 0;
+		p->ask->nallow = 0;
+		p->ask_network = false;
 		return 0;
 	}
 	if (!json_object_is_type(v, json_type_object)) {
@@ -173,9 +205,20 @@ policy_network_cfg(struct policy *p, struct json_object *v, const char **key,
 			continue;
 		if (strcmp(k, "allowed_domains") == 0 ||
 		    strcmp(k, "denied_domains") == 0 ||
-		    strcmp(k, "resolve") == 0 || strcmp(k, "tunnels") == 0) {
-			if (cfg_list(r, k, val, msg, msglen) != 0)
+		    strcmp(k, "resolve") == 0 || strcmp(k, "tunnels") == 0 ||
+		    strcmp(k, "ask_domains") == 0) {
+			if (cfg_list(k[1] == 's' ? p->ask : r, k, val, msg,
+			    msglen) != 0)
 				return -1;
+			continue;
+		}
+		if (strcmp(k, "ask_network") == 0) {
+			if (!json_object_is_type(val, json_type_boolean)) {
+				(void)snprintf(msg, msglen, "must be true or "
+				    "false");
+				return -1;
+			}
+			p->ask_network = json_object_get_boolean(val);
 			continue;
 		}
 		for (i = 0; i < NBOUNDS; i++)
@@ -184,7 +227,8 @@ policy_network_cfg(struct policy *p, struct json_object *v, const char **key,
 		if (i == NBOUNDS) {
 			(void)snprintf(msg, msglen, "unknown key (allowed_domains, "
 			    "denied_domains, resolve, tunnels, max_connections, "
-			    "max_bytes, idle_timeout_ms)");
+			    "max_bytes, idle_timeout_ms, ask_domains, "
+			    "ask_network)");
 			return -1;
 		}
 		if (!json_object_is_type(val, json_type_int) ||
@@ -224,8 +268,15 @@ policy_network_flag(struct policy *p, const char *flag, const char *value,
 		bound_set(r, i, v);
 		return 1;
 	}
+	if (strcmp(flag, "ask-network") == 0) {
+		p->ask_network = true;
+		return 1;
+	}
 	if (strcmp(flag, "allow-domain") == 0)
 		rc = egress_rules_allow(r, value, err, sizeof(err));
+	else if (strcmp(flag, "ask-domain") == 0)
+		rc = cfg_ask_pattern(p->ask, "ask_domains", value, err,
+		    sizeof(err));
 	else if (strcmp(flag, "deny-domain") == 0)
 		rc = egress_rules_deny(r, value, err, sizeof(err));
 	else if (strcmp(flag, "resolve") == 0)
@@ -254,7 +305,7 @@ policy_network_json(const struct policy *p)
 	struct json_object *o, *a;
 	size_t i;
 
-	if (!policy_network_enabled(p))
+	if (!policy_network_enabled(p) && !policy_asks(p))
 		return json_object_new_boolean(0);
 	if ((o = json_object_new_object()) == NULL)
 		return NULL;
@@ -281,7 +332,53 @@ policy_network_json(const struct policy *p)
 	for (i = 0; i < NBOUNDS; i++)
 		json_object_object_add(o, bounds[i].key,
 		    json_object_new_int64((int64_t)bound_get(r, i)));
+	a = json_object_new_array();
+	for (i = 0; i < p->ask->nallow; i++)
+		json_object_array_add(a, json_object_new_string(
+		    p->ask->allow[i].text));
+	json_object_object_add(o, "ask_domains", a);
+	json_object_object_add(o, "ask_network",
+	    json_object_new_boolean(p->ask_network));
 	return o;
+}
+
+bool
+policy_asks(const struct policy *p)
+{
+	return p->ask != NULL && p->ask->nallow > 0;
+}
+
+void
+policy_ask_summary(const struct policy *p, char *buf, size_t len)
+{
+	size_t i, w;
+	int n;
+
+	if (!policy_asks(p) && p->limits.ask_timeout_ms == 0) {
+		(void)snprintf(buf, len, "off: nothing is ever asked "
+		    "(no network.ask_domains, no limits.ask_timeout_ms)");
+		return;
+	}
+	n = snprintf(buf, len, "a call may ask the user for");
+	w = n > 0 ? (size_t)n : 0;
+	for (i = 0; i < p->ask->nallow && w < len; i++) {
+		n = snprintf(buf + w, len - w, " %s", p->ask->allow[i].text);
+		w += n > 0 ? (size_t)n : 0;
+	}
+	if (p->ask->nallow > 0 && !policy_network_enabled(p) && w < len) {
+		n = snprintf(buf + w, len - w, " (network where the policy "
+		    "has none)");
+		w += n > 0 ? (size_t)n : 0;
+	}
+	if (p->limits.ask_timeout_ms > 0 && w < len) {
+		n = snprintf(buf + w, len - w, "%s a deadline up to %u ms",
+		    p->ask->nallow > 0 ? ";" : "", p->limits.ask_timeout_ms);
+		w += n > 0 ? (size_t)n : 0;
+	}
+	if (w < len)
+		(void)snprintf(buf + w, len - w, "; a call waits %u ms for the "
+		    "answer; a 2026-07-28 session grant lasts %u ms",
+		    p->limits.ask_wait_ms, p->limits.grant_ttl_ms);
 }
 
 void

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "egress.h"
 #include "policy.h"
 #include "policy_internal.h"
 #include "policy_binds.h"
@@ -695,6 +696,37 @@ resolve_databases(struct policy *p, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * The approvals ceiling must say something a call could get: each part
+ * that cannot apply is an error naming the fix, not a silent no-op.
+ */
+static int
+check_ceiling(const struct policy *p, char *err, size_t errlen)
+{
+	if (policy_asks(p) && !policy_network_enabled(p) && !p->ask_network) {
+		policy_set_err(err, errlen, "network.ask_domains widens network "
+		    "the policy gives, and it gives none (no "
+		    "network.allowed_domains): set network.ask_network: true "
+		    "(--ask-network) to let a call ask for network at all");
+		return -1;
+	}
+	if (p->ask_network && !policy_asks(p)) {
+		policy_set_err(err, errlen, "network.ask_network lets a call ask "
+		    "for network, but network.ask_domains names nothing it "
+		    "could ask for (--ask-domain PATTERN)");
+		return -1;
+	}
+	if (p->limits.ask_timeout_ms != 0 &&
+	    p->limits.ask_timeout_ms <= p->limits.max_timeout_ms) {
+		policy_set_err(err, errlen, "limits: ask_timeout_ms (%u) is not "
+		    "over max_timeout_ms (%u): a deadline up to that needs no "
+		    "approval (0 turns asking for one off)",
+		    p->limits.ask_timeout_ms, p->limits.max_timeout_ms);
+		return -1;
+	}
+	return 0;
+}
+
 int
 policy_finalize(struct policy *p, char *err, size_t errlen)
 {
@@ -716,6 +748,9 @@ policy_finalize(struct policy *p, char *err, size_t errlen)
 		    p->limits.max_timeout_ms);
 		return -1;
 	}
+	if (check_ceiling(p, err, errlen) != 0)
+		return -1;
+	p->egress->ceiling = policy_asks(p) ? p->ask : NULL;
 	free(p->sh_path);
 	p->sh_path = NULL;
 	if (resolve_program("sh", false, &p->sh_path, &binds, why,

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "json_build.h"
 #include "log.h"
 #include "session.h"
 #include "sha256.h"
@@ -221,4 +222,29 @@ audit_call(struct audit *a, const struct session *sess, const char *tool,
 	write_line(a, line);
 	json_object_put(line);
 	audit_network(a, sess, tool, when, f->network);
+}
+
+void
+audit_approval(struct audit *a, const struct session *sess, const char *tool,
+    const struct json_object *asked, const char *answer)
+{
+	struct json_object *line;
+	char when[TS_ISO_LEN];
+
+	if (a == NULL)
+		return;
+	ts_now_iso(when);
+	line = json_object_new_object();
+	if ((line = jb_built(line, jb_add(line, "time",
+	    json_object_new_string(when)) ||
+	    jb_add(line, "session", json_object_new_string(sess->id)) ||
+	    jb_add(line, "principal", json_object_new_string(sess->owner)) ||
+	    jb_add(line, "tool", json_object_new_string(tool)) ||
+	    jb_add(line, "event", json_object_new_string("approval")) ||
+	    jb_add(line, "asked", json_object_get(
+	    (struct json_object *)asked)) ||
+	    jb_add(line, "answer", json_object_new_string(answer)))) == NULL)
+		return;
+	write_line(a, line);
+	json_object_put(line);
 }

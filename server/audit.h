@@ -33,6 +33,12 @@ void audit_task(struct audit *a, const struct session *sess,
     const char *tool, const char *task, const char *event,
     const char *status, uint64_t duration_us);
 
+/* One line for an approval asked of the user: {"time", "session",
+ * "principal", "tool", "event": "approval", "asked", "answer"}; asked
+ * (borrowed) says what, never the call's arguments. NULL-safe. */
+void audit_approval(struct audit *a, const struct session *sess,
+    const char *tool, const struct json_object *asked, const char *answer);
+
 /* "ok", "tool_error", "refused", or "error" (result NULL: a protocol
  * error). */
 const char *audit_outcome(const struct json_object *result,

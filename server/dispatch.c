@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "json_build.h"
+#include "approval.h"
 #include "audit.h"
 #include "dispatch.h"
 #include "log.h"
@@ -285,6 +286,24 @@ versions(bool all)
 
 /* ---- handshake era ---- */
 
+/*
+ * initialize's capabilities.elicitation: form mode where it is there and
+ * empty (2025-06-18's only mode) or names "form"; a client offering only
+ * "url" cannot show our form.
+ */
+static bool
+declares_form(struct json_object *params)
+{
+	struct json_object *caps, *el;
+
+	return json_object_object_get_ex(params, "capabilities", &caps) &&
+	    json_object_is_type(caps, json_type_object) &&
+	    json_object_object_get_ex(caps, "elicitation", &el) &&
+	    json_object_is_type(el, json_type_object) &&
+	    (json_object_object_length(el) == 0 ||
+	    json_object_object_get_ex(el, "form", NULL));
+}
+
 static enum mcp_err
 m_initialize(struct req *r, struct json_object **ret)
 {
@@ -303,6 +322,7 @@ m_initialize(struct req *r, struct json_object **ret)
 			got = dispatch_legacy_versions[i];
 
 	session_set_version(r->sess, got);
+	session_set_client_elicits(r->sess, declares_form(r->msg->params));
 
 	res = json_object_new_object();
 	*ret = jb_built(res, jb_add(res, "protocolVersion",
@@ -527,8 +547,8 @@ call_log(void *arg, enum tool_log_level level, const char *logger,
 }
 
 /* Whether a modern request's _meta clientCapabilities has cap. */
-static bool
-client_declares(const struct rpc_msg *msg, const char *cap)
+bool
+dispatch_client_declares(const struct rpc_msg *msg, const char *cap)
 {
 	struct json_object *caps;
 
@@ -568,7 +588,7 @@ call_lookup(struct req *r, const struct tool_entry **ret_tool,
 		    (int)utf8_prefix(name, strlen(name), 64), name);
 	cap = tool->def->client_capability;
 	if (cap != NULL && r->era == ERA_MODERN &&
-	    !client_declares(r->msg, cap)) {
+	    !dispatch_client_declares(r->msg, cap)) {
 		return missing_capability(r, cap, NULL, "Missing required "
 		    "client capability: tool %s needs \"%s\"", tool->def->name,
 		    cap);
@@ -747,6 +767,62 @@ call_finish(struct req *r, const struct tool_entry *tool,
 static enum mcp_err call_as_task(struct req *r, const struct tool_entry *tool,
     struct json_object *args, struct json_object **ret, bool *made);
 
+/* 3c. What the user granted reaches the handler: the hosts (its sandbox's
+ * proxy), the longer deadline (the call's maximum). */
+static void
+call_grant(struct tool_call *call, const struct approval_out *appr)
+{
+	if (appr->approvals == NULL)
+		return;
+	call->granted = &appr->granted;
+	if (appr->granted.timeout_ms > call->max_timeout_ms)
+		call->max_timeout_ms = appr->granted.timeout_ms;
+}
+
+/*
+ * 2b. Approval (approval.h): a call asking beyond the policy, inside the
+ * operator's ceiling, runs only on the user's yes; outside it, or with no
+ * yes, it is answered instead (a refusal, 2026-07-28's input_required).
+ */
+static enum mcp_err
+call_approve(struct req *r, const struct tool_entry *tool,
+    struct json_object *args, struct approval_out *out,
+    struct tool_audit *audit, struct json_object **result)
+{
+	struct approval_call ac;
+	char owner[SESSION_OWNER_KEY];
+
+	memset(&ac, 0, sizeof(ac));
+	session_owner_key(r->sess, r->era == ERA_MODERN, owner);
+	ac.ap = r->srv->approvals;
+	ac.env = r->srv->env;
+	ac.audit = r->srv->audit;
+	ac.sess = r->sess;
+	ac.fl = r->fl;
+	ac.sink = r->sink;
+	ac.msg = r->msg;
+	ac.modern = r->era == ERA_MODERN;
+	ac.in_task = r->task != NULL;
+	ac.owner = owner;
+	ac.def = tool->def;
+	ac.args = args;
+	ac.plain_max_ms = r->task != NULL ? r->srv->task_timeout_ms : 0;
+	approval_check(&ac, out);
+	if (out->err != MCP_OK)
+		return fail(r, out->err, "%s", out->err == MCP_ERR_NOMEM ?
+		    "Internal error: out of memory" : out->errmsg);
+	if (out->result != NULL) {
+		if (out->reason[0] != '\0') {
+			audit->refused = true;
+			(void)snprintf(audit->reason, sizeof(audit->reason),
+			    "%s", out->reason);
+		}
+		*result = out->result;
+		out->result = NULL;
+	}
+	return MCP_OK;
+}
+
 /*
  * tools/call, top to bottom: lookup in the closed table, validation
  * against the input schema, the handler (with what it needs), a check of
@@ -760,10 +836,12 @@ m_tools_call(struct req *r, struct json_object **ret)
 	struct tool_audit audit = { .exit_code = -1 };
 	struct tool_call call;
 	struct call_ctx cc;
+	struct approval_out appr;
 	struct timespec t0;
 	enum mcp_err st;
 	bool as_task = false;
 
+	memset(&appr, 0, sizeof(appr));
 	(void)clock_gettime(CLOCK_MONOTONIC, &t0);
 	if ((st = call_lookup(r, &tool, &args)) != MCP_OK)
 		return st;
@@ -774,12 +852,22 @@ m_tools_call(struct req *r, struct json_object **ret)
 	}
 	st = call_validate(r, tool, args, &audit, &result);
 	if (st == MCP_OK && result == NULL)
+		st = call_approve(r, tool, args, &appr, &audit, &result);
+	if (st == MCP_OK && result == NULL)
 		st = call_prepare(r, tool, &call, &cc, &audit, &result);
-	if (st == MCP_OK && result == NULL &&
-	    (st = call_handler(r, tool, args, &call, &result)) == MCP_OK &&
-	    (st = call_check_output(r, tool, &result)) == MCP_OK)
-		call_finish(r, tool, result, &cc);
+	if (st == MCP_OK && result == NULL) {
+		call_grant(&call, &appr);
+		if ((st = call_handler(r, tool, args, &call, &result)) ==
+		    MCP_OK && appr.approvals != NULL &&
+		    approval_decorate(result, &appr) != 0)
+			st = fail(r, MCP_ERR_NOMEM, "Internal error: out of "
+			    "memory");
+		if (st == MCP_OK && (st = call_check_output(r, tool,
+		    &result)) == MCP_OK)
+			call_finish(r, tool, result, &cc);
+	}
 	call_audit(r, tool, args, result, st, &audit, &t0);
+	approval_out_fini(&appr);
 	json_object_put(args);
 	if (st == MCP_OK)
 		*ret = result;
@@ -1483,6 +1571,7 @@ dispatch_session_gone(const struct server *srv, const struct session *sess)
 
 	session_owner_key(sess, false, owner);
 	repls_end_owner(srv->env->repls, owner, "its MCP session ended");
+	approvals_forget(srv->approvals, owner);
 }
 
 /* The resources methods live in resources.c; this hands them over. */
@@ -1706,6 +1795,12 @@ dispatch_may_notify(struct session *sess, const struct rpc_msg *msg)
 {
 	if (!dispatch_runs_long(msg))
 		return false;
+	/* it may ask its user first (approval.c): on the call's stream */
+	if (msg->arguments != NULL && session_client_elicits(sess) &&
+	    json_object_is_type(msg->arguments, json_type_object) &&
+	    (json_object_object_get_ex(msg->arguments, "allow_domains", NULL) ||
+	    json_object_object_get_ex(msg->arguments, "timeout_ms", NULL)))
+		return true;
 	if (is_listen(msg) || msg->progress_token != NULL ||
 	    msg->meta_log_level || session_has_subscriptions(sess))
 		return true;	/* resources/updated may precede the result */
@@ -1775,8 +1870,12 @@ dispatch_message_queued(const struct server *srv, struct session *sess,
 	char *text;
 	size_t len;
 
-	if (msg->kind == RPC_RESPONSE)
-		return MCP_OK;		/* we never send requests */
+	if (msg->kind == RPC_RESPONSE) {
+		/* the answer to one of our asks (approval.c), or nothing */
+		if (!session_ask_answer(sess, msg->id_key, msg->root))
+			log_debug("a response to no request of ours: dropped");
+		return MCP_OK;
+	}
 	if (msg->kind == RPC_NOTIFICATION) {
 		handle_notification(srv, sess, msg);
 		return MCP_OK;

@@ -18,6 +18,7 @@ struct json_object;
 struct toolset;
 struct tool_env;
 struct audit;
+struct approvals;
 
 /* Server-wide and immutable while serving; shared by every thread. */
 struct server {
@@ -41,6 +42,9 @@ struct server {
 	 * decides) the deadline past which a call becomes a task.
 	 */
 	struct tasks *tasks;		/* borrowed */
+	/* approvals (approval.h): grants and the requestState key; NULL:
+	 * a call that needs the user's yes is refused */
+	struct approvals *approvals;	/* borrowed */
 	uint32_t task_timeout_ms;
 	uint32_t task_ttl_ms;
 	uint32_t task_threshold_ms;
@@ -90,6 +94,9 @@ int dispatch_enqueue(struct session *sess, const struct rpc_msg *msg,
 enum mcp_err dispatch_message_queued(const struct server *srv,
     struct session *sess, const struct rpc_msg *msg,
     const struct msg_sink *sink, struct inflight *fl);
+
+/* Whether a 2026-07-28 request's _meta clientCapabilities has cap. */
+bool dispatch_client_declares(const struct rpc_msg *msg, const char *cap);
 
 /* Whether this message may run long (tools/call): transports run those off
  * the reading thread. */

@@ -11,9 +11,15 @@
 void
 session_init(struct session *s, const char *workspace)
 {
+	pthread_condattr_t ca;
+
 	memset(s, 0, sizeof(*s));
 	(void)pthread_mutex_init(&s->lock, NULL);
 	(void)pthread_cond_init(&s->idle, NULL);
+	(void)pthread_condattr_init(&ca);
+	(void)pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	(void)pthread_cond_init(&s->answered, &ca);
+	(void)pthread_condattr_destroy(&ca);
 	s->log_level = -1;
 	s->workspace = workspace;
 	(void)snprintf(s->id, sizeof(s->id), "stdio");
@@ -90,6 +96,7 @@ session_fini(struct session *s)
 	s->subs = NULL;
 	s->nsubs = 0;
 	(void)pthread_cond_destroy(&s->idle);
+	(void)pthread_cond_destroy(&s->answered);
 	(void)pthread_mutex_destroy(&s->lock);
 }
 
@@ -194,6 +201,25 @@ session_set_version(struct session *s, const char *version)
 	(void)pthread_mutex_unlock(&s->lock);
 }
 
+void
+session_set_client_elicits(struct session *s, bool v)
+{
+	(void)pthread_mutex_lock(&s->lock);
+	s->client_elicits = v;
+	(void)pthread_mutex_unlock(&s->lock);
+}
+
+bool
+session_client_elicits(struct session *s)
+{
+	bool v;
+
+	(void)pthread_mutex_lock(&s->lock);
+	v = s->client_elicits;
+	(void)pthread_mutex_unlock(&s->lock);
+	return v;
+}
+
 bool
 session_initialized(struct session *s)
 {
@@ -241,6 +267,7 @@ session_cancel(struct session *s, const char *key)
 	for (f = s->inflight; f != NULL; f = f->next)
 		if (strcmp(f->key, key) == 0)
 			cancel_one(f);
+	(void)pthread_cond_broadcast(&s->answered);
 	(void)pthread_mutex_unlock(&s->lock);
 }
 
@@ -252,6 +279,7 @@ session_cancel_all(struct session *s)
 	(void)pthread_mutex_lock(&s->lock);
 	for (f = s->inflight; f != NULL; f = f->next)
 		cancel_one(f);
+	(void)pthread_cond_broadcast(&s->answered);
 	(void)pthread_mutex_unlock(&s->lock);
 }
 
@@ -260,11 +288,83 @@ session_abort_all(struct session *s)
 {
 	struct inflight *f;
 
+	struct session_ask *a;
+
 	(void)pthread_mutex_lock(&s->lock);
 	for (f = s->inflight; f != NULL; f = f->next)
 		if (f->call != NULL)
 			tool_call_cancel(f->call);
+	for (a = s->asks; a != NULL; a = a->next)
+		a->aborted = true;	/* stopping: no answer is a no */
+	(void)pthread_cond_broadcast(&s->answered);
 	(void)pthread_mutex_unlock(&s->lock);
+}
+
+void
+session_ask_open(struct session *s, struct session_ask *a)
+{
+	a->response = NULL;
+	a->answered = a->aborted = false;
+	(void)pthread_mutex_lock(&s->lock);
+	a->next = s->asks;
+	s->asks = a;
+	(void)pthread_mutex_unlock(&s->lock);
+}
+
+struct json_object *
+session_ask_wait(struct session *s, const struct inflight *f,
+    struct session_ask *a, const struct timespec *deadline)
+{
+	struct json_object *r = NULL;
+	int rc = 0;
+
+	(void)pthread_mutex_lock(&s->lock);
+	while (!a->answered && !a->aborted && !f->cancelled && rc == 0)
+		rc = pthread_cond_timedwait(&s->answered, &s->lock, deadline);
+	if (a->answered) {
+		r = a->response;
+		a->response = NULL;
+	}
+	(void)pthread_mutex_unlock(&s->lock);
+	return r;
+}
+
+void
+session_ask_close(struct session *s, struct session_ask *a)
+{
+	struct session_ask **pp;
+
+	(void)pthread_mutex_lock(&s->lock);
+	for (pp = &s->asks; *pp != NULL; pp = &(*pp)->next) {
+		if (*pp == a) {
+			*pp = a->next;
+			break;
+		}
+	}
+	(void)pthread_mutex_unlock(&s->lock);
+	json_object_put(a->response);
+	a->response = NULL;
+}
+
+bool
+session_ask_answer(struct session *s, const char *key,
+    struct json_object *root)
+{
+	struct session_ask *a;
+	bool took = false;
+
+	(void)pthread_mutex_lock(&s->lock);
+	for (a = s->asks; a != NULL; a = a->next) {
+		/* the first response to each ask counts, once */
+		if (!a->answered && strcmp(a->key, key) == 0) {
+			a->response = json_object_get(root);
+			a->answered = took = true;
+			(void)pthread_cond_broadcast(&s->answered);
+			break;
+		}
+	}
+	(void)pthread_mutex_unlock(&s->lock);
+	return took;
 }
 
 void

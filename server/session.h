@@ -12,6 +12,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include <time.h>
+
+#include <json-c/json.h>
 
 #include "mcp_limits.h"
 
@@ -27,10 +30,26 @@ struct inflight {
 	struct inflight *next;
 };
 
+/*
+ * A request of ours to the client (elicitation/create), waiting for its
+ * response; lives on the asking thread's stack, listed in the session.
+ */
+struct session_ask {
+	char key[MCP_MAX_ID_LEN + 3];	/* our id, as rpc_msg id_key */
+	struct json_object *response;	/* owned once answered: the message */
+	bool answered;
+	bool aborted;			/* the session is stopping */
+	struct session_ask *next;
+};
+
 struct session {
 	pthread_mutex_t lock;
 	pthread_cond_t idle;		/* signalled when n_inflight drops */
+	pthread_cond_t answered;	/* an ask answered, a call cancelled
+					 * (CLOCK_MONOTONIC) */
 	bool initialized;		/* legacy: initialize answered */
+	bool client_elicits;		/* legacy: initialize declared
+					 * elicitation (form mode) */
 	char version[16];		/* legacy: negotiated protocol version */
 	int log_level;			/* legacy logging/setLevel; -1 = none */
 	const char *workspace;		/* borrowed from the transport, or
@@ -63,6 +82,7 @@ struct session {
 	/* legacy resources/subscribe: owned uris, guarded by lock */
 	char **subs;
 	size_t nsubs;
+	struct session_ask *asks;	/* waiting, guarded by lock */
 };
 
 /*
@@ -121,8 +141,27 @@ int session_send(struct session *s, const struct inflight *f,
 	sizeof(((struct session *)0)->id))
 void session_owner_key(const struct session *s, bool modern, char *buf);
 
+/*
+ * Our requests to the client: open a (its key set) before sending it,
+ * wait until its response came (owned, returned: the whole message), f
+ * was cancelled, the session aborts, or the CLOCK_MONOTONIC deadline
+ * passes (NULL for those), then close it. A response the transport
+ * reads goes to session_ask_answer(): true when an ask took it (root
+ * borrowed, a reference is taken).
+ */
+void session_ask_open(struct session *s, struct session_ask *a);
+struct json_object *session_ask_wait(struct session *s,
+    const struct inflight *f, struct session_ask *a,
+    const struct timespec *deadline);
+void session_ask_close(struct session *s, struct session_ask *a);
+bool session_ask_answer(struct session *s, const char *key,
+    struct json_object *root);
+
 /* Handshake era: initialize answered with version (now initialized). */
 void session_set_version(struct session *s, const char *version);
+/* Handshake era: what initialize's capabilities declared. */
+void session_set_client_elicits(struct session *s, bool v);
+bool session_client_elicits(struct session *s);
 bool session_initialized(struct session *s);
 /* logging/setLevel; -1 = none set */
 void session_set_log_level(struct session *s, int level);

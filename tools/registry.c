@@ -43,6 +43,7 @@ static const struct tool_def tool_defs[] = {
 		    .destructive = true, .idempotent = false, .open_world = false },
 		.handler = tool_run_command,
 		.task_support = true,
+		.may_ask = true,
 		.tailor = tool_run_command_tailor,
 	},
 	{
@@ -55,6 +56,7 @@ static const struct tool_def tool_defs[] = {
 		    .destructive = true, .idempotent = false, .open_world = false },
 		.handler = tool_run_code,
 		.task_support = true,
+		.may_ask = true,
 		.tailor = tool_run_code_tailor,
 	},
 	{

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "approve.h"
 #include "egress.h"
 #include "files.h"
 #include "policy.h"
@@ -409,10 +410,11 @@ run(const struct tool_call *call, const struct sbcall *c,
 	enum tool_slot_rc slot = TOOL_SLOT_BUSY;
 	struct sb_started *started;
 	struct egress_call *ec = NULL;
+	struct egress_rules *own_rules = NULL;	/* a grant's, owned */
 	struct tool_prestart ps;
 	struct sb_ctx *sb;
 	char why[320];
-	bool have_slot = false, net, nomem;
+	bool have_slot = false, net, nomem, granted;
 	int rc;
 
 	memset(res, 0, sizeof(*res));
@@ -425,7 +427,10 @@ run(const struct tool_call *call, const struct sbcall *c,
 		    "--check).", c->what, why[0] != '\0' ? ": " : "", why);
 		goto out;
 	}
-	net = c->network && c->network_arg != 0 && policy_network_enabled(p);
+	granted = call->granted != NULL && call->granted->ndomains > 0 &&
+	    c->network;
+	net = c->network && c->network_arg != 0 &&
+	    (policy_network_enabled(p) || granted);
 	if (c->network_arg == 1 && !net) {
 		render_refused(call->audit, "network not allowed");
 		refusal = tool_result_error("%s was not run: the call asked for "
@@ -450,11 +455,19 @@ run(const struct tool_call *call, const struct sbcall *c,
 		goto out;
 	}
 	if (net) {
-		if ((ec = egress_call_new(p->egress)) == NULL ||
+		/* a grant's hosts: the call's own copy of the rules */
+		if (granted && (own_rules = tool_ask_rules(p->egress,
+		    call->granted)) == NULL) {
+			env_free(envp);
+			return MCP_ERR_NOMEM;
+		}
+		if ((ec = egress_call_new(own_rules != NULL ? own_rules :
+		    p->egress)) == NULL ||
 		    add_proxy_env(envp, (c->empty_env ? 0 : p->nenv +
 		    SBCALL_MAX_ENV) + SBCALL_NPROXY_ENV + 1) != 0) {
 			env_free(envp);
 			egress_call_free(ec);
+			free(own_rules);
 			return MCP_ERR_NOMEM;
 		}
 	}
@@ -475,6 +488,7 @@ run(const struct tool_call *call, const struct sbcall *c,
 		if (nomem) {
 			env_free(envp);
 			egress_call_free(ec);
+			free(own_rules);
 			return MCP_ERR_NOMEM;
 		}
 		if ((no = repl_net_refusal(c->session, ec != NULL)) != NULL) {
@@ -545,6 +559,7 @@ run(const struct tool_call *call, const struct sbcall *c,
 		call->audit->network = render_network(ec);
 		egress_call_free(ec);
 	}
+	free(own_rules);
 	if (have_slot)
 		tool_slots_release(env->slots);
 	if (c->session != NULL)
@@ -635,7 +650,16 @@ sbcall_tailor_timeout(struct json_object *tool, const struct policy *p)
 
 	if ((to = sbcall_schema_prop(tool, "timeout_ms")) == NULL)
 		return MCP_ERR_INTERNAL;
-	if ((max = json_object_new_int64(p->limits.max_timeout_ms)) == NULL)
+	/* past max_timeout_ms, up to the approvals ceiling: asked first */
+	if (p->limits.ask_timeout_ms > p->limits.max_timeout_ms &&
+	    sbcall_set_description(to, "Deadline in milliseconds (default: "
+	    "the policy's). Past the policy's maximum the user is asked "
+	    "first, through the client, up to this schema's maximum. The "
+	    "whole process tree is killed at the deadline.") != MCP_OK)
+		return MCP_ERR_NOMEM;
+	if ((max = json_object_new_int64(p->limits.ask_timeout_ms >
+	    p->limits.max_timeout_ms ? p->limits.ask_timeout_ms :
+	    p->limits.max_timeout_ms)) == NULL)
 		return MCP_ERR_NOMEM;
 	if (json_object_object_add(to, "maximum", max) != 0) {
 		json_object_put(max);

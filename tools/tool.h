@@ -22,6 +22,7 @@ struct sb_cancel;	/* sandbox/sandbox.h */
 struct sb_started;	/* sandbox/sandbox.h */
 struct tool_slots;	/* tools/slots.h: bounded concurrency of sandboxes */
 struct repls;		/* tools/repl.h: run_code's sessions */
+struct tool_ask;	/* tools/approve.h: what a call was granted */
 
 /*
  * Sandboxes built ahead of their calls (pool.h), reached through these
@@ -134,6 +135,10 @@ struct tool_call {
 	/* longest deadline the call may ask: a task's (task_timeout_ms), or 0
 	 * for the policy's max_timeout_ms */
 	uint32_t max_timeout_ms;
+	/* what the user allowed this call beyond the policy (approve.h:
+	 * hosts for its proxy; its longer deadline is max_timeout_ms), or
+	 * NULL */
+	const struct tool_ask *granted;
 	/* notifications/progress: progress must grow; total <= 0 means unknown */
 	void (*progress)(void *arg, double progress, double total,
 	    const char *message);
@@ -202,6 +207,9 @@ struct tool_def {
 	 * with -32021 when it does not (taskSupport "required"). */
 	bool task_always;
 	bool task_required;
+	/* Takes allow_domains and a timeout_ms past the policy's, asked of
+	 * the user (approve.h); a session's grants reach its later calls. */
+	bool may_ask;
 };
 
 /*

@@ -158,13 +158,15 @@ class Report:
 class StdioServer:
     """One mcp-sandbox on stdio, initialized: request() sends a request and
     returns its answer (other messages skipped), each read bounded by
-    deadline_s; close() sends EOF and returns the exit status. argv is the
+    deadline_s; close() sends EOF and returns the exit status. capabilities
+    are the client's, as initialize declares them. argv is the
     whole command line (a setpriv prefix included); env replaces the
     environment (a plain PATH by default, no developer shims)."""
 
     PLAIN_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
 
-    def __init__(self, argv, env=None, version="2025-11-25", deadline_s=60):
+    def __init__(self, argv, env=None, version="2025-11-25", deadline_s=60,
+                 capabilities=None):
         self.p = subprocess.Popen(argv, stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE,
                                   stderr=subprocess.DEVNULL,
@@ -173,7 +175,7 @@ class StdioServer:
         self.buf = b""
         self.n = 0
         self.init = self.request("initialize", {
-            "protocolVersion": version, "capabilities": {},
+            "protocolVersion": version, "capabilities": capabilities or {},
             "clientInfo": {"name": "mcptest", "version": "1"}})
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 

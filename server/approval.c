@@ -1,0 +1,1125 @@
+/*
+ * Approvals (approval.h): grants, the signed requestState of 2026-07-28,
+ * and the elicitation form both eras show the user.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "approval.h"
+#include "audit.h"
+#include "dispatch.h"
+#include "json_build.h"
+#include "log.h"
+#include "render.h"
+#include "session.h"
+#include "sha256.h"
+#include "tool.h"
+
+/* The key of inputRequests / inputResponses, and of our request ids. */
+#define ASK_KEY		"approval"
+#define ASK_ID_PREFIX	"mcp-sandbox-approval-"
+#define NONCE_LEN	16
+#define STATE_VERSION	1
+
+struct grant {
+	char owner[SESSION_OWNER_KEY];
+	bool is_timeout;
+	char host[TOOL_ASK_HOST_LEN];
+	uint32_t timeout_ms;
+	uint64_t expires_ms;		/* CLOCK_MONOTONIC; 0: with its owner */
+};
+
+struct used_state {
+	uint8_t nonce[NONCE_LEN];
+	uint64_t expires_ms;
+};
+
+struct approvals {
+	pthread_mutex_t lock;
+	uint8_t key[SHA256_LEN];	/* the requestState MAC's, this run's */
+	struct grant grants[APPROVAL_MAX_GRANTS];
+	size_t ngrants;
+	struct used_state used[APPROVAL_MAX_USED];
+	size_t nused;
+	uint64_t next_id;
+};
+
+/* What the user answered. */
+enum answer {
+	ANS_ONCE,
+	ANS_SESSION,
+	ANS_DENY,		/* accepted the form, chose deny */
+	ANS_DECLINE,
+	ANS_CANCEL,
+	ANS_TIMEOUT,
+	ANS_MALFORMED,
+	ANS_GONE,		/* the client went, the call was cancelled */
+};
+
+static const char *const answer_names[] = {
+	"once", "session", "deny", "decline", "cancel", "timeout", "malformed",
+	"gone",
+};
+
+static uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+struct approvals *
+approvals_new(void)
+{
+	struct approvals *ap;
+
+	if ((ap = calloc(1, sizeof(*ap))) == NULL)
+		return NULL;
+	if (getrandom(ap->key, sizeof(ap->key), 0) != (ssize_t)sizeof(ap->key)) {
+		free(ap);
+		return NULL;
+	}
+	(void)pthread_mutex_init(&ap->lock, NULL);
+	return ap;
+}
+
+void
+approvals_free(struct approvals *ap)
+{
+	if (ap == NULL)
+		return;
+	(void)pthread_mutex_destroy(&ap->lock);
+	explicit_bzero(ap->key, sizeof(ap->key));
+	free(ap);
+}
+
+/* Drops grants that expired, or (owner != NULL) all of owner's. Locked. */
+static void
+grants_sweep(struct approvals *ap, const char *owner, uint64_t now)
+{
+	size_t i = 0;
+
+	while (i < ap->ngrants) {
+		struct grant *g = &ap->grants[i];
+
+		if ((owner != NULL && strcmp(g->owner, owner) == 0) ||
+		    (g->expires_ms != 0 && g->expires_ms <= now))
+			*g = ap->grants[--ap->ngrants];
+		else
+			i++;
+	}
+}
+
+void
+approvals_forget(struct approvals *ap, const char *owner)
+{
+	if (ap == NULL)
+		return;
+	(void)pthread_mutex_lock(&ap->lock);
+	grants_sweep(ap, owner, now_ms());
+	(void)pthread_mutex_unlock(&ap->lock);
+}
+
+/* Whether owner holds a grant covering host, or a deadline of t. Locked. */
+static bool
+granted(struct approvals *ap, const char *owner, const char *host,
+    uint32_t t)
+{
+	size_t i;
+
+	for (i = 0; i < ap->ngrants; i++) {
+		const struct grant *g = &ap->grants[i];
+
+		if (strcmp(g->owner, owner) != 0)
+			continue;
+		if (host != NULL ? !g->is_timeout && strcmp(g->host, host) == 0 :
+		    g->is_timeout && g->timeout_ms >= t)
+			return true;
+	}
+	return false;
+}
+
+/* Stores one grant; false when the tables are full (it then covers its
+ * call only). Locked. */
+static bool
+grant_add(struct approvals *ap, const char *owner, const char *host,
+    uint32_t t, uint64_t expires)
+{
+	struct grant *g;
+	size_t i, mine = 0;
+
+	for (i = 0; i < ap->ngrants; i++)
+		if (strcmp(ap->grants[i].owner, owner) == 0)
+			mine++;
+	if (mine >= APPROVAL_GRANTS_PER_OWNER ||
+	    ap->ngrants >= APPROVAL_MAX_GRANTS)
+		return false;
+	g = &ap->grants[ap->ngrants++];
+	memset(g, 0, sizeof(*g));
+	(void)snprintf(g->owner, sizeof(g->owner), "%s", owner);
+	g->is_timeout = host == NULL;
+	if (host != NULL)
+		(void)snprintf(g->host, sizeof(g->host), "%s", host);
+	g->timeout_ms = t;
+	g->expires_ms = expires;
+	return true;
+}
+
+/* ---- what is asked, in words ---- */
+
+/* "a.org (ports 80 and 443)", "b.org:8443" */
+static int
+host_words(const char *host, char *buf, size_t len)
+{
+	return snprintf(buf, len, "%s%s", host, strchr(host, ':') == NULL ?
+	    " (ports 80 and 443)" : "");
+}
+
+/* The question, one sentence a person can weigh. */
+static void
+question(const struct approval_call *c, const struct tool_ask *ask,
+    char *buf, size_t len)
+{
+	size_t i, w;
+	int n;
+
+	n = snprintf(buf, len, "Allow %s", c->def->name);
+	w = n > 0 ? (size_t)n : 0;
+	for (i = 0; i < ask->ndomains && w < len; i++) {
+		n = snprintf(buf + w, len - w, "%s", i == 0 ? (ask->network ?
+		    " network access (the server gives it none otherwise) to " :
+		    " network access to ") : ", ");
+		w += n > 0 ? (size_t)n : 0;
+		if (w < len) {
+			n = host_words(ask->domains[i], buf + w, len - w);
+			w += n > 0 ? (size_t)n : 0;
+		}
+	}
+	if (ask->timeout_ms > 0 && w < len) {
+		n = snprintf(buf + w, len - w, "%s a deadline of %u ms (the "
+		    "policy's longest is %u ms)", ask->ndomains > 0 ? " and" :
+		    "", ask->timeout_ms, ask->plain_max_ms);
+		w += n > 0 ? (size_t)n : 0;
+	}
+	if (w < len)
+		(void)snprintf(buf + w, len - w, "? The server's policy does "
+		    "not give it. Once: this call only; for this session: "
+		    "later calls too.");
+}
+
+/* The elicitation/create params: a form with one choice. Owned. */
+static struct json_object *
+form_params(const struct approval_call *c, const struct tool_ask *ask)
+{
+	static const char *const choices[][2] = {
+		{ "once", "Allow once (this call only)" },
+		{ "session", "Allow for this session" },
+		{ "deny", "Deny" },
+	};
+	struct json_object *p, *schema, *props, *dec, *one, *req, *o;
+	char text[2048];
+	size_t i;
+
+	question(c, ask, text, sizeof(text));
+	one = json_object_new_array();
+	for (i = 0; i < 3; i++) {
+		o = json_object_new_object();
+		if (jb_push(one, jb_built(o, jb_add(o, "const",
+		    json_object_new_string(choices[i][0])) ||
+		    jb_add(o, "title", json_object_new_string(
+		    choices[i][1])))) != 0) {
+			json_object_put(one);
+			return NULL;
+		}
+	}
+	dec = json_object_new_object();
+	dec = jb_built(dec, jb_add(dec, "oneOf", one) ||
+	    jb_add(dec, "type", json_object_new_string("string")) ||
+	    jb_add(dec, "title", json_object_new_string("Decision")));
+	props = json_object_new_object();
+	props = jb_built(props, jb_add(props, "decision", dec));
+	req = json_object_new_array();
+	req = jb_built(req, jb_push(req, json_object_new_string("decision")));
+	schema = json_object_new_object();
+	if ((schema = jb_built(schema, jb_add(schema, "properties", props) ||
+	    jb_add(schema, "required", req) ||
+	    jb_add(schema, "type", json_object_new_string("object")))) == NULL)
+		return NULL;
+	p = json_object_new_object();
+	return jb_built(p, jb_add(p, "mode", json_object_new_string("form")) ||
+	    jb_add(p, "message", json_object_new_string(text)) ||
+	    jb_add(p, "requestedSchema", schema));
+}
+
+/* An ElicitResult ({action, content}) as an answer. */
+static enum answer
+parse_result(struct json_object *res)
+{
+	struct json_object *v, *content, *d;
+	const char *action, *dec;
+
+	if (!json_object_is_type(res, json_type_object) ||
+	    !json_object_object_get_ex(res, "action", &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return ANS_MALFORMED;
+	action = json_object_get_string(v);
+	if (strcmp(action, "decline") == 0)
+		return ANS_DECLINE;
+	if (strcmp(action, "cancel") == 0)
+		return ANS_CANCEL;
+	if (strcmp(action, "accept") != 0 ||
+	    !json_object_object_get_ex(res, "content", &content) ||
+	    !json_object_is_type(content, json_type_object) ||
+	    !json_object_object_get_ex(content, "decision", &d) ||
+	    !json_object_is_type(d, json_type_string))
+		return ANS_MALFORMED;
+	dec = json_object_get_string(d);
+	if (strcmp(dec, "once") == 0)
+		return ANS_ONCE;
+	if (strcmp(dec, "session") == 0)
+		return ANS_SESSION;
+	if (strcmp(dec, "deny") == 0)
+		return ANS_DENY;
+	return ANS_MALFORMED;
+}
+
+/* ---- 2025-11-25: elicitation/create on the call's stream ---- */
+
+static enum answer
+ask_on_stream(const struct approval_call *c, const struct tool_ask *ask,
+    uint32_t wait_ms)
+{
+	struct json_object *req, *id, *resp, *v;
+	struct session_ask a;
+	struct timespec dl;
+	enum answer ans;
+	char idtext[64];
+	char *text;
+	size_t len;
+	uint64_t n;
+
+	(void)pthread_mutex_lock(&c->ap->lock);
+	n = ++c->ap->next_id;
+	(void)pthread_mutex_unlock(&c->ap->lock);
+	(void)snprintf(idtext, sizeof(idtext), ASK_ID_PREFIX "%llu",
+	    (unsigned long long)n);
+	req = json_object_new_object();
+	id = json_object_new_string(idtext);
+	if ((req = jb_built(req, jb_add(req, "jsonrpc",
+	    json_object_new_string("2.0")) ||
+	    jb_add(req, "id", json_object_get(id)) ||
+	    jb_add(req, "method", json_object_new_string(
+	    "elicitation/create")) ||
+	    jb_add(req, "params", form_params(c, ask)))) == NULL ||
+	    jsonrpc_id_key(id, a.key, sizeof(a.key)) != 0) {
+		json_object_put(id);
+		json_object_put(req);
+		return ANS_MALFORMED;
+	}
+	json_object_put(id);
+	text = jsonrpc_serialize(req, &len);
+	json_object_put(req);
+	if (text == NULL)
+		return ANS_MALFORMED;
+	session_ask_open(c->sess, &a);
+	if (session_send(c->sess, c->fl, c->sink->send, c->sink->arg, text,
+	    len) < 0) {
+		free(text);
+		session_ask_close(c->sess, &a);
+		return ANS_GONE;
+	}
+	free(text);
+	(void)clock_gettime(CLOCK_MONOTONIC, &dl);
+	dl.tv_sec += wait_ms / 1000;
+	dl.tv_nsec += (long)(wait_ms % 1000) * 1000000L;
+	if (dl.tv_nsec >= 1000000000L) {
+		dl.tv_sec++;
+		dl.tv_nsec -= 1000000000L;
+	}
+	resp = session_ask_wait(c->sess, c->fl, &a, &dl);
+	session_ask_close(c->sess, &a);
+	if (resp == NULL)
+		return session_is_cancelled(c->sess, c->fl) || a.aborted ?
+		    ANS_GONE : ANS_TIMEOUT;
+	ans = json_object_object_get_ex(resp, "result", &v) ? parse_result(v) :
+	    ANS_MALFORMED;	/* an error response: no */
+	json_object_put(resp);
+	return ans;
+}
+
+/* ---- 2026-07-28: the signed requestState ---- */
+
+static void
+hmac_sha256(const uint8_t key[SHA256_LEN], const void *msg, size_t len,
+    uint8_t out[SHA256_LEN])
+{
+	uint8_t pad[64], inner[SHA256_LEN], *buf;
+	size_t i;
+
+	if ((buf = malloc(64 + (len > SHA256_LEN ? len : SHA256_LEN))) ==
+	    NULL) {
+		memset(out, 0, SHA256_LEN);	/* matches no MAC we made */
+		return;
+	}
+	memset(pad, 0, sizeof(pad));
+	memcpy(pad, key, SHA256_LEN);
+	for (i = 0; i < 64; i++)
+		buf[i] = pad[i] ^ 0x36;
+	memcpy(buf + 64, msg, len);
+	sha256(buf, 64 + len, inner);
+	for (i = 0; i < 64; i++)
+		buf[i] = pad[i] ^ 0x5c;
+	memcpy(buf + 64, inner, SHA256_LEN);
+	sha256(buf, 64 + SHA256_LEN, out);
+	explicit_bzero(pad, sizeof(pad));
+	explicit_bzero(buf, 64);
+	free(buf);
+}
+
+/* A growing string for the canonical form of the arguments. */
+struct canon {
+	char *buf;
+	size_t len, cap;
+	bool failed;
+};
+
+static void
+canon_put(struct canon *c, const char *s, size_t n)
+{
+	char *nb;
+
+	if (c->failed)
+		return;
+	if (c->len + n + 1 > c->cap) {
+		size_t cap = c->cap ? c->cap : 256;
+
+		while (cap < c->len + n + 1)
+			cap *= 2;
+		if ((nb = realloc(c->buf, cap)) == NULL) {
+			c->failed = true;
+			return;
+		}
+		c->buf = nb;
+		c->cap = cap;
+	}
+	memcpy(c->buf + c->len, s, n);
+	c->len += n;
+}
+
+static int
+key_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* JSON with object members in key order: the same arguments give the same
+ * digest however a client orders them. */
+static void
+canon_json(struct canon *c, struct json_object *o, int depth)
+{
+	const char *s, **keys;
+	size_t i, n;
+
+	if (depth > 32) {
+		c->failed = true;
+		return;
+	}
+	if (json_object_is_type(o, json_type_object)) {
+		n = (size_t)json_object_object_length(o);
+		if ((keys = calloc(n + 1, sizeof(*keys))) == NULL) {
+			c->failed = true;
+			return;
+		}
+		i = 0;
+		json_object_object_foreach(o, k, v) {
+			(void)v;
+			keys[i++] = k;
+		}
+		qsort(keys, n, sizeof(*keys), key_cmp);
+		canon_put(c, "{", 1);
+		for (i = 0; i < n; i++) {
+			struct json_object *ks = json_object_new_string(keys[i]);
+
+			if (i > 0)
+				canon_put(c, ",", 1);
+			s = json_object_to_json_string_ext(ks,
+			    JSON_C_TO_STRING_PLAIN);
+			canon_put(c, s, strlen(s));
+			json_object_put(ks);
+			canon_put(c, ":", 1);
+			canon_json(c, json_object_object_get(o, keys[i]),
+			    depth + 1);
+		}
+		canon_put(c, "}", 1);
+		free(keys);
+		return;
+	}
+	if (json_object_is_type(o, json_type_array)) {
+		n = json_object_array_length(o);
+		canon_put(c, "[", 1);
+		for (i = 0; i < n; i++) {
+			if (i > 0)
+				canon_put(c, ",", 1);
+			canon_json(c, json_object_array_get_idx(o, i),
+			    depth + 1);
+		}
+		canon_put(c, "]", 1);
+		return;
+	}
+	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	canon_put(c, s, strlen(s));
+}
+
+/* The hex digest of the canonical arguments; -1 on allocation failure. */
+static int
+args_digest(const struct json_object *args, char hex[2 * SHA256_LEN + 1])
+{
+	struct canon c = { NULL, 0, 0, false };
+	uint8_t d[SHA256_LEN];
+	size_t i;
+
+	canon_json(&c, (struct json_object *)args, 0);
+	if (c.failed) {
+		free(c.buf);
+		return -1;
+	}
+	sha256(c.buf, c.len, d);
+	free(c.buf);
+	for (i = 0; i < SHA256_LEN; i++)
+		(void)snprintf(hex + 2 * i, 3, "%02x", d[i]);
+	return 0;
+}
+
+/* base64url without padding, from render's base64. Owned. */
+static char *
+b64url(const void *data, size_t len)
+{
+	char *s = render_base64(data, len), *p;
+
+	if (s == NULL)
+		return NULL;
+	for (p = s; *p != '\0'; p++) {
+		if (*p == '+')
+			*p = '-';
+		else if (*p == '/')
+			*p = '_';
+		else if (*p == '=') {
+			*p = '\0';
+			break;
+		}
+	}
+	return s;
+}
+
+static void *
+b64url_decode(const char *s, size_t len, size_t *ret_len)
+{
+	char *t;
+	void *out;
+	size_t i;
+
+	if ((t = malloc(len + 1)) == NULL)
+		return NULL;
+	for (i = 0; i < len; i++) {
+		if (s[i] == '+' || s[i] == '/' || s[i] == '=') {
+			free(t);
+			return NULL;	/* one spelling only */
+		}
+		t[i] = s[i] == '-' ? '+' : s[i] == '_' ? '/' : s[i];
+	}
+	t[len] = '\0';
+	out = render_base64_decode(t, len, ret_len);
+	free(t);
+	return out;
+}
+
+/* The payload of a state for ask, signed: "PAYLOAD.MAC". Owned. */
+static char *
+state_make(const struct approval_call *c, const struct tool_ask *ask,
+    uint32_t wait_ms)
+{
+	struct json_object *o, *d;
+	uint8_t nonce[NONCE_LEN], mac[SHA256_LEN];
+	char nhex[2 * NONCE_LEN + 1], ahex[2 * SHA256_LEN + 1];
+	char *p64 = NULL, *m64 = NULL, *out = NULL;
+	const char *text;
+	size_t i, len;
+
+	if (getrandom(nonce, sizeof(nonce), 0) != (ssize_t)sizeof(nonce) ||
+	    args_digest(c->args, ahex) != 0)
+		return NULL;
+	for (i = 0; i < NONCE_LEN; i++)
+		(void)snprintf(nhex + 2 * i, 3, "%02x", nonce[i]);
+	d = json_object_new_array();
+	for (i = 0; d != NULL && i < ask->ndomains; i++)
+		if (jb_push(d, json_object_new_string(ask->domains[i])) != 0) {
+			json_object_put(d);
+			d = NULL;
+		}
+	o = json_object_new_object();
+	if ((o = jb_built(o, jb_add(o, "d", d) ||
+	    jb_add(o, "v", json_object_new_int(STATE_VERSION)) ||
+	    jb_add(o, "n", json_object_new_string(nhex)) ||
+	    jb_add(o, "e", json_object_new_int64((int64_t)(now_ms() +
+	    wait_ms))) ||
+	    jb_add(o, "o", json_object_new_string(c->owner)) ||
+	    jb_add(o, "t", json_object_new_string(c->def->name)) ||
+	    jb_add(o, "a", json_object_new_string(ahex)) ||
+	    jb_add(o, "to", json_object_new_int64(ask->timeout_ms)) ||
+	    jb_add(o, "net", json_object_new_boolean(ask->network)))) == NULL)
+		return NULL;
+	text = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN,
+	    &len);
+	hmac_sha256(c->ap->key, text, len, mac);
+	if ((p64 = b64url(text, len)) != NULL &&
+	    (m64 = b64url(mac, sizeof(mac))) != NULL &&
+	    (out = malloc(strlen(p64) + strlen(m64) + 2)) != NULL)
+		(void)sprintf(out, "%s.%s", p64, m64);
+	free(p64);
+	free(m64);
+	json_object_put(o);
+	return out;
+}
+
+static const char *
+jstr(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) &&
+	    json_object_is_type(v, json_type_string) ?
+	    json_object_get_string(v) : NULL;
+}
+
+/* Constant time: a MAC compared byte by byte leaks where it differs. */
+static bool
+mac_equal(const uint8_t *a, const uint8_t *b, size_t n)
+{
+	uint8_t d = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		d |= a[i] ^ b[i];
+	return d == 0;
+}
+
+static int
+hex_nonce(const char *s, uint8_t out[NONCE_LEN])
+{
+	size_t i;
+	unsigned v;
+
+	if (s == NULL || strlen(s) != 2 * NONCE_LEN)
+		return -1;
+	for (i = 0; i < NONCE_LEN; i++) {
+		if (sscanf(s + 2 * i, "%2x", &v) != 1)
+			return -1;
+		out[i] = (uint8_t)v;
+	}
+	return 0;
+}
+
+/*
+ * Checks state against this call; on success *asked is what it asked
+ * (and its nonce is spent when spend). NULL, or why it is refused.
+ */
+static const char *
+state_check(const struct approval_call *c, const char *state,
+    struct tool_ask *asked, bool spend)
+{
+	const char *dot, *why = NULL, *s;
+	uint8_t *payload = NULL, *mac = NULL, want[SHA256_LEN];
+	uint8_t nonce[NONCE_LEN];
+	struct json_object *o = NULL, *d, *v;
+	char ahex[2 * SHA256_LEN + 1];
+	size_t plen, mlen, i, n;
+	uint64_t now = now_ms();
+
+	if (strlen(state) > APPROVAL_MAX_STATE ||
+	    (dot = strchr(state, '.')) == NULL)
+		return "it is not one this server issued";
+	if ((payload = b64url_decode(state, (size_t)(dot - state), &plen)) ==
+	    NULL || (mac = b64url_decode(dot + 1, strlen(dot + 1), &mlen)) ==
+	    NULL || mlen != SHA256_LEN) {
+		why = "it is not one this server issued";
+		goto out;
+	}
+	hmac_sha256(c->ap->key, payload, plen, want);
+	if (!mac_equal(want, mac, SHA256_LEN)) {
+		why = "its signature does not match (altered, or from another "
+		    "server run)";
+		goto out;
+	}
+	o = json_tokener_parse((const char *)payload);
+	(void)memset(asked, 0, sizeof(*asked));
+	if (o == NULL || !json_object_object_get_ex(o, "e", &v) ||
+	    hex_nonce(jstr(o, "n"), nonce) != 0 ||
+	    !json_object_object_get_ex(o, "d", &d) ||
+	    !json_object_is_type(d, json_type_array)) {
+		why = "it is not one this server issued";
+		goto out;
+	}
+	if ((uint64_t)json_object_get_int64(v) <= now) {
+		why = "it expired (limits.ask_wait_ms): call again without it";
+		goto out;
+	}
+	if ((s = jstr(o, "o")) == NULL || strcmp(s, c->owner) != 0) {
+		why = "it was issued to another principal";
+		goto out;
+	}
+	if ((s = jstr(o, "t")) == NULL || strcmp(s, c->def->name) != 0 ||
+	    args_digest(c->args, ahex) != 0 || (s = jstr(o, "a")) == NULL ||
+	    strcmp(s, ahex) != 0) {
+		why = "it was issued for another tool or other arguments: "
+		    "retry with the exact arguments of the call that was asked";
+		goto out;
+	}
+	n = json_object_array_length(d);
+	for (i = 0; i < n && i < TOOL_MAX_ASK_DOMAINS; i++)
+		(void)snprintf(asked->domains[asked->ndomains++],
+		    TOOL_ASK_HOST_LEN, "%s", json_object_get_string(
+		    json_object_array_get_idx(d, i)));
+	if (json_object_object_get_ex(o, "to", &v))
+		asked->timeout_ms = (uint32_t)json_object_get_int64(v);
+	asked->network = json_object_object_get_ex(o, "net", &v) &&
+	    json_object_get_boolean(v);
+	(void)pthread_mutex_lock(&c->ap->lock);
+	for (i = 0; i < c->ap->nused; i++)
+		if (memcmp(c->ap->used[i].nonce, nonce, NONCE_LEN) == 0)
+			break;
+	if (i < c->ap->nused)
+		why = "it was used already: each answer covers one call";
+	else if (spend) {
+		for (i = 0; i < c->ap->nused;)	/* forget the expired */
+			if (c->ap->used[i].expires_ms <= now)
+				c->ap->used[i] = c->ap->used[--c->ap->nused];
+			else
+				i++;
+		if (c->ap->nused >= APPROVAL_MAX_USED)
+			why = "too many approvals were answered lately; call "
+			    "again in a moment";
+		else {
+			memcpy(c->ap->used[c->ap->nused].nonce, nonce,
+			    NONCE_LEN);
+			json_object_object_get_ex(o, "e", &v);
+			c->ap->used[c->ap->nused++].expires_ms =
+			    (uint64_t)json_object_get_int64(v);
+		}
+	}
+	(void)pthread_mutex_unlock(&c->ap->lock);
+ out:
+	json_object_put(o);
+	free(payload);
+	free(mac);
+	return why;
+}
+
+/* Whether what the call asks now is all inside what the state asked. */
+static bool
+inside(const struct tool_ask *now, const struct tool_ask *then)
+{
+	size_t i, j;
+
+	for (i = 0; i < now->ndomains; i++) {
+		for (j = 0; j < then->ndomains; j++)
+			if (strcmp(now->domains[i], then->domains[j]) == 0)
+				break;
+		if (j == then->ndomains)
+			return false;
+	}
+	return now->timeout_ms <= then->timeout_ms;
+}
+
+/* The input_required result asking for ask. */
+static struct json_object *
+input_required(const struct approval_call *c, const struct tool_ask *ask,
+    uint32_t wait_ms)
+{
+	struct json_object *res, *reqs, *one;
+	char *state;
+
+	if ((state = state_make(c, ask, wait_ms)) == NULL)
+		return NULL;
+	one = json_object_new_object();
+	one = jb_built(one, jb_add(one, "method",
+	    json_object_new_string("elicitation/create")) ||
+	    jb_add(one, "params", form_params(c, ask)));
+	reqs = json_object_new_object();
+	reqs = jb_built(reqs, jb_add(reqs, ASK_KEY, one));
+	res = json_object_new_object();
+	res = jb_built(res, jb_add(res, "resultType",
+	    json_object_new_string("input_required")) ||
+	    jb_add(res, "inputRequests", reqs) ||
+	    jb_add(res, "requestState", json_object_new_string(state)));
+	free(state);
+	return res;
+}
+
+/* ---- the stage ---- */
+
+static void
+refuse(struct approval_out *out, const char *reason, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+refuse(struct approval_out *out, const char *reason, const char *fmt, ...)
+{
+	char text[1536];
+	va_list ap;
+
+	va_start(ap, fmt);
+	(void)vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	(void)snprintf(out->reason, sizeof(out->reason), "%s", reason);
+	out->result = tool_result_error("%s", text);
+	if (out->result == NULL)
+		out->err = MCP_ERR_NOMEM;
+}
+
+static void
+protocol_error(struct approval_out *out, const char *why)
+{
+	out->err = MCP_ERR_INVALID_PARAMS;
+	(void)snprintf(out->errmsg, sizeof(out->errmsg), "Invalid params: "
+	    "requestState refused: %s", why);
+}
+
+/* The flags an operator would set to allow ask ahead, for a refusal. */
+static void
+flags_for(const struct tool_ask *ask, char *buf, size_t len)
+{
+	size_t i, w = 0;
+	int n;
+
+	buf[0] = '\0';
+	for (i = 0; i < ask->ndomains && w < len; i++) {
+		n = snprintf(buf + w, len - w, "%s--allow-domain %s",
+		    w > 0 ? " " : "", ask->domains[i]);
+		w += n > 0 ? (size_t)n : 0;
+	}
+	if (ask->timeout_ms > 0 && w < len)
+		(void)snprintf(buf + w, len - w, "%s--max-timeout-ms %u",
+		    w > 0 ? " " : "", ask->timeout_ms);
+}
+
+static void
+audit_line(const struct approval_call *c, const struct tool_ask *ask,
+    const char *answer)
+{
+	struct json_object *asked, *d;
+	size_t i;
+
+	if (c->audit == NULL)
+		return;
+	asked = json_object_new_object();
+	d = json_object_new_array();
+	for (i = 0; d != NULL && i < ask->ndomains; i++)
+		(void)jb_push(d, json_object_new_string(ask->domains[i]));
+	if ((asked = jb_built(asked, jb_add(asked, "domains", d) ||
+	    (ask->timeout_ms > 0 && jb_add(asked, "timeout_ms",
+	    json_object_new_int64(ask->timeout_ms))) ||
+	    (ask->network && jb_add(asked, "network",
+	    json_object_new_boolean(1))))) == NULL)
+		return;
+	audit_approval(c->audit, c->sess, c->def->name, asked, answer);
+	json_object_put(asked);
+}
+
+/* One entry of structuredContent.approvals. */
+static int
+add_entry(struct json_object *list, const char *kind, const char *value,
+    const char *granted_as, bool asked)
+{
+	struct json_object *e = json_object_new_object();
+
+	if ((e = jb_built(e, jb_add(e, "kind", json_object_new_string(kind)) ||
+	    jb_add(e, "value", json_object_new_string(value)) ||
+	    jb_add(e, "granted", json_object_new_string(granted_as)) ||
+	    jb_add(e, "asked", json_object_new_boolean(asked)))) == NULL)
+		return -1;
+	return jb_push(list, e);
+}
+
+/*
+ * The user said once or session to the items of need: the call gets all
+ * of full (need and what earlier grants covered); a session answer is
+ * stored for the owner.
+ */
+static void
+grant_all(const struct approval_call *c, const struct tool_ask *full,
+    const struct tool_ask *need, enum answer ans, struct approval_out *out)
+{
+	uint32_t wait_ms, ttl_ms;
+	uint64_t expires;
+	char tbuf[16];
+	size_t i, j;
+	bool stored, asked;
+	int rc = 0;
+
+	tool_ask_bounds(c->env, &wait_ms, &ttl_ms);
+	expires = c->modern ? now_ms() + ttl_ms : 0;
+	out->granted = *full;
+	if ((out->approvals = json_object_new_array()) == NULL) {
+		out->err = MCP_ERR_NOMEM;
+		return;
+	}
+	(void)pthread_mutex_lock(&c->ap->lock);
+	grants_sweep(c->ap, NULL, now_ms());
+	for (i = 0; i < full->ndomains; i++) {
+		for (j = 0; j < need->ndomains; j++)
+			if (strcmp(need->domains[j], full->domains[i]) == 0)
+				break;
+		asked = j < need->ndomains;
+		stored = !asked || (ans == ANS_SESSION && grant_add(c->ap,
+		    c->owner, full->domains[i], 0, expires));
+		rc |= add_entry(out->approvals, "domain", full->domains[i],
+		    stored ? "session" : "once", asked);
+	}
+	if (full->timeout_ms > 0) {
+		asked = need->timeout_ms > 0;
+		stored = !asked || (ans == ANS_SESSION && grant_add(c->ap,
+		    c->owner, NULL, full->timeout_ms, expires));
+		(void)snprintf(tbuf, sizeof(tbuf), "%u", full->timeout_ms);
+		rc |= add_entry(out->approvals, "timeout", tbuf,
+		    stored ? "session" : "once", asked);
+	}
+	(void)pthread_mutex_unlock(&c->ap->lock);
+	if (rc != 0)
+		out->err = MCP_ERR_NOMEM;
+}
+
+/* The hosts the owner was granted for its session, added to what a call
+ * of a tool with network has (it need not list them again). */
+static void
+add_session_hosts(const struct approval_call *c, struct tool_ask *full)
+{
+	size_t i, j;
+
+	if (c->ap == NULL)
+		return;
+	(void)pthread_mutex_lock(&c->ap->lock);
+	grants_sweep(c->ap, NULL, now_ms());
+	for (i = 0; i < c->ap->ngrants &&
+	    full->ndomains < TOOL_MAX_ASK_DOMAINS; i++) {
+		const struct grant *g = &c->ap->grants[i];
+
+		if (g->is_timeout || strcmp(g->owner, c->owner) != 0)
+			continue;
+		for (j = 0; j < full->ndomains; j++)
+			if (strcmp(full->domains[j], g->host) == 0)
+				break;
+		if (j == full->ndomains)
+			(void)snprintf(full->domains[full->ndomains++],
+			    TOOL_ASK_HOST_LEN, "%s", g->host);
+	}
+	(void)pthread_mutex_unlock(&c->ap->lock);
+}
+
+/* need = what full asks that no grant of the owner covers. */
+static void
+subtract_grants(const struct approval_call *c, const struct tool_ask *full,
+    struct tool_ask *need)
+{
+	size_t i;
+
+	*need = *full;
+	if (c->ap == NULL)
+		return;
+	need->ndomains = 0;
+	(void)pthread_mutex_lock(&c->ap->lock);
+	grants_sweep(c->ap, NULL, now_ms());
+	for (i = 0; i < full->ndomains; i++)
+		if (!granted(c->ap, c->owner, full->domains[i], 0))
+			(void)snprintf(need->domains[need->ndomains++],
+			    TOOL_ASK_HOST_LEN, "%s", full->domains[i]);
+	if (full->timeout_ms > 0 && granted(c->ap, c->owner, NULL,
+	    full->timeout_ms))
+		need->timeout_ms = 0;
+	(void)pthread_mutex_unlock(&c->ap->lock);
+}
+
+/* 2026-07-28: the answer a retried call carries, or an input_required. */
+static bool
+modern_answer(const struct approval_call *c, const struct tool_ask *need,
+    uint32_t wait_ms, struct approval_out *out, enum answer *ans)
+{
+	struct json_object *params = c->msg->params, *st, *resp, *one;
+	struct tool_ask then;
+	const char *why;
+
+	if (params != NULL && json_object_object_get_ex(params,
+	    "requestState", &st)) {
+		if (!json_object_is_type(st, json_type_string)) {
+			protocol_error(out, "it must be a string");
+			return false;
+		}
+		/* an answer for this state? else ask again, state unspent */
+		if (!json_object_object_get_ex(params, "inputResponses",
+		    &resp) || !json_object_is_type(resp, json_type_object) ||
+		    !json_object_object_get_ex(resp, ASK_KEY, &one)) {
+			if ((why = state_check(c, json_object_get_string(st),
+			    &then, false)) != NULL) {
+				protocol_error(out, why);
+				return false;
+			}
+			goto ask;
+		}
+		if ((why = state_check(c, json_object_get_string(st), &then,
+		    true)) != NULL) {
+			protocol_error(out, why);
+			return false;
+		}
+		if (!inside(need, &then)) {
+			protocol_error(out, "the call asks for more than was "
+			    "approved");
+			return false;
+		}
+		*ans = parse_result(one);
+		return true;
+	}
+ ask:
+	if ((out->result = input_required(c, need, wait_ms)) == NULL)
+		out->err = MCP_ERR_NOMEM;
+	(void)snprintf(out->reason, sizeof(out->reason),
+	    "approval: input required");
+	return false;
+}
+
+static void
+answer_no(const struct approval_call *c, const struct tool_ask *need,
+    enum answer ans, uint32_t wait_ms, struct approval_out *out)
+{
+	char what[1024], reason[64];
+
+	question(c, need, what, sizeof(what));
+	(void)snprintf(reason, sizeof(reason), "approval: %s",
+	    answer_names[ans]);
+	switch (ans) {
+	case ANS_TIMEOUT:
+		refuse(out, reason, "%s was not run: it needs the user's "
+		    "approval and no answer came within %u ms "
+		    "(limits.ask_wait_ms). Asked: %s", c->def->name, wait_ms,
+		    what);
+		break;
+	case ANS_MALFORMED:
+		refuse(out, reason, "%s was not run: the client's answer to "
+		    "the approval was not one of once, session or deny, so it "
+		    "counts as no.", c->def->name);
+		break;
+	case ANS_GONE:
+		refuse(out, reason, "%s was not run: the request ended before "
+		    "the user answered.", c->def->name);
+		break;
+	default:
+		refuse(out, reason, "%s was not run: the user did not allow it "
+		    "(%s). Do the task without it, or ask the user in the "
+		    "conversation.", c->def->name, answer_names[ans]);
+		break;
+	}
+}
+
+void
+approval_check(const struct approval_call *c, struct approval_out *out)
+{
+	struct tool_ask full, need;
+	uint32_t wait_ms, ttl_ms;
+	enum answer ans;
+	char why[1024], flags[1024];
+
+	memset(out, 0, sizeof(*out));
+	if (tool_ask_assess(c->env, c->def, c->args, c->plain_max_ms, &full,
+	    why, sizeof(why)) == TOOL_ASK_REFUSED) {
+		refuse(out, "approval: outside the ceiling", "%s was not run: "
+		    "%s", c->def->name, why);
+		return;
+	}
+	if (tool_ask_network(c->env, c->def, c->args))
+		add_session_hosts(c, &full);
+	if (full.ndomains == 0 && full.timeout_ms == 0)
+		return;		/* nothing beyond the policy */
+	tool_ask_bounds(c->env, &wait_ms, &ttl_ms);
+	subtract_grants(c, &full, &need);
+	if (need.ndomains == 0 && need.timeout_ms == 0) {
+		grant_all(c, &full, &need, ANS_SESSION, out);
+		return;
+	}
+	flags_for(&need, flags, sizeof(flags));
+	question(c, &need, why, sizeof(why));
+	if (c->ap == NULL || c->in_task ||
+	    !(c->modern ? dispatch_client_declares(c->msg, "elicitation") :
+	    session_client_elicits(c->sess))) {
+		audit_line(c, &need, "no-client");
+		refuse(out, "approval: client cannot ask", "%s was not run: it "
+		    "needs the user's approval and %s. An operator can allow "
+		    "it ahead: start the server with %s. Asked: %s",
+		    c->def->name, c->in_task ? "a call run as a task cannot "
+		    "ask (call it without background)" : "this client cannot "
+		    "ask (it declared no elicitation capability)", flags, why);
+		return;
+	}
+	if (c->modern) {
+		if (!modern_answer(c, &need, wait_ms, out, &ans))
+			return;
+	} else
+		ans = ask_on_stream(c, &need, wait_ms);
+	audit_line(c, &need, answer_names[ans]);
+	log_info("approval of %s: %s", c->def->name, answer_names[ans]);
+	if (ans == ANS_ONCE || ans == ANS_SESSION)
+		grant_all(c, &full, &need, ans, out);
+	else
+		answer_no(c, &need, ans, wait_ms, out);
+}
+
+void
+approval_out_fini(struct approval_out *out)
+{
+	json_object_put(out->approvals);
+	out->approvals = NULL;
+	json_object_put(out->result);
+	out->result = NULL;
+}
+
+int
+approval_decorate(struct json_object *result, const struct approval_out *out)
+{
+	struct json_object *sc, *content, *t;
+	char line[2048];
+	size_t i, w;
+	int n;
+
+	if (out->approvals == NULL)
+		return 0;
+	if (json_object_object_get_ex(result, "structuredContent", &sc) &&
+	    jb_add(sc, "approvals", json_object_get(out->approvals)) != 0)
+		return -1;
+	if (!json_object_object_get_ex(result, "content", &content) ||
+	    !json_object_is_type(content, json_type_array))
+		return 0;
+	n = snprintf(line, sizeof(line), "Ran with the user's approval:");
+	w = n > 0 ? (size_t)n : 0;
+	for (i = 0; i < json_object_array_length(out->approvals) &&
+	    w < sizeof(line); i++) {
+		struct json_object *e = json_object_array_get_idx(
+		    out->approvals, i);
+
+		n = snprintf(line + w, sizeof(line) - w, "%s %s %s (%s)",
+		    i > 0 ? ";" : "", jstr(e, "kind"), jstr(e, "value"),
+		    strcmp(jstr(e, "granted"), "session") == 0 ?
+		    "for this session" : "this call only");
+		w += n > 0 ? (size_t)n : 0;
+	}
+	t = json_object_new_object();
+	if ((t = jb_built(t, jb_add(t, "type", json_object_new_string(
+	    "text")) || jb_add(t, "text", json_object_new_string(line)))) ==
+	    NULL)
+		return -1;
+	return jb_push(content, t);
+}

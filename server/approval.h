@@ -1,0 +1,103 @@
+/*
+ * Approvals, the protocol's half (issue 23): a tools/call that asks for
+ * more than the policy gives, inside the operator's ceiling (tools/
+ * approve.h decides what that is), runs only once the user said yes:
+ *
+ *   2025-11-25  an elicitation/create form on the call's own stream, to a
+ *               client that declared elicitation; the call waits for the
+ *               answer (limits.ask_wait_ms).
+ *   2026-07-28  an input_required result carrying the same form and a
+ *               requestState; the retried call's inputResponses answer it.
+ *               The state is the client's to hold and so an attacker's to
+ *               forge: it is MACed with a key of this server run and names
+ *               the principal, the tool, a digest of the exact arguments,
+ *               what was asked and an expiry; each is used once.
+ *
+ * No answer, a decline, a cancel, a timeout, a malformed answer: no. A
+ * client that cannot ask gets a refusal naming the flag an operator would
+ * set ahead. Grants "for this session" last the MCP session (2025-11-25)
+ * or limits.grant_ttl_ms for the principal (2026-07-28); they never cross
+ * owners and never cover more than was asked.
+ */
+#ifndef APPROVAL_H
+#define APPROVAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <json-c/json.h>
+
+#include "approve.h"
+#include "mcp_err.h"
+
+struct audit;
+struct inflight;
+struct msg_sink;
+struct rpc_msg;
+struct session;
+struct tool_def;
+struct tool_env;
+
+/* Every grant the server holds, all owners together: each is a host or a
+ * deadline one user allowed; a table, not a database. */
+#define APPROVAL_MAX_GRANTS		256
+/* Of them, one owner's (an MCP session, a principal): more than the
+ * ceiling has names, so only a ceiling of wildcards reaches it; past it a
+ * "for this session" answer covers its call alone. */
+#define APPROVAL_GRANTS_PER_OWNER	32
+/* requestStates answered and not yet expired, remembered so that none is
+ * used twice: one per approval a user answered within ask_wait_ms. Past
+ * it a retried call is refused until the oldest expire. */
+#define APPROVAL_MAX_USED		1024
+/* The longest requestState read: a payload of 16 hosts, base64. */
+#define APPROVAL_MAX_STATE		8192
+
+struct approvals;
+
+/* NULL when no key can be drawn (getrandom) or no memory. */
+struct approvals *approvals_new(void);
+void approvals_free(struct approvals *ap);
+/* An MCP session ended: its grants go (owner: session_owner_key). */
+void approvals_forget(struct approvals *ap, const char *owner);
+
+/* What the approval stage of one tools/call needs; all borrowed. */
+struct approval_call {
+	struct approvals *ap;		/* NULL: this server cannot ask */
+	const struct tool_env *env;
+	struct audit *audit;		/* NULL: no audit log */
+	struct session *sess;
+	struct inflight *fl;
+	const struct msg_sink *sink;	/* the call's stream */
+	const struct rpc_msg *msg;
+	bool modern;
+	bool in_task;			/* a task's run: nothing to ask on */
+	const char *owner;		/* session_owner_key() */
+	const struct tool_def *def;
+	const struct json_object *args;	/* validated */
+	uint32_t plain_max_ms;		/* the call's deadline without asking */
+};
+
+/* The stage's outcome: run (with granted), or answer instead. */
+struct approval_out {
+	struct tool_ask granted;	/* beyond the policy; empty: nothing */
+	struct json_object *approvals;	/* owned: structuredContent.approvals,
+					 * or NULL */
+	struct json_object *result;	/* owned: answer with this (a refusal,
+					 * input_required), or NULL: run */
+	enum mcp_err err;		/* != MCP_OK: a protocol error */
+	char errmsg[256];
+	char reason[128];		/* the audit's, when result refuses */
+};
+
+void approval_check(const struct approval_call *c, struct approval_out *out);
+void approval_out_fini(struct approval_out *out);
+
+/*
+ * A ran call's result with what it was granted: structuredContent's
+ * approvals and one text line. 0, or -1 (no memory).
+ */
+int approval_decorate(struct json_object *result,
+    const struct approval_out *out);
+
+#endif
