@@ -13,7 +13,7 @@
 
 #include "approval.h"
 #include "audit.h"
-#include "dispatch.h"
+#include "jsonrpc.h"
 #include "json_build.h"
 #include "log.h"
 #include "render.h"
@@ -330,7 +330,7 @@ ask_on_stream(const struct approval_call *c, const struct tool_ask *ask,
 	if (text == NULL)
 		return ANS_MALFORMED;
 	session_ask_open(c->sess, &a);
-	if (session_send(c->sess, c->fl, c->sink->send, c->sink->arg, text,
+	if (session_send(c->sess, c->fl, c->send, c->send_arg, text,
 	    len) < 0) {
 		free(text);
 		session_ask_close(c->sess, &a);
@@ -1053,9 +1053,7 @@ approval_check(const struct approval_call *c, struct approval_out *out)
 	}
 	flags_for(&need, flags, sizeof(flags));
 	question(c, &need, why, sizeof(why));
-	if (c->ap == NULL || c->in_task ||
-	    !(c->modern ? dispatch_client_declares(c->msg, "elicitation") :
-	    session_client_elicits(c->sess))) {
+	if (c->ap == NULL || c->in_task || !c->client_elicits) {
 		audit_line(c, &need, "no-client");
 		refuse(out, "approval: client cannot ask", "%s was not run: it "
 		    "needs the user's approval and %s. An operator can allow "

@@ -33,7 +33,6 @@
 
 struct audit;
 struct inflight;
-struct msg_sink;
 struct rpc_msg;
 struct session;
 struct tool_def;
@@ -68,9 +67,12 @@ struct approval_call {
 	struct audit *audit;		/* NULL: no audit log */
 	struct session *sess;
 	struct inflight *fl;
-	const struct msg_sink *sink;	/* the call's stream */
+	/* the call's stream (dispatch.h's msg_sink) */
+	int (*send)(void *arg, const char *msg, size_t len);
+	void *send_arg;
 	const struct rpc_msg *msg;
 	bool modern;
+	bool client_elicits;		/* declared elicitation (form mode) */
 	bool in_task;			/* a task's run: nothing to ask on */
 	const char *owner;		/* session_owner_key() */
 	const struct tool_def *def;

@@ -799,9 +799,12 @@ call_approve(struct req *r, const struct tool_entry *tool,
 	ac.audit = r->srv->audit;
 	ac.sess = r->sess;
 	ac.fl = r->fl;
-	ac.sink = r->sink;
+	ac.send = r->sink->send;
+	ac.send_arg = r->sink->arg;
 	ac.msg = r->msg;
 	ac.modern = r->era == ERA_MODERN;
+	ac.client_elicits = ac.modern ? dispatch_client_declares(r->msg,
+	    "elicitation") : session_client_elicits(r->sess);
 	ac.in_task = r->task != NULL;
 	ac.owner = owner;
 	ac.def = tool->def;

@@ -132,6 +132,8 @@ tool_ask_assess(const struct tool_env *env, const struct tool_def *def,
 	enum tool_ask_rc rc = TOOL_ASK_NONE;
 
 	memset(ask, 0, sizeof(*ask));
+	if (plain_max_ms == 0)
+		plain_max_ms = p->limits.max_timeout_ms;
 	ask->plain_max_ms = plain_max_ms;
 	if (!def->may_ask)
 		return TOOL_ASK_NONE;

@@ -48,8 +48,8 @@ enum tool_ask_rc {
 /*
  * What the call of def with args (validated) asks beyond the policy;
  * plain_max_ms is the longest deadline it has without asking (the
- * policy's max_timeout_ms, a task's task_timeout_ms). why gets a sentence
- * for the model on TOOL_ASK_REFUSED.
+ * policy's max_timeout_ms when 0, a task's task_timeout_ms). why gets a
+ * sentence for the model on TOOL_ASK_REFUSED.
  */
 enum tool_ask_rc tool_ask_assess(const struct tool_env *env,
     const struct tool_def *def, const struct json_object *args,

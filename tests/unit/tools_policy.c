@@ -262,7 +262,8 @@ START_TEST(config_value_errors_name_line_and_key)
 	    "ssh or any)");
 	expect_config_error("{\"network\": {\"proxy\": 1}}",
 	    ":1: network.proxy: unknown key (allowed_domains, denied_domains, "
-	    "resolve, tunnels, max_connections, max_bytes, idle_timeout_ms)");
+	    "resolve, tunnels, max_connections, max_bytes, idle_timeout_ms, "
+	    "ask_domains, ask_network)");
 	expect_config_error("{\n\"env\": {\"LD_PRELOAD\": \"x.so\"}}",
 	    ":2: env.LD_PRELOAD: 'LD_PRELOAD' may not be set for sandboxed "
 	    "tools");
@@ -404,7 +405,9 @@ START_TEST(every_flag_in_the_table_is_understood)
 		else if (strcmp(policy_flags[i].name, "warm-python") == 0 ||
 		    strcmp(policy_flags[i].name, "pool-size") == 0)
 			v = "3";
-		else if (strncmp(policy_flags[i].name, "session-", 8) == 0)
+		else if (strncmp(policy_flags[i].name, "session-", 8) == 0 ||
+		    strcmp(policy_flags[i].name, "ask-wait-ms") == 0 ||
+		    strcmp(policy_flags[i].name, "grant-ttl-ms") == 0)
 			v = "2000";
 		else if (strstr(policy_flags[i].name, "sessions") != NULL)
 			v = "3";
