@@ -313,11 +313,13 @@ ask_on_stream(const struct approval_call *c, const struct tool_ask *ask,
 	    (unsigned long long)n);
 	req = json_object_new_object();
 	id = json_object_new_string(idtext);
+	/* "method" before "id": the HTTP stream tells our messages from the
+	 * response by that order (transport/http_stream.c) */
 	if ((req = jb_built(req, jb_add(req, "jsonrpc",
 	    json_object_new_string("2.0")) ||
-	    jb_add(req, "id", json_object_get(id)) ||
 	    jb_add(req, "method", json_object_new_string(
 	    "elicitation/create")) ||
+	    jb_add(req, "id", json_object_get(id)) ||
 	    jb_add(req, "params", form_params(c, ask)))) == NULL ||
 	    jsonrpc_id_key(id, a.key, sizeof(a.key)) != 0) {
 		json_object_put(id);

@@ -31,9 +31,9 @@ struct http_msgq {
 };
 
 /*
- * Whether a message dispatch sent is a notification (progress, log) and
- * not the response: jsonrpc.c writes "jsonrpc" first, then "method" for a
- * notification and "id" for a response.
+ * Whether a message dispatch sent is a notification (progress, log) or a
+ * request of ours (approval.c's elicitation/create), not the response:
+ * both write "jsonrpc" first, then "method"; a response has "id" next.
  */
 static bool
 is_notification(const char *msg, size_t len)
