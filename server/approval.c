@@ -1061,7 +1061,8 @@ approval_check(const struct approval_call *c, struct approval_out *out)
 		    "needs the user's approval and %s. An operator can allow "
 		    "it ahead: start the server with %s. Asked: %s",
 		    c->def->name, c->in_task ? "a call run as a task cannot "
-		    "ask (call it without background)" : "this client cannot "
+		    "ask (call it without background; in 2026-07-28, with a "
+		    "timeout_ms under the server's task threshold)" : "this client cannot "
 		    "ask (it declared no elicitation capability)", flags, why);
 		return;
 	}
