@@ -12,11 +12,11 @@
 #include <time.h>
 
 #include "approval.h"
+#include "approval_state.h"
 #include "audit.h"
 #include "jsonrpc.h"
 #include "json_build.h"
 #include "log.h"
-#include "render.h"
 #include "session.h"
 #include "sha256.h"
 #include "tool.h"
@@ -24,8 +24,7 @@
 /* The key of inputRequests / inputResponses, and of our request ids. */
 #define ASK_KEY		"approval"
 #define ASK_ID_PREFIX	"mcp-sandbox-approval-"
-#define NONCE_LEN	16
-#define STATE_VERSION	1
+#define NONCE_LEN	APPROVAL_NONCE_LEN
 
 struct grant {
 	char owner[SESSION_OWNER_KEY];
@@ -357,345 +356,29 @@ ask_on_stream(const struct approval_call *c, const struct tool_ask *ask,
 	return ans;
 }
 
-/* ---- 2026-07-28: the signed requestState ---- */
-
-static void
-hmac_sha256(const uint8_t key[SHA256_LEN], const void *msg, size_t len,
-    uint8_t out[SHA256_LEN])
-{
-	uint8_t pad[64], inner[SHA256_LEN], *buf;
-	size_t i;
-
-	if ((buf = malloc(64 + (len > SHA256_LEN ? len : SHA256_LEN))) ==
-	    NULL) {
-		memset(out, 0, SHA256_LEN);	/* matches no MAC we made */
-		return;
-	}
-	memset(pad, 0, sizeof(pad));
-	memcpy(pad, key, SHA256_LEN);
-	for (i = 0; i < 64; i++)
-		buf[i] = pad[i] ^ 0x36;
-	memcpy(buf + 64, msg, len);
-	sha256(buf, 64 + len, inner);
-	for (i = 0; i < 64; i++)
-		buf[i] = pad[i] ^ 0x5c;
-	memcpy(buf + 64, inner, SHA256_LEN);
-	sha256(buf, 64 + SHA256_LEN, out);
-	explicit_bzero(pad, sizeof(pad));
-	explicit_bzero(buf, 64);
-	free(buf);
-}
-
-/* A growing string for the canonical form of the arguments. */
-struct canon {
-	char *buf;
-	size_t len, cap;
-	bool failed;
-};
-
-static void
-canon_put(struct canon *c, const char *s, size_t n)
-{
-	char *nb;
-
-	if (c->failed)
-		return;
-	if (c->len + n + 1 > c->cap) {
-		size_t cap = c->cap ? c->cap : 256;
-
-		while (cap < c->len + n + 1)
-			cap *= 2;
-		if ((nb = realloc(c->buf, cap)) == NULL) {
-			c->failed = true;
-			return;
-		}
-		c->buf = nb;
-		c->cap = cap;
-	}
-	memcpy(c->buf + c->len, s, n);
-	c->len += n;
-}
-
-static int
-key_cmp(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* JSON with object members in key order: the same arguments give the same
- * digest however a client orders them. */
-static void
-canon_json(struct canon *c, struct json_object *o, int depth)
-{
-	const char *s, **keys;
-	size_t i, n;
-
-	if (depth > 32) {
-		c->failed = true;
-		return;
-	}
-	if (json_object_is_type(o, json_type_object)) {
-		n = (size_t)json_object_object_length(o);
-		if ((keys = calloc(n + 1, sizeof(*keys))) == NULL) {
-			c->failed = true;
-			return;
-		}
-		i = 0;
-		json_object_object_foreach(o, k, v) {
-			(void)v;
-			keys[i++] = k;
-		}
-		qsort(keys, n, sizeof(*keys), key_cmp);
-		canon_put(c, "{", 1);
-		for (i = 0; i < n; i++) {
-			struct json_object *ks = json_object_new_string(keys[i]);
-
-			if (i > 0)
-				canon_put(c, ",", 1);
-			s = json_object_to_json_string_ext(ks,
-			    JSON_C_TO_STRING_PLAIN);
-			canon_put(c, s, strlen(s));
-			json_object_put(ks);
-			canon_put(c, ":", 1);
-			canon_json(c, json_object_object_get(o, keys[i]),
-			    depth + 1);
-		}
-		canon_put(c, "}", 1);
-		free(keys);
-		return;
-	}
-	if (json_object_is_type(o, json_type_array)) {
-		n = json_object_array_length(o);
-		canon_put(c, "[", 1);
-		for (i = 0; i < n; i++) {
-			if (i > 0)
-				canon_put(c, ",", 1);
-			canon_json(c, json_object_array_get_idx(o, i),
-			    depth + 1);
-		}
-		canon_put(c, "]", 1);
-		return;
-	}
-	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
-	canon_put(c, s, strlen(s));
-}
-
-/* The hex digest of the canonical arguments; -1 on allocation failure. */
-static int
-args_digest(const struct json_object *args, char hex[2 * SHA256_LEN + 1])
-{
-	struct canon c = { NULL, 0, 0, false };
-	uint8_t d[SHA256_LEN];
-	size_t i;
-
-	canon_json(&c, (struct json_object *)args, 0);
-	if (c.failed) {
-		free(c.buf);
-		return -1;
-	}
-	sha256(c.buf, c.len, d);
-	free(c.buf);
-	for (i = 0; i < SHA256_LEN; i++)
-		(void)snprintf(hex + 2 * i, 3, "%02x", d[i]);
-	return 0;
-}
-
-/* base64url without padding, from render's base64. Owned. */
-static char *
-b64url(const void *data, size_t len)
-{
-	char *s = render_base64(data, len), *p;
-
-	if (s == NULL)
-		return NULL;
-	for (p = s; *p != '\0'; p++) {
-		if (*p == '+')
-			*p = '-';
-		else if (*p == '/')
-			*p = '_';
-		else if (*p == '=') {
-			*p = '\0';
-			break;
-		}
-	}
-	return s;
-}
-
-static void *
-b64url_decode(const char *s, size_t len, size_t *ret_len)
-{
-	char *t;
-	void *out;
-	size_t i;
-
-	if ((t = malloc(len + 1)) == NULL)
-		return NULL;
-	for (i = 0; i < len; i++) {
-		if (s[i] == '+' || s[i] == '/' || s[i] == '=') {
-			free(t);
-			return NULL;	/* one spelling only */
-		}
-		t[i] = s[i] == '-' ? '+' : s[i] == '_' ? '/' : s[i];
-	}
-	t[len] = '\0';
-	out = render_base64_decode(t, len, ret_len);
-	free(t);
-	return out;
-}
-
-/* The payload of a state for ask, signed: "PAYLOAD.MAC". Owned. */
-static char *
-state_make(const struct approval_call *c, const struct tool_ask *ask,
-    uint32_t wait_ms)
-{
-	struct json_object *o, *d;
-	uint8_t nonce[NONCE_LEN], mac[SHA256_LEN];
-	char nhex[2 * NONCE_LEN + 1], ahex[2 * SHA256_LEN + 1];
-	char *p64 = NULL, *m64 = NULL, *out = NULL;
-	const char *text;
-	size_t i, len;
-
-	if (getrandom(nonce, sizeof(nonce), 0) != (ssize_t)sizeof(nonce) ||
-	    args_digest(c->args, ahex) != 0)
-		return NULL;
-	for (i = 0; i < NONCE_LEN; i++)
-		(void)snprintf(nhex + 2 * i, 3, "%02x", nonce[i]);
-	d = json_object_new_array();
-	for (i = 0; d != NULL && i < ask->ndomains; i++)
-		if (jb_push(d, json_object_new_string(ask->domains[i])) != 0) {
-			json_object_put(d);
-			d = NULL;
-		}
-	o = json_object_new_object();
-	if ((o = jb_built(o, jb_add(o, "d", d) ||
-	    jb_add(o, "v", json_object_new_int(STATE_VERSION)) ||
-	    jb_add(o, "n", json_object_new_string(nhex)) ||
-	    jb_add(o, "e", json_object_new_int64((int64_t)(now_ms() +
-	    wait_ms))) ||
-	    jb_add(o, "o", json_object_new_string(c->owner)) ||
-	    jb_add(o, "t", json_object_new_string(c->def->name)) ||
-	    jb_add(o, "a", json_object_new_string(ahex)) ||
-	    jb_add(o, "to", json_object_new_int64(ask->timeout_ms)) ||
-	    jb_add(o, "net", json_object_new_boolean(ask->network)))) == NULL)
-		return NULL;
-	text = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN,
-	    &len);
-	hmac_sha256(c->ap->key, text, len, mac);
-	if ((p64 = b64url(text, len)) != NULL &&
-	    (m64 = b64url(mac, sizeof(mac))) != NULL &&
-	    (out = malloc(strlen(p64) + strlen(m64) + 2)) != NULL)
-		(void)sprintf(out, "%s.%s", p64, m64);
-	free(p64);
-	free(m64);
-	json_object_put(o);
-	return out;
-}
-
-static const char *
-jstr(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-
-	return json_object_object_get_ex(o, key, &v) &&
-	    json_object_is_type(v, json_type_string) ?
-	    json_object_get_string(v) : NULL;
-}
-
-/* Constant time: a MAC compared byte by byte leaks where it differs. */
-static bool
-mac_equal(const uint8_t *a, const uint8_t *b, size_t n)
-{
-	uint8_t d = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		d |= a[i] ^ b[i];
-	return d == 0;
-}
-
-static int
-hex_nonce(const char *s, uint8_t out[NONCE_LEN])
-{
-	size_t i;
-	unsigned v;
-
-	if (s == NULL || strlen(s) != 2 * NONCE_LEN)
-		return -1;
-	for (i = 0; i < NONCE_LEN; i++) {
-		if (sscanf(s + 2 * i, "%2x", &v) != 1)
-			return -1;
-		out[i] = (uint8_t)v;
-	}
-	return 0;
-}
+/* ---- 2026-07-28: the signed requestState (approval_state.c) ---- */
 
 /*
  * Checks state against this call; on success *asked is what it asked
- * (and its nonce is spent when spend). NULL, or why it is refused.
+ * (and its nonce is spent when spend: no state serves twice). NULL, or
+ * why it is refused.
  */
 static const char *
 state_check(const struct approval_call *c, const char *state,
     struct tool_ask *asked, bool spend)
 {
-	const char *dot, *why = NULL, *s;
-	uint8_t *payload = NULL, *mac = NULL, want[SHA256_LEN];
-	uint8_t nonce[NONCE_LEN];
-	struct json_object *o = NULL, *d, *v;
-	char ahex[2 * SHA256_LEN + 1];
-	size_t plen, mlen, i, n;
+	struct approval_state st;
+	const char *why;
 	uint64_t now = now_ms();
+	size_t i;
 
-	if (strlen(state) > APPROVAL_MAX_STATE ||
-	    (dot = strchr(state, '.')) == NULL)
-		return "it is not one this server issued";
-	if ((payload = b64url_decode(state, (size_t)(dot - state), &plen)) ==
-	    NULL || (mac = b64url_decode(dot + 1, strlen(dot + 1), &mlen)) ==
-	    NULL || mlen != SHA256_LEN) {
-		why = "it is not one this server issued";
-		goto out;
-	}
-	hmac_sha256(c->ap->key, payload, plen, want);
-	if (!mac_equal(want, mac, SHA256_LEN)) {
-		why = "its signature does not match (altered, or from another "
-		    "server run)";
-		goto out;
-	}
-	o = json_tokener_parse((const char *)payload);
-	(void)memset(asked, 0, sizeof(*asked));
-	if (o == NULL || !json_object_object_get_ex(o, "e", &v) ||
-	    hex_nonce(jstr(o, "n"), nonce) != 0 ||
-	    !json_object_object_get_ex(o, "d", &d) ||
-	    !json_object_is_type(d, json_type_array)) {
-		why = "it is not one this server issued";
-		goto out;
-	}
-	if ((uint64_t)json_object_get_int64(v) <= now) {
-		why = "it expired (limits.ask_wait_ms): call again without it";
-		goto out;
-	}
-	if ((s = jstr(o, "o")) == NULL || strcmp(s, c->owner) != 0) {
-		why = "it was issued to another principal";
-		goto out;
-	}
-	if ((s = jstr(o, "t")) == NULL || strcmp(s, c->def->name) != 0 ||
-	    args_digest(c->args, ahex) != 0 || (s = jstr(o, "a")) == NULL ||
-	    strcmp(s, ahex) != 0) {
-		why = "it was issued for another tool or other arguments: "
-		    "retry with the exact arguments of the call that was asked";
-		goto out;
-	}
-	n = json_object_array_length(d);
-	for (i = 0; i < n && i < TOOL_MAX_ASK_DOMAINS; i++)
-		(void)snprintf(asked->domains[asked->ndomains++],
-		    TOOL_ASK_HOST_LEN, "%s", json_object_get_string(
-		    json_object_array_get_idx(d, i)));
-	if (json_object_object_get_ex(o, "to", &v))
-		asked->timeout_ms = (uint32_t)json_object_get_int64(v);
-	asked->network = json_object_object_get_ex(o, "net", &v) &&
-	    json_object_get_boolean(v);
+	if ((why = approval_state_open(c->ap->key, state, c->owner,
+	    c->def->name, c->args, now, &st)) != NULL)
+		return why;
+	*asked = st.asked;
 	(void)pthread_mutex_lock(&c->ap->lock);
 	for (i = 0; i < c->ap->nused; i++)
-		if (memcmp(c->ap->used[i].nonce, nonce, NONCE_LEN) == 0)
+		if (memcmp(c->ap->used[i].nonce, st.nonce, NONCE_LEN) == 0)
 			break;
 	if (i < c->ap->nused)
 		why = "it was used already: each answer covers one call";
@@ -709,19 +392,23 @@ state_check(const struct approval_call *c, const char *state,
 			why = "too many approvals were answered lately; call "
 			    "again in a moment";
 		else {
-			memcpy(c->ap->used[c->ap->nused].nonce, nonce,
+			memcpy(c->ap->used[c->ap->nused].nonce, st.nonce,
 			    NONCE_LEN);
-			json_object_object_get_ex(o, "e", &v);
-			c->ap->used[c->ap->nused++].expires_ms =
-			    (uint64_t)json_object_get_int64(v);
+			c->ap->used[c->ap->nused++].expires_ms = st.expires_ms;
 		}
 	}
 	(void)pthread_mutex_unlock(&c->ap->lock);
- out:
-	json_object_put(o);
-	free(payload);
-	free(mac);
 	return why;
+}
+
+static const char *
+jstr(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) &&
+	    json_object_is_type(v, json_type_string) ?
+	    json_object_get_string(v) : NULL;
 }
 
 /* Whether what the call asks now is all inside what the state asked. */
@@ -748,7 +435,8 @@ input_required(const struct approval_call *c, const struct tool_ask *ask,
 	struct json_object *res, *reqs, *one;
 	char *state;
 
-	if ((state = state_make(c, ask, wait_ms)) == NULL)
+	if ((state = approval_state_make(c->ap->key, c->owner, c->def->name,
+	    c->args, ask, now_ms() + wait_ms)) == NULL)
 		return NULL;
 	one = json_object_new_object();
 	one = jb_built(one, jb_add(one, "method",

@@ -49,8 +49,6 @@ struct tool_env;
  * used twice: one per approval a user answered within ask_wait_ms. Past
  * it a retried call is refused until the oldest expire. */
 #define APPROVAL_MAX_USED		1024
-/* The longest requestState read: a payload of 16 hosts, base64. */
-#define APPROVAL_MAX_STATE		8192
 
 struct approvals;
 
