@@ -100,6 +100,21 @@ approvals_free(struct approvals *ap)
 	free(ap);
 }
 
+char *
+approvals_seal(struct approvals *ap, const char *text)
+{
+	return ap == NULL ? NULL : approval_seal(ap->key, text, strlen(text));
+}
+
+int
+approvals_unseal(struct approvals *ap, const char *sealed, char **text)
+{
+	size_t len;
+
+	*text = NULL;
+	return ap == NULL ? -1 : approval_unseal(ap->key, sealed, text, &len);
+}
+
 /* Drops grants that expired, or (owner != NULL) all of owner's. Locked. */
 static void
 grants_sweep(struct approvals *ap, const char *owner, uint64_t now)

@@ -55,6 +55,10 @@ struct approvals;
 /* NULL when no key can be drawn (getrandom) or no memory. */
 struct approvals *approvals_new(void);
 void approvals_free(struct approvals *ap);
+/* A text sealed with the run's key, and opened (approval_state.h's
+ * approval_seal, approval_unseal): the fixtures' requestStates. */
+char *approvals_seal(struct approvals *ap, const char *text);
+int approvals_unseal(struct approvals *ap, const char *sealed, char **text);
 /* An MCP session ended: its grants go (owner: session_owner_key). */
 void approvals_forget(struct approvals *ap, const char *owner);
 

@@ -244,14 +244,65 @@ hex_nonce(const char *s, uint8_t out[APPROVAL_NONCE_LEN])
 
 
 char *
+approval_seal(const uint8_t key[SHA256_LEN], const void *text, size_t len)
+{
+	uint8_t mac[SHA256_LEN];
+	char *p64 = NULL, *m64 = NULL, *out = NULL;
+
+	approval_hmac(key, text, len, mac);
+	if ((p64 = b64url(text, len)) != NULL &&
+	    (m64 = b64url(mac, sizeof(mac))) != NULL &&
+	    (out = malloc(strlen(p64) + strlen(m64) + 2)) != NULL)
+		(void)sprintf(out, "%s.%s", p64, m64);
+	free(p64);
+	free(m64);
+	return out;
+}
+
+int
+approval_unseal(const uint8_t key[SHA256_LEN], const char *sealed,
+    char **ret, size_t *ret_len)
+{
+	const char *dot;
+	uint8_t *payload = NULL, *mac = NULL, want[SHA256_LEN];
+	size_t plen, mlen;
+	int rc = -1;
+
+	*ret = NULL;
+	if (strlen(sealed) > APPROVAL_MAX_STATE ||
+	    (dot = strchr(sealed, '.')) == NULL)
+		return -1;
+	if ((payload = b64url_decode(sealed, (size_t)(dot - sealed),
+	    &plen)) == NULL || (mac = b64url_decode(dot + 1, strlen(dot + 1),
+	    &mlen)) == NULL || mlen != SHA256_LEN)
+		goto out;
+	approval_hmac(key, payload, plen, want);
+	rc = -2;
+	if (!mac_equal(want, mac, SHA256_LEN))
+		goto out;
+	if ((*ret = malloc(plen + 1)) == NULL) {
+		rc = -1;
+		goto out;
+	}
+	memcpy(*ret, payload, plen);
+	(*ret)[plen] = '\0';
+	*ret_len = plen;
+	rc = 0;
+ out:
+	free(payload);
+	free(mac);
+	return rc;
+}
+
+char *
 approval_state_make(const uint8_t key[SHA256_LEN], const char *owner,
     const char *tool, const struct json_object *args,
     const struct tool_ask *ask, uint64_t expires_ms)
 {
 	struct json_object *o, *d;
-	uint8_t nonce[APPROVAL_NONCE_LEN], mac[SHA256_LEN];
+	uint8_t nonce[APPROVAL_NONCE_LEN];
 	char nhex[2 * APPROVAL_NONCE_LEN + 1], ahex[2 * SHA256_LEN + 1];
-	char *p64 = NULL, *m64 = NULL, *out = NULL;
+	char *out;
 	const char *text;
 	size_t i, len;
 
@@ -279,13 +330,7 @@ approval_state_make(const uint8_t key[SHA256_LEN], const char *owner,
 		return NULL;
 	text = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN,
 	    &len);
-	approval_hmac(key, text, len, mac);
-	if ((p64 = b64url(text, len)) != NULL &&
-	    (m64 = b64url(mac, sizeof(mac))) != NULL &&
-	    (out = malloc(strlen(p64) + strlen(m64) + 2)) != NULL)
-		(void)sprintf(out, "%s.%s", p64, m64);
-	free(p64);
-	free(m64);
+	out = approval_seal(key, text, len);
 	json_object_put(o);
 	return out;
 }
@@ -341,28 +386,21 @@ approval_state_open(const uint8_t key[SHA256_LEN], const char *text,
     uint64_t now_ms, struct approval_state *st)
 {
 	static const char not_ours[] = "it is not one this server issued";
-	const char *dot, *why = NULL, *s;
-	uint8_t *payload = NULL, *mac = NULL, want[SHA256_LEN];
+	const char *why = NULL, *s;
 	struct json_object *o = NULL;
-	char ahex[2 * SHA256_LEN + 1];
-	size_t plen, mlen;
+	char ahex[2 * SHA256_LEN + 1], *payload = NULL;
+	size_t plen;
 
-	if (strlen(text) > APPROVAL_MAX_STATE ||
-	    (dot = strchr(text, '.')) == NULL)
-		return not_ours;
-	if ((payload = b64url_decode(text, (size_t)(dot - text), &plen)) ==
-	    NULL || (mac = b64url_decode(dot + 1, strlen(dot + 1), &mlen)) ==
-	    NULL || mlen != SHA256_LEN) {
-		why = not_ours;
-		goto out;
-	}
-	approval_hmac(key, payload, plen, want);
-	if (!mac_equal(want, mac, SHA256_LEN)) {
-		why = "its signature does not match (altered, or from another "
+	switch (approval_unseal(key, text, &payload, &plen)) {
+	case 0:
+		break;
+	case -2:
+		return "its signature does not match (altered, or from another "
 		    "server run)";
-		goto out;
+	default:
+		return not_ours;
 	}
-	if ((o = parse_payload(payload, plen)) == NULL ||
+	if ((o = parse_payload((const uint8_t *)payload, plen)) == NULL ||
 	    read_fields(o, st) != 0) {
 		why = not_ours;
 		goto out;
@@ -379,6 +417,5 @@ approval_state_open(const uint8_t key[SHA256_LEN], const char *text,
  out:
 	json_object_put(o);
 	free(payload);
-	free(mac);
 	return why;
 }

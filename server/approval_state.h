@@ -42,6 +42,17 @@ const char *approval_state_open(const uint8_t key[SHA256_LEN],
     const struct json_object *args, uint64_t now_ms,
     struct approval_state *st);
 
+/*
+ * Any text sealed: "PAYLOAD.MAC" as above (owned; NULL: no memory); and
+ * opened: 0 with *ret the text (owned, NUL-terminated, *ret_len bytes),
+ * -2 when the MAC does not match, -1 when it is not a sealed text or no
+ * memory. The conformance fixtures' requestStates are these.
+ */
+char *approval_seal(const uint8_t key[SHA256_LEN], const void *text,
+    size_t len);
+int approval_unseal(const uint8_t key[SHA256_LEN], const char *sealed,
+    char **ret, size_t *ret_len);
+
 /* HMAC-SHA-256 (RFC 2104) of msg under a 32-byte key. */
 void approval_hmac(const uint8_t key[SHA256_LEN], const void *msg,
     size_t len, uint8_t out[SHA256_LEN]);

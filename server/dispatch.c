@@ -487,6 +487,23 @@ call_send(struct call_ctx *cc, const char *method, struct json_object *params)
 	free(text);
 }
 
+/* The fixtures' requestStates, sealed with the run's key. */
+static char *
+call_seal(void *arg, const char *text)
+{
+	struct call_ctx *cc = arg;
+
+	return approvals_seal(cc->r->srv->approvals, text);
+}
+
+static int
+call_unseal(void *arg, const char *state, char **text)
+{
+	struct call_ctx *cc = arg;
+
+	return approvals_unseal(cc->r->srv->approvals, state, text);
+}
+
 /* notifications/resources/updated of a call (resources.c) */
 static void
 call_notify(void *arg, const char *method, struct json_object *params)
@@ -636,6 +653,25 @@ call_validate(struct req *r, const struct tool_entry *tool,
 	    "for tool %s: %s", tool->def->name, verr.message), result);
 }
 
+/* 2026-07-28's multi-round-trip fields, for the fixtures that use them. */
+static void
+call_mrtr(struct req *r, struct tool_call *call)
+{
+	struct json_object *v;
+
+	if (r->msg->params != NULL && json_object_object_get_ex(r->msg->params,
+	    "inputResponses", &v) && json_object_is_type(v, json_type_object))
+		call->input_responses = v;
+	if (r->msg->params != NULL && json_object_object_get_ex(r->msg->params,
+	    "requestState", &v) && json_object_is_type(v, json_type_string))
+		call->request_state = json_object_get_string(v);
+	if (r->msg->meta != NULL && json_object_object_get_ex(r->msg->meta,
+	    META_CAPS, &v) && json_object_is_type(v, json_type_object))
+		call->client_caps = v;
+	call->seal = call_seal;
+	call->unseal = call_unseal;
+}
+
 /* 3a. What the handler gets: the workspace (none for quick tools, which
  * are pure), the callbacks, and a cancellation handle that a
  * notifications/cancelled of this request reaches from now on. */
@@ -660,6 +696,8 @@ call_prepare(struct req *r, const struct tool_entry *tool,
 	call->progress = call_progress;
 	call->log = call_log;
 	call->cb_arg = cc;
+	if (r->era == ERA_MODERN && tool->def->fixture)
+		call_mrtr(r, call);
 	if (!tool->def->quick && (call->workspace = session_workspace(r->sess,
 	    wserr, sizeof(wserr))) == NULL) {
 		log_err("workspace: %s", wserr);
@@ -693,6 +731,9 @@ call_handler(struct req *r, const struct tool_entry *tool,
 	tool_call_close(call);
 	if (st == MCP_ERR_NOMEM)
 		return fail(r, st, "Internal error: out of memory");
+	if (st == MCP_ERR_INVALID_PARAMS)	/* a fixture's requestState */
+		return fail(r, st, "Invalid params: the requestState was "
+		    "altered or is not this server's");
 	if (st != MCP_OK)
 		return fail(r, st, "Internal error: tool %s failed",
 		    tool->def->name);

@@ -55,6 +55,24 @@ enum mcp_err fixture_json_schema_2020_12(const struct tool_call *call,
  */
 /* Appends the fixture resources ({uri, name, ...}) to arr; -1 when out
  * of memory. */
+/* 2026-07-28 multi-round-trip requests (fixtures_mrtr.c) */
+enum mcp_err fixture_mrtr_elicitation(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result);
+enum mcp_err fixture_mrtr_sampling(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result);
+enum mcp_err fixture_mrtr_list_roots(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result);
+enum mcp_err fixture_mrtr_request_state(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result);
+enum mcp_err fixture_mrtr_tampered_state(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result);
+enum mcp_err fixture_mrtr_multiple_inputs(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result);
+enum mcp_err fixture_mrtr_multi_round(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result);
+enum mcp_err fixture_mrtr_capabilities(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result);
+
 int fixture_resources_list(struct json_object *arr);
 /* Appends the fixture resource templates to arr; -1 when out of memory. */
 int fixture_resource_templates(struct json_object *arr);

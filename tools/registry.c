@@ -268,6 +268,101 @@ static const struct tool_def tool_defs[] = {
 		.client_capability = "elicitation",
 	},
 	{
+		.name = "test_input_required_result_elicitation",
+		.title = "Asks a name (fixture)",
+		.description = "Conformance fixture (2026-07-28): asks the client for a "
+		    "name (input_required, elicitation), then greets.",
+		.input_schema = "fixture_none.input.json",
+		.annotations = { .read_only = true, .destructive = false,
+		    .idempotent = true, .open_world = false },
+		.handler = fixture_mrtr_elicitation,
+		.fixture = true,
+		.client_capability = "elicitation",
+	},
+	{
+		.name = "test_input_required_result_sampling",
+		.title = "Asks the model (fixture)",
+		.description = "Conformance fixture (2026-07-28): asks the client to "
+		    "sample (input_required, sampling/createMessage), then "
+		    "quotes it.",
+		.input_schema = "fixture_none.input.json",
+		.annotations = { .read_only = true, .destructive = false,
+		    .idempotent = true, .open_world = false },
+		.handler = fixture_mrtr_sampling,
+		.fixture = true,
+		.client_capability = "sampling",
+	},
+	{
+		.name = "test_input_required_result_list_roots",
+		.title = "Asks for roots (fixture)",
+		.description = "Conformance fixture (2026-07-28): asks the client for "
+		    "its roots (input_required, roots/list), then lists them.",
+		.input_schema = "fixture_none.input.json",
+		.annotations = { .read_only = true, .destructive = false,
+		    .idempotent = true, .open_world = false },
+		.handler = fixture_mrtr_list_roots,
+		.fixture = true,
+		.client_capability = "roots",
+	},
+	{
+		.name = "test_input_required_result_request_state",
+		.title = "Keeps a state (fixture)",
+		.description = "Conformance fixture (2026-07-28): asks a confirmation "
+		    "with a sealed requestState, then says state-ok.",
+		.input_schema = "fixture_none.input.json",
+		.annotations = { .read_only = true, .destructive = false,
+		    .idempotent = true, .open_world = false },
+		.handler = fixture_mrtr_request_state,
+		.fixture = true,
+		.client_capability = "elicitation",
+	},
+	{
+		.name = "test_input_required_result_tampered_state",
+		.title = "Refuses a tampered state (fixture)",
+		.description = "Conformance fixture (2026-07-28): asks a confirmation "
+		    "with a sealed requestState; an altered one is a -32602.",
+		.input_schema = "fixture_none.input.json",
+		.annotations = { .read_only = true, .destructive = false,
+		    .idempotent = true, .open_world = false },
+		.handler = fixture_mrtr_tampered_state,
+		.fixture = true,
+		.client_capability = "elicitation",
+	},
+	{
+		.name = "test_input_required_result_multiple_inputs",
+		.title = "Asks three things (fixture)",
+		.description = "Conformance fixture (2026-07-28): asks an elicitation, a "
+		    "sampling and the roots at once, with a requestState.",
+		.input_schema = "fixture_none.input.json",
+		.annotations = { .read_only = true, .destructive = false,
+		    .idempotent = true, .open_world = false },
+		.handler = fixture_mrtr_multiple_inputs,
+		.fixture = true,
+	},
+	{
+		.name = "test_input_required_result_multi_round",
+		.title = "Asks twice (fixture)",
+		.description = "Conformance fixture (2026-07-28): asks a name, then a "
+		    "color, each round with its own requestState.",
+		.input_schema = "fixture_none.input.json",
+		.annotations = { .read_only = true, .destructive = false,
+		    .idempotent = true, .open_world = false },
+		.handler = fixture_mrtr_multi_round,
+		.fixture = true,
+		.client_capability = "elicitation",
+	},
+	{
+		.name = "test_input_required_result_capabilities",
+		.title = "Asks what it may (fixture)",
+		.description = "Conformance fixture (2026-07-28): asks only with the "
+		    "capabilities the request declares.",
+		.input_schema = "fixture_none.input.json",
+		.annotations = { .read_only = true, .destructive = false,
+		    .idempotent = true, .open_world = false },
+		.handler = fixture_mrtr_capabilities,
+		.fixture = true,
+	},
+	{
 		.name = "test_header_param",
 		.title = "Mirrored header (fixture)",
 		.description = "Conformance fixture: its \"region\" argument "

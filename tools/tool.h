@@ -139,6 +139,19 @@ struct tool_call {
 	 * hosts for its proxy; its longer deadline is max_timeout_ms), or
 	 * NULL */
 	const struct tool_ask *granted;
+	/*
+	 * 2026-07-28 multi-round-trip requests (the conformance fixtures
+	 * only): the retried request's inputResponses (an object) and
+	 * requestState, and the client's declared capabilities, or NULL;
+	 * seal() signs a state with the server run's key (owned, NULL: no
+	 * memory), unseal() opens one: 0 with *text (owned), -2 when it was
+	 * altered, -1 when it is not one.
+	 */
+	const struct json_object *input_responses;
+	const char *request_state;
+	const struct json_object *client_caps;
+	char *(*seal)(void *arg, const char *text);
+	int (*unseal)(void *arg, const char *state, char **text);
 	/* notifications/progress: progress must grow; total <= 0 means unknown */
 	void (*progress)(void *arg, double progress, double total,
 	    const char *message);
