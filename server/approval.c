@@ -307,19 +307,20 @@ parse_result(struct json_object *res)
 
 /* ---- 2025-11-25: elicitation/create on the call's stream ---- */
 
-static enum answer
-ask_on_stream(const struct approval_call *c, const struct tool_ask *ask,
-    uint32_t wait_ms)
+int
+approval_client_request(const struct approval_call *c, const char *method,
+    struct json_object *params, uint32_t wait_ms, struct json_object **result)
 {
 	struct json_object *req, *id, *resp, *v;
 	struct session_ask a;
 	struct timespec dl;
-	enum answer ans;
 	char idtext[64];
 	char *text;
 	size_t len;
 	uint64_t n;
+	int rc;
 
+	*result = NULL;
 	(void)pthread_mutex_lock(&c->ap->lock);
 	n = ++c->ap->next_id;
 	(void)pthread_mutex_unlock(&c->ap->lock);
@@ -331,26 +332,25 @@ ask_on_stream(const struct approval_call *c, const struct tool_ask *ask,
 	 * response by that order (transport/http_stream.c) */
 	if ((req = jb_built(req, jb_add(req, "jsonrpc",
 	    json_object_new_string("2.0")) ||
-	    jb_add(req, "method", json_object_new_string(
-	    "elicitation/create")) ||
+	    jb_add(req, "method", json_object_new_string(method)) ||
 	    jb_add(req, "id", json_object_get(id)) ||
-	    jb_add(req, "params", form_params(c, ask)))) == NULL ||
+	    jb_add(req, "params", params))) == NULL ||
 	    jsonrpc_id_key(id, a.key, sizeof(a.key)) != 0) {
 		json_object_put(id);
 		json_object_put(req);
-		return ANS_MALFORMED;
+		return APPROVAL_REQ_FAILED;
 	}
 	json_object_put(id);
 	text = jsonrpc_serialize(req, &len);
 	json_object_put(req);
 	if (text == NULL)
-		return ANS_MALFORMED;
+		return APPROVAL_REQ_FAILED;
 	session_ask_open(c->sess, &a);
 	if (session_send(c->sess, c->fl, c->send, c->send_arg, text,
 	    len) < 0) {
 		free(text);
 		session_ask_close(c->sess, &a);
-		return ANS_GONE;
+		return APPROVAL_REQ_GONE;
 	}
 	free(text);
 	(void)clock_gettime(CLOCK_MONOTONIC, &dl);
@@ -364,11 +364,37 @@ ask_on_stream(const struct approval_call *c, const struct tool_ask *ask,
 	session_ask_close(c->sess, &a);
 	if (resp == NULL)
 		return session_is_cancelled(c->sess, c->fl) || a.aborted ?
-		    ANS_GONE : ANS_TIMEOUT;
-	ans = json_object_object_get_ex(resp, "result", &v) ? parse_result(v) :
-	    ANS_MALFORMED;	/* an error response: no */
+		    APPROVAL_REQ_GONE : APPROVAL_REQ_TIMEOUT;
+	rc = APPROVAL_REQ_ERROR;	/* an error response */
+	if (json_object_object_get_ex(resp, "result", &v)) {
+		*result = json_object_get(v);
+		rc = APPROVAL_REQ_OK;
+	}
 	json_object_put(resp);
-	return ans;
+	return rc;
+}
+
+/* The approval form on the call's stream, and its answer. */
+static enum answer
+ask_on_stream(const struct approval_call *c, const struct tool_ask *ask,
+    uint32_t wait_ms)
+{
+	struct json_object *res;
+	enum answer ans;
+
+	switch (approval_client_request(c, "elicitation/create",
+	    form_params(c, ask), wait_ms, &res)) {
+	case APPROVAL_REQ_OK:
+		ans = parse_result(res);
+		json_object_put(res);
+		return ans;
+	case APPROVAL_REQ_GONE:
+		return ANS_GONE;
+	case APPROVAL_REQ_TIMEOUT:
+		return ANS_TIMEOUT;
+	default:
+		return ANS_MALFORMED;	/* an error response: no */
+	}
 }
 
 /* ---- 2026-07-28: the signed requestState (approval_state.c) ---- */

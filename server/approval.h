@@ -95,6 +95,22 @@ struct approval_out {
 };
 
 void approval_check(const struct approval_call *c, struct approval_out *out);
+
+/*
+ * 2025-11-25: a request of ours (method, params taken) on the call's
+ * stream, its response awaited up to wait_ms (c: ap, sess, fl and send
+ * are used). OK with *result (owned: the response's result), or why not.
+ */
+enum {
+	APPROVAL_REQ_OK,
+	APPROVAL_REQ_ERROR,	/* the client answered with an error */
+	APPROVAL_REQ_TIMEOUT,
+	APPROVAL_REQ_GONE,	/* cancelled, the client or session went */
+	APPROVAL_REQ_FAILED,	/* no memory */
+};
+int approval_client_request(const struct approval_call *c,
+    const char *method, struct json_object *params, uint32_t wait_ms,
+    struct json_object **result);
 void approval_out_fini(struct approval_out *out);
 
 /*

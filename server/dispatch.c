@@ -304,6 +304,18 @@ declares_form(struct json_object *params)
 	    json_object_object_get_ex(el, "form", NULL));
 }
 
+/* initialize's capabilities has cap (an object). */
+static bool
+declares(struct json_object *params, const char *cap)
+{
+	struct json_object *caps, *v;
+
+	return json_object_object_get_ex(params, "capabilities", &caps) &&
+	    json_object_is_type(caps, json_type_object) &&
+	    json_object_object_get_ex(caps, cap, &v) &&
+	    json_object_is_type(v, json_type_object);
+}
+
 static enum mcp_err
 m_initialize(struct req *r, struct json_object **ret)
 {
@@ -322,7 +334,8 @@ m_initialize(struct req *r, struct json_object **ret)
 			got = dispatch_legacy_versions[i];
 
 	session_set_version(r->sess, got);
-	session_set_client_elicits(r->sess, declares_form(r->msg->params));
+	session_set_client_caps(r->sess, declares_form(r->msg->params),
+	    declares(r->msg->params, "sampling"));
 
 	res = json_object_new_object();
 	*ret = jb_built(res, jb_add(res, "protocolVersion",
@@ -502,6 +515,35 @@ call_unseal(void *arg, const char *state, char **text)
 	struct call_ctx *cc = arg;
 
 	return approvals_unseal(cc->r->srv->approvals, state, text);
+}
+
+/* A fixture's own elicitation/create or sampling/createMessage, on the
+ * call's stream, to a client that declared it. */
+static int
+call_ask_client(void *arg, const char *method, struct json_object *params,
+    struct json_object **result)
+{
+	struct call_ctx *cc = arg;
+	struct approval_call ac;
+	uint32_t wait_ms, ttl_ms;
+
+	*result = NULL;
+	if (cc->r->srv->approvals == NULL || !(strcmp(method,
+	    "elicitation/create") == 0 ? session_client_elicits(cc->r->sess) :
+	    strcmp(method, "sampling/createMessage") == 0 &&
+	    session_client_samples(cc->r->sess))) {
+		json_object_put(params);
+		return -2;	/* not declared: not asked */
+	}
+	memset(&ac, 0, sizeof(ac));
+	ac.ap = cc->r->srv->approvals;
+	ac.sess = cc->r->sess;
+	ac.fl = cc->fl;
+	ac.send = cc->r->sink->send;
+	ac.send_arg = cc->r->sink->arg;
+	tool_ask_bounds(cc->r->srv->env, &wait_ms, &ttl_ms);
+	return approval_client_request(&ac, method, params, wait_ms,
+	    result) == APPROVAL_REQ_OK ? 0 : -1;
 }
 
 /* notifications/resources/updated of a call (resources.c) */
@@ -698,6 +740,8 @@ call_prepare(struct req *r, const struct tool_entry *tool,
 	call->cb_arg = cc;
 	if (r->era == ERA_MODERN && tool->def->fixture)
 		call_mrtr(r, call);
+	if (r->era == ERA_LEGACY && tool->def->asks_client && r->task == NULL)
+		call->ask_client = call_ask_client;
 	if (!tool->def->quick && (call->workspace = session_workspace(r->sess,
 	    wserr, sizeof(wserr))) == NULL) {
 		log_err("workspace: %s", wserr);
@@ -1835,10 +1879,18 @@ dispatch_is_quick(const struct server *srv, const struct rpc_msg *msg)
 }
 
 bool
-dispatch_may_notify(struct session *sess, const struct rpc_msg *msg)
+dispatch_may_notify(const struct server *srv, struct session *sess,
+    const struct rpc_msg *msg)
 {
+	const struct tool_entry *tool;
+
 	if (!dispatch_runs_long(msg))
 		return false;
+	if (msg->tool_name != NULL && (session_client_elicits(sess) ||
+	    session_client_samples(sess)) &&
+	    (tool = toolset_lookup(srv->tools, msg->tool_name)) != NULL &&
+	    tool->def->asks_client)
+		return true;	/* it sends requests of its own */
 	/* it may ask its user first (approval.c): on the call's stream */
 	if (msg->arguments != NULL && session_client_elicits(sess) &&
 	    json_object_is_type(msg->arguments, json_type_object) &&

@@ -114,8 +114,10 @@ bool dispatch_uses_workspace(const struct rpc_msg *msg);
 bool dispatch_is_quick(const struct server *srv, const struct rpc_msg *msg);
 
 /* Whether a tools/call may send notifications before its result (it asked
- * for progress or a log level is set): HTTP then answers with SSE. */
-bool dispatch_may_notify(struct session *sess, const struct rpc_msg *msg);
+ * for progress, a log level is set) or requests of ours (it may ask the
+ * user: approval.c, an eliciting fixture): HTTP then answers with SSE. */
+bool dispatch_may_notify(const struct server *srv, struct session *sess,
+    const struct rpc_msg *msg);
 
 /* The modern protocol version a message names in its _meta, or NULL. */
 const char *dispatch_modern_version(const struct rpc_msg *msg);

@@ -202,11 +202,23 @@ session_set_version(struct session *s, const char *version)
 }
 
 void
-session_set_client_elicits(struct session *s, bool v)
+session_set_client_caps(struct session *s, bool elicits, bool samples)
 {
 	(void)pthread_mutex_lock(&s->lock);
-	s->client_elicits = v;
+	s->client_elicits = elicits;
+	s->client_samples = samples;
 	(void)pthread_mutex_unlock(&s->lock);
+}
+
+bool
+session_client_samples(struct session *s)
+{
+	bool v;
+
+	(void)pthread_mutex_lock(&s->lock);
+	v = s->client_samples;
+	(void)pthread_mutex_unlock(&s->lock);
+	return v;
 }
 
 bool

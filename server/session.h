@@ -50,6 +50,7 @@ struct session {
 	bool initialized;		/* legacy: initialize answered */
 	bool client_elicits;		/* legacy: initialize declared
 					 * elicitation (form mode) */
+	bool client_samples;		/* legacy: and sampling */
 	char version[16];		/* legacy: negotiated protocol version */
 	int log_level;			/* legacy logging/setLevel; -1 = none */
 	const char *workspace;		/* borrowed from the transport, or
@@ -160,8 +161,9 @@ bool session_ask_answer(struct session *s, const char *key,
 /* Handshake era: initialize answered with version (now initialized). */
 void session_set_version(struct session *s, const char *version);
 /* Handshake era: what initialize's capabilities declared. */
-void session_set_client_elicits(struct session *s, bool v);
+void session_set_client_caps(struct session *s, bool elicits, bool samples);
 bool session_client_elicits(struct session *s);
+bool session_client_samples(struct session *s);
 bool session_initialized(struct session *s);
 /* logging/setLevel; -1 = none set */
 void session_set_log_level(struct session *s, int level);

@@ -73,6 +73,16 @@ enum mcp_err fixture_mrtr_multi_round(const struct tool_call *call,
 enum mcp_err fixture_mrtr_capabilities(const struct tool_call *call,
     const struct json_object *args, struct json_object **ret_result);
 
+/* 2025-11-25 elicitation of the tool's own (fixtures_mrtr.c) */
+enum mcp_err fixture_sampling(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result);
+enum mcp_err fixture_elicitation(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result);
+enum mcp_err fixture_elicitation_defaults(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result);
+enum mcp_err fixture_elicitation_enums(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result);
+
 int fixture_resources_list(struct json_object *arr);
 /* Appends the fixture resource templates to arr; -1 when out of memory. */
 int fixture_resource_templates(struct json_object *arr);

@@ -1,11 +1,14 @@
 /*
- * Conformance fixtures of 2026-07-28's multi-round-trip requests (SEP-2322,
- * the input-required-result-* scenarios): tools that answer with an
- * input_required result naming what they need from the client, and finish
- * once the retried call carries it. Their requestStates are sealed with the
- * server run's key (tool_call.seal); one altered is a -32602 (the handler
- * returns MCP_ERR_INVALID_PARAMS). Test-only, with --conformance-fixtures;
- * the approvals of the real tools are server/approval.c's.
+ * Conformance fixtures that ask the client. 2026-07-28's multi-round-trip
+ * requests (SEP-2322, the input-required-result-* scenarios): tools that
+ * answer with an input_required result naming what they need, and finish
+ * once the retried call carries it; their requestStates are sealed with
+ * the server run's key (tool_call.seal), one altered is a -32602 (the
+ * handler returns MCP_ERR_INVALID_PARAMS). 2025-11-25's elicitation
+ * (tools-call-elicitation, SEP-1034's defaults, SEP-1330's enums): tools
+ * that send elicitation/create on their call's stream (tool_call.ask_client; and sampling/createMessage).
+ * Test-only, with --conformance-fixtures; the approvals of the real tools
+ * are server/approval.c's.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -369,4 +372,153 @@ fixture_mrtr_capabilities(const struct tool_call *call,
 	    "capital_question", "sampling/createMessage", ask_capital)) ||
 	    (r && add_request(reqs, "client_roots", "roots/list", "{}")), NULL,
 	    ret_result);
+}
+
+/* ---- 2025-11-25: elicitation/create of the tool's own ---- */
+
+/* Sends method with p (taken): 0 with *res (owned), else *ret is the
+ * tool error that says why. */
+static int
+ask_client(const struct tool_call *call, const char *method,
+    struct json_object *p, struct json_object **res, struct json_object **ret)
+{
+	int rc = -2;
+
+	if (call->ask_client != NULL)
+		rc = call->ask_client(call->cb_arg, method, p, res);
+	else
+		json_object_put(p);
+	if (rc == 0)
+		return 0;
+	*ret = tool_result_error(rc == -2 ? "The client declared no "
+	    "capability for %s: there is no one to ask." : "%s got no "
+	    "answer.", method);
+	return -1;
+}
+
+/* Elicits params (JSON text, or the object p when text is NULL) and
+ * answers with prefix and what came back. */
+static enum mcp_err
+elicit_and_say(const struct tool_call *call, const char *text,
+    struct json_object *p, const char *prefix, struct json_object **ret)
+{
+	struct json_object *res, *v;
+	const char *action, *content;
+	char out[4096];
+	enum mcp_err rc;
+
+	if (p == NULL && (p = json_tokener_parse(text)) == NULL)
+		return MCP_ERR_NOMEM;
+	if (ask_client(call, "elicitation/create", p, &res, ret) != 0)
+		return *ret != NULL ? MCP_OK : MCP_ERR_NOMEM;
+	action = str_at(res, "action", NULL);
+	content = json_object_object_get_ex(res, "content", &v) ?
+	    json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN) : "{}";
+	(void)snprintf(out, sizeof(out), "%saction=%s, content=%s", prefix,
+	    action != NULL ? action : "?", content);
+	rc = complete(out, ret);
+	json_object_put(res);
+	return rc;
+}
+
+enum mcp_err
+fixture_elicitation(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result)
+{
+	static const char schema[] = "{\"type\":\"object\",\"properties\":"
+	    "{\"username\":{\"type\":\"string\",\"description\":"
+	    "\"User's response\"},\"email\":{\"type\":\"string\","
+	    "\"description\":\"User's email address\"}},\"required\":"
+	    "[\"username\",\"email\"]}";
+	struct json_object *msg, *p = json_object_new_object();
+
+	if (!json_object_object_get_ex((struct json_object *)args, "message",
+	    &msg) || (p = jb_built(p, jb_add(p, "message",
+	    json_object_get(msg)) || jb_add(p, "requestedSchema",
+	    json_tokener_parse(schema)))) == NULL)
+		return MCP_ERR_NOMEM;
+	return elicit_and_say(call, NULL, p, "User response: ", ret_result);
+}
+
+enum mcp_err
+fixture_elicitation_defaults(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result)
+{
+	static const char params[] = "{\"message\":\"Please review and "
+	    "update the form fields with defaults\",\"requestedSchema\":"
+	    "{\"type\":\"object\",\"properties\":{"
+	    "\"name\":{\"type\":\"string\",\"default\":\"John Doe\"},"
+	    "\"age\":{\"type\":\"integer\",\"default\":30},"
+	    "\"score\":{\"type\":\"number\",\"default\":95.5},"
+	    "\"status\":{\"type\":\"string\",\"enum\":[\"active\","
+	    "\"inactive\",\"pending\"],\"default\":\"active\"},"
+	    "\"verified\":{\"type\":\"boolean\",\"default\":true}}}}";
+
+	(void)args;
+	return elicit_and_say(call, params, NULL, "Elicitation completed: ",
+	    ret_result);
+}
+
+enum mcp_err
+fixture_elicitation_enums(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result)
+{
+	static const char params[] = "{\"message\":\"Please pick from each "
+	    "list\",\"requestedSchema\":{\"type\":\"object\","
+	    "\"properties\":{"
+	    "\"untitledSingle\":{\"type\":\"string\",\"enum\":"
+	    "[\"option1\",\"option2\",\"option3\"]},"
+	    "\"titledSingle\":{\"type\":\"string\",\"oneOf\":["
+	    "{\"const\":\"value1\",\"title\":\"First Option\"},"
+	    "{\"const\":\"value2\",\"title\":\"Second Option\"},"
+	    "{\"const\":\"value3\",\"title\":\"Third Option\"}]},"
+	    "\"legacyEnum\":{\"type\":\"string\",\"enum\":[\"opt1\","
+	    "\"opt2\",\"opt3\"],\"enumNames\":[\"Option One\","
+	    "\"Option Two\",\"Option Three\"]},"
+	    "\"untitledMulti\":{\"type\":\"array\",\"items\":{\"type\":"
+	    "\"string\",\"enum\":[\"option1\",\"option2\","
+	    "\"option3\"]}},"
+	    "\"titledMulti\":{\"type\":\"array\",\"items\":{\"anyOf\":["
+	    "{\"const\":\"value1\",\"title\":\"First Choice\"},"
+	    "{\"const\":\"value2\",\"title\":\"Second Choice\"},"
+	    "{\"const\":\"value3\",\"title\":\"Third Choice\"}]}}}}}";
+
+	(void)args;
+	return elicit_and_say(call, params, NULL, "Elicitation completed: ",
+	    ret_result);
+}
+
+enum mcp_err
+fixture_sampling(const struct tool_call *call,
+    const struct json_object *args, struct json_object **ret_result)
+{
+	struct json_object *prompt, *p, *m, *c, *msgs, *res;
+	const char *said;
+	char out[4096];
+	enum mcp_err rc;
+
+	if (!json_object_object_get_ex((struct json_object *)args, "prompt",
+	    &prompt))
+		return MCP_ERR_INTERNAL;	/* the schema requires it */
+	c = json_object_new_object();
+	c = jb_built(c, jb_add(c, "type", json_object_new_string("text")) ||
+	    jb_add(c, "text", json_object_get(prompt)));
+	m = json_object_new_object();
+	m = jb_built(m, jb_add(m, "role", json_object_new_string("user")) ||
+	    jb_add(m, "content", c));
+	msgs = json_object_new_array();
+	msgs = jb_built(msgs, jb_push(msgs, m));
+	p = json_object_new_object();
+	if ((p = jb_built(p, jb_add(p, "messages", msgs) ||
+	    jb_add(p, "maxTokens", json_object_new_int(100)))) == NULL)
+		return MCP_ERR_NOMEM;
+	if (ask_client(call, "sampling/createMessage", p, &res,
+	    ret_result) != 0)
+		return *ret_result != NULL ? MCP_OK : MCP_ERR_NOMEM;
+	said = str_at(res, "content", "text");
+	(void)snprintf(out, sizeof(out), "LLM response: %s",
+	    said != NULL ? said : "(no text)");
+	rc = complete(out, ret_result);
+	json_object_put(res);
+	return rc;
 }

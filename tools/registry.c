@@ -363,6 +363,54 @@ static const struct tool_def tool_defs[] = {
 		.fixture = true,
 	},
 	{
+		.name = "test_sampling",
+		.title = "Samples (fixture)",
+		.description = "Conformance fixture (2025-11-25): asks the client's "
+		    "model (sampling/createMessage), then says the answer.",
+		.input_schema = "fixture_sampling.input.json",
+		.annotations = { .read_only = true, .destructive = false,
+		    .idempotent = true, .open_world = false },
+		.handler = fixture_sampling,
+		.fixture = true,
+		.asks_client = true,
+	},
+	{
+		.name = "test_elicitation",
+		.title = "Elicits (fixture)",
+		.description = "Conformance fixture (2025-11-25): asks the client for a "
+		    "username and an email (elicitation/create), then says the answer.",
+		.input_schema = "fixture_elicitation.input.json",
+		.annotations = { .read_only = true, .destructive = false,
+		    .idempotent = true, .open_world = false },
+		.handler = fixture_elicitation,
+		.fixture = true,
+		.asks_client = true,
+	},
+	{
+		.name = "test_elicitation_sep1034_defaults",
+		.title = "Elicits (fixture)",
+		.description = "Conformance fixture (2025-11-25): an elicitation form "
+		    "whose fields have defaults (SEP-1034).",
+		.input_schema = "fixture_none.input.json",
+		.annotations = { .read_only = true, .destructive = false,
+		    .idempotent = true, .open_world = false },
+		.handler = fixture_elicitation_defaults,
+		.fixture = true,
+		.asks_client = true,
+	},
+	{
+		.name = "test_elicitation_sep1330_enums",
+		.title = "Elicits (fixture)",
+		.description = "Conformance fixture (2025-11-25): an elicitation form "
+		    "with each kind of enum (SEP-1330).",
+		.input_schema = "fixture_none.input.json",
+		.annotations = { .read_only = true, .destructive = false,
+		    .idempotent = true, .open_world = false },
+		.handler = fixture_elicitation_enums,
+		.fixture = true,
+		.asks_client = true,
+	},
+	{
 		.name = "test_header_param",
 		.title = "Mirrored header (fixture)",
 		.description = "Conformance fixture: its \"region\" argument "

@@ -152,6 +152,16 @@ struct tool_call {
 	const struct json_object *client_caps;
 	char *(*seal)(void *arg, const char *text);
 	int (*unseal)(void *arg, const char *state, char **text);
+	/*
+	 * 2025-11-25 (the conformance fixtures only): sends method
+	 * (elicitation/create, sampling/createMessage) with params (taken) on
+	 * the call's stream and waits for the answer: 0 with *result (owned),
+	 * -1 (an error answer, none in time, the call cancelled), -2 (the
+	 * client declared no such capability: nothing sent). NULL in
+	 * 2026-07-28 and in a task.
+	 */
+	int (*ask_client)(void *arg, const char *method,
+	    struct json_object *params, struct json_object **result);
 	/* notifications/progress: progress must grow; total <= 0 means unknown */
 	void (*progress)(void *arg, double progress, double total,
 	    const char *message);
@@ -223,6 +233,9 @@ struct tool_def {
 	/* Takes allow_domains and a timeout_ms past the policy's, asked of
 	 * the user (approve.h); a session's grants reach its later calls. */
 	bool may_ask;
+	/* Sends the client requests itself (fixtures: ask_client): its
+	 * call gets a stream to send them on. */
+	bool asks_client;
 };
 
 /*

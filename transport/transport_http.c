@@ -245,7 +245,7 @@ answer(struct http_ctx *ctx, struct http_req *rq, struct MHD_Connection *conn,
 	 * response must cancel them, so someone has to watch the socket).
 	 */
 	if (msg->kind != RPC_REQUEST || !dispatch_runs_long(msg) ||
-	    (!dispatch_may_notify(sess, msg) &&
+	    (!dispatch_may_notify(&ctx->srv, sess, msg) &&
 	    (!modern || dispatch_is_quick(&ctx->srv, msg)))) {
 		if (hs == NULL)
 			http_live_add(ctx, &live, sess);
