@@ -310,6 +310,22 @@ struct egress_call;
  * NULL on allocation failure.
  */
 struct egress_call *egress_call_new(const struct egress_rules *rules);
+
+/*
+ * Who may let one more host through while the call runs (the approvals
+ * of 2025-11-25: the user is asked). ask() runs on a connection's thread
+ * for a host:port the rules refuse by no rule (never a deny) and the
+ * ceiling covers; it may block, and returns true to let that connection
+ * through (the address checks still apply). egress_call_end() calls
+ * abort() first, after which a blocked ask() returns false and no new
+ * one blocks. Set before egress_call_start(); all NULL: none.
+ */
+struct egress_asker {
+	bool (*ask)(void *arg, const char *host, uint16_t port);
+	void (*abort)(void *arg);
+	void *arg;
+};
+void egress_call_set_asker(struct egress_call *c, const struct egress_asker *a);
 /*
  * Serve the listening socket lfd (borrowed: the sandbox closes it after
  * egress_call_end()) until egress_call_end(). 0, or a negative errno.

@@ -103,6 +103,7 @@ struct egress_call {
 	uint32_t not_recorded;
 	_Atomic uint64_t bytes;		/* reserved against max_bytes */
 	atomic_bool byte_cap_hit;
+	struct egress_asker asker;	/* all NULL: none */
 };
 
 static void
@@ -1332,10 +1333,25 @@ serve(struct egress_call *c, int cfd, struct egress_record *r)
 	egress_decide(c->rules, q.host, q.port, &v);
 	if (v.rule != NULL)
 		(void)snprintf(r->rule, sizeof(r->rule), "%s", v.rule->text);
+	if (!v.allowed && askable(c->rules, &v, q.host, q.port)) {
+		/* the user may let it through now (2025-11-25), else the model
+		 * is told how to ask */
+		if (c->asker.ask != NULL && c->asker.ask(c->asker.arg, host,
+		    q.port)) {
+			v.allowed = true;
+			(void)snprintf(r->rule, sizeof(r->rule),
+			    "(the user's approval)");
+		} else {
+			set_reason(r, "%s; %s", v.reason, c->asker.ask != NULL ?
+			    "the user did not allow it" : "the user may be "
+			    "asked for it: call again with allow_domains "
+			    "naming it");
+			refuse(c, cfd, r, 403);
+			goto out;
+		}
+	}
 	if (!v.allowed) {
-		set_reason(r, "%s%s", v.reason, askable(c->rules, &v, q.host,
-		    q.port) ? "; the user may be asked for it: call again with "
-		    "allow_domains naming it" : "");
+		set_reason(r, "%s", v.reason);
 		refuse(c, cfd, r, 403);
 		goto out;
 	}
@@ -1641,6 +1657,12 @@ egress_call_start(struct egress_call *c, int lfd)
 }
 
 void
+egress_call_set_asker(struct egress_call *c, const struct egress_asker *a)
+{
+	c->asker = *a;
+}
+
+void
 egress_call_end(struct egress_call *c)
 {
 	uint64_t one = 1;
@@ -1649,6 +1671,8 @@ egress_call_end(struct egress_call *c)
 	if (c == NULL || c->ended)
 		return;
 	c->ended = true;
+	if (c->asker.abort != NULL)
+		c->asker.abort(c->asker.arg);	/* no connection waits on one */
 	(void)!write(c->stop_efd, &one, sizeof(one));
 	for (i = 0; i < c->nconns; i++)
 		if (c->conns[i].started)

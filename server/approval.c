@@ -808,6 +808,54 @@ approval_check(const struct approval_call *c, struct approval_out *out)
 		answer_no(c, &need, ans, wait_ms, out);
 }
 
+bool
+approval_ask_host(const struct approval_call *c, const char *host_port,
+    bool *session)
+{
+	struct tool_ask ask;
+	uint32_t wait_ms, ttl_ms;
+	enum answer ans;
+	bool ok;
+
+	*session = false;
+	if (c->ap == NULL)
+		return false;
+	memset(&ask, 0, sizeof(ask));
+	ask.ndomains = 1;
+	(void)snprintf(ask.domains[0], TOOL_ASK_HOST_LEN, "%s", host_port);
+	(void)pthread_mutex_lock(&c->ap->lock);
+	grants_sweep(c->ap, NULL, now_ms());
+	ok = granted(c->ap, c->owner, host_port, 0);
+	(void)pthread_mutex_unlock(&c->ap->lock);
+	if (ok)
+		return *session = true;
+	if (!c->client_elicits)
+		return false;
+	tool_ask_bounds(c->env, &wait_ms, &ttl_ms);
+	ans = ask_on_stream(c, &ask, wait_ms);
+	audit_line(c, &ask, answer_names[ans]);
+	log_info("approval of %s (mid-run): %s", c->def->name,
+	    answer_names[ans]);
+	if (ans == ANS_SESSION) {
+		(void)pthread_mutex_lock(&c->ap->lock);
+		*session = grant_add(c->ap, c->owner, host_port, 0, c->modern ?
+		    now_ms() + ttl_ms : 0);
+		(void)pthread_mutex_unlock(&c->ap->lock);
+	}
+	return ans == ANS_ONCE || ans == ANS_SESSION;
+}
+
+int
+approval_note_host(struct approval_out *out, const char *host_port,
+    bool session)
+{
+	if (out->approvals == NULL &&
+	    (out->approvals = json_object_new_array()) == NULL)
+		return -1;
+	return add_entry(out->approvals, "domain", host_port, session ?
+	    "session" : "once", true);
+}
+
 void
 approval_out_fini(struct approval_out *out)
 {

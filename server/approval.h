@@ -114,6 +114,20 @@ int approval_client_request(const struct approval_call *c,
 void approval_out_fini(struct approval_out *out);
 
 /*
+ * 2025-11-25, mid-run: the call's proxy holds a connection to host_port
+ * (inside the ceiling, not allowed) while the user is asked on the call's
+ * stream. true when it may go through (a grant of the owner covered it,
+ * or the user said once: *session false, or for this session: stored,
+ * *session true).
+ */
+bool approval_ask_host(const struct approval_call *c, const char *host_port,
+    bool *session);
+/* One more entry of out->approvals (made if need be): a host the user let
+ * through mid-run. 0, or -1 (no memory). */
+int approval_note_host(struct approval_out *out, const char *host_port,
+    bool session);
+
+/*
  * A ran call's result with what it was granted: structuredContent's
  * approvals and one text line. 0, or -1 (no memory).
  */

@@ -478,7 +478,63 @@ struct call_ctx {
 	struct json_object *progress_token;	/* borrowed from the request */
 	double last_progress;
 	bool sent_progress;
+	/* mid-run asks (approval_ask_host), from the proxy's threads */
+	const struct tool_def *def;
+	const struct json_object *args;
+	pthread_mutex_t mid_lock;
+	struct tool_ask mid;		/* hosts let through this call */
+	bool mid_session[TOOL_MAX_ASK_DOMAINS];
+	bool mid_closed;		/* the proxy is ending */
 };
+
+static void call_approval_ctx(struct req *r, const struct tool_def *def,
+    const struct json_object *args, char *owner, struct approval_call *ac);
+
+/* The call's proxy holds a connection to host:port while the user is
+ * asked; once let through, the host goes for the rest of the call. */
+static bool
+call_ask_host(void *arg, const char *host, uint16_t port)
+{
+	struct call_ctx *cc = arg;
+	struct approval_call ac;
+	char hp[TOOL_ASK_HOST_LEN], owner[SESSION_OWNER_KEY];
+	bool ok = false, session;
+	size_t i;
+
+	(void)snprintf(hp, sizeof(hp), "%s:%u", host, port);
+	(void)pthread_mutex_lock(&cc->mid_lock);
+	for (i = 0; i < cc->mid.ndomains; i++)
+		if (strcmp(cc->mid.domains[i], hp) == 0)
+			ok = true;
+	if (cc->mid_closed || ok) {
+		(void)pthread_mutex_unlock(&cc->mid_lock);
+		return ok;
+	}
+	(void)pthread_mutex_unlock(&cc->mid_lock);
+	call_approval_ctx(cc->r, cc->def, cc->args, owner, &ac);
+	ac.fl = cc->fl;
+	if (!approval_ask_host(&ac, hp, &session))
+		return false;
+	(void)pthread_mutex_lock(&cc->mid_lock);
+	if (cc->mid.ndomains < TOOL_MAX_ASK_DOMAINS) {
+		cc->mid_session[cc->mid.ndomains] = session;
+		(void)snprintf(cc->mid.domains[cc->mid.ndomains++],
+		    TOOL_ASK_HOST_LEN, "%s", hp);
+	}
+	(void)pthread_mutex_unlock(&cc->mid_lock);
+	return true;
+}
+
+static void
+call_ask_abort(void *arg)
+{
+	struct call_ctx *cc = arg;
+
+	(void)pthread_mutex_lock(&cc->mid_lock);
+	cc->mid_closed = true;
+	(void)pthread_mutex_unlock(&cc->mid_lock);
+	session_asks_close(cc->r->sess, cc->fl);
+}
 
 static void
 call_send(struct call_ctx *cc, const char *method, struct json_object *params)
@@ -719,7 +775,8 @@ call_mrtr(struct req *r, struct tool_call *call)
  * notifications/cancelled of this request reaches from now on. */
 static enum mcp_err
 call_prepare(struct req *r, const struct tool_entry *tool,
-    struct tool_call *call, struct call_ctx *cc, struct tool_audit *audit,
+    const struct json_object *args, struct tool_call *call,
+    struct call_ctx *cc, struct tool_audit *audit,
     struct json_object **result)
 {
 	char wserr[256];
@@ -728,6 +785,9 @@ call_prepare(struct req *r, const struct tool_entry *tool,
 	memset(cc, 0, sizeof(*cc));
 	cc->r = r;
 	cc->fl = r->fl;
+	cc->def = tool->def;
+	cc->args = args;
+	(void)pthread_mutex_init(&cc->mid_lock, NULL);
 	cc->progress_token = r->msg->progress_token;
 	memset(call, 0, sizeof(*call));
 	call->env = r->srv->env;
@@ -742,6 +802,11 @@ call_prepare(struct req *r, const struct tool_entry *tool,
 		call_mrtr(r, call);
 	if (r->era == ERA_LEGACY && tool->def->asks_client && r->task == NULL)
 		call->ask_client = call_ask_client;
+	if (r->era == ERA_LEGACY && tool->def->may_ask && r->task == NULL &&
+	    r->srv->approvals != NULL && session_client_elicits(r->sess)) {
+		call->ask_host = call_ask_host;
+		call->ask_abort = call_ask_abort;
+	}
 	if (!tool->def->quick && (call->workspace = session_workspace(r->sess,
 	    wserr, sizeof(wserr))) == NULL) {
 		log_err("workspace: %s", wserr);
@@ -852,6 +917,44 @@ call_finish(struct req *r, const struct tool_entry *tool,
 static enum mcp_err call_as_task(struct req *r, const struct tool_entry *tool,
     struct json_object *args, struct json_object **ret, bool *made);
 
+/* What the approval stage needs of r (owner: SESSION_OWNER_KEY bytes). */
+static void
+call_approval_ctx(struct req *r, const struct tool_def *def,
+    const struct json_object *args, char *owner, struct approval_call *ac)
+{
+	memset(ac, 0, sizeof(*ac));
+	session_owner_key(r->sess, r->era == ERA_MODERN, owner);
+	ac->ap = r->srv->approvals;
+	ac->env = r->srv->env;
+	ac->audit = r->srv->audit;
+	ac->sess = r->sess;
+	ac->fl = r->fl;
+	ac->send = r->sink->send;
+	ac->send_arg = r->sink->arg;
+	ac->msg = r->msg;
+	ac->modern = r->era == ERA_MODERN;
+	ac->client_elicits = ac->modern ? dispatch_client_declares(r->msg,
+	    "elicitation") : session_client_elicits(r->sess);
+	ac->in_task = r->task != NULL;
+	ac->owner = owner;
+	ac->def = def;
+	ac->args = args;
+	ac->plain_max_ms = r->task != NULL ? r->srv->task_timeout_ms : 0;
+}
+
+/* The hosts the user let through mid-run, into the call's approvals. */
+static int
+call_noted(struct call_ctx *cc, struct approval_out *appr)
+{
+	size_t i;
+
+	for (i = 0; i < cc->mid.ndomains; i++)
+		if (approval_note_host(appr, cc->mid.domains[i],
+		    cc->mid_session[i]) != 0)
+			return -1;
+	return 0;
+}
+
 /* 3c. What the user granted reaches the handler: the hosts (its sandbox's
  * proxy), the longer deadline (the call's maximum). */
 static void
@@ -877,24 +980,7 @@ call_approve(struct req *r, const struct tool_entry *tool,
 	struct approval_call ac;
 	char owner[SESSION_OWNER_KEY];
 
-	memset(&ac, 0, sizeof(ac));
-	session_owner_key(r->sess, r->era == ERA_MODERN, owner);
-	ac.ap = r->srv->approvals;
-	ac.env = r->srv->env;
-	ac.audit = r->srv->audit;
-	ac.sess = r->sess;
-	ac.fl = r->fl;
-	ac.send = r->sink->send;
-	ac.send_arg = r->sink->arg;
-	ac.msg = r->msg;
-	ac.modern = r->era == ERA_MODERN;
-	ac.client_elicits = ac.modern ? dispatch_client_declares(r->msg,
-	    "elicitation") : session_client_elicits(r->sess);
-	ac.in_task = r->task != NULL;
-	ac.owner = owner;
-	ac.def = tool->def;
-	ac.args = args;
-	ac.plain_max_ms = r->task != NULL ? r->srv->task_timeout_ms : 0;
+	call_approval_ctx(r, tool->def, args, owner, &ac);
 	approval_check(&ac, out);
 	if (out->err != MCP_OK)
 		return fail(r, out->err, "%s", out->err == MCP_ERR_NOMEM ?
@@ -942,12 +1028,13 @@ m_tools_call(struct req *r, struct json_object **ret)
 	if (st == MCP_OK && result == NULL)
 		st = call_approve(r, tool, args, &appr, &audit, &result);
 	if (st == MCP_OK && result == NULL)
-		st = call_prepare(r, tool, &call, &cc, &audit, &result);
+		st = call_prepare(r, tool, args, &call, &cc, &audit, &result);
 	if (st == MCP_OK && result == NULL) {
 		call_grant(&call, &appr);
 		if ((st = call_handler(r, tool, args, &call, &result)) ==
-		    MCP_OK && appr.approvals != NULL &&
-		    approval_decorate(result, &appr) != 0)
+		    MCP_OK && (call_noted(&cc, &appr) != 0 ||
+		    (appr.approvals != NULL &&
+		    approval_decorate(result, &appr) != 0)))
 			st = fail(r, MCP_ERR_NOMEM, "Internal error: out of "
 			    "memory");
 		if (st == MCP_OK && (st = call_check_output(r, tool,

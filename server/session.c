@@ -107,7 +107,7 @@ session_begin(struct session *s, struct inflight *f)
 
 	(void)pthread_mutex_lock(&s->lock);
 	if (s->n_inflight < MCP_MAX_INFLIGHT) {
-		f->cancelled = false;
+		f->cancelled = f->asks_closed = false;
 		f->next = s->inflight;
 		s->inflight = f;
 		s->n_inflight++;
@@ -121,7 +121,7 @@ void
 session_begin_uncapped(struct session *s, struct inflight *f)
 {
 	(void)pthread_mutex_lock(&s->lock);
-	f->cancelled = false;
+	f->cancelled = f->asks_closed = false;
 	f->next = s->inflight;
 	s->inflight = f;
 	s->n_inflight++;
@@ -331,7 +331,8 @@ session_ask_wait(struct session *s, const struct inflight *f,
 	int rc = 0;
 
 	(void)pthread_mutex_lock(&s->lock);
-	while (!a->answered && !a->aborted && !f->cancelled && rc == 0)
+	while (!a->answered && !a->aborted && !f->cancelled &&
+	    !f->asks_closed && rc == 0)
 		rc = pthread_cond_timedwait(&s->answered, &s->lock, deadline);
 	if (a->answered) {
 		r = a->response;
@@ -339,6 +340,15 @@ session_ask_wait(struct session *s, const struct inflight *f,
 	}
 	(void)pthread_mutex_unlock(&s->lock);
 	return r;
+}
+
+void
+session_asks_close(struct session *s, struct inflight *f)
+{
+	(void)pthread_mutex_lock(&s->lock);
+	f->asks_closed = true;
+	(void)pthread_cond_broadcast(&s->answered);
+	(void)pthread_mutex_unlock(&s->lock);
 }
 
 void

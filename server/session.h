@@ -27,6 +27,7 @@ struct inflight {
 	struct tool_call *call;		/* borrowed; a tool call to cancel
 					 * (tool_call_cancel), or NULL */
 	bool cancelled;			/* no response may follow */
+	bool asks_closed;		/* none of its asks may wait any more */
 	struct inflight *next;
 };
 
@@ -155,6 +156,9 @@ struct json_object *session_ask_wait(struct session *s,
     const struct inflight *f, struct session_ask *a,
     const struct timespec *deadline);
 void session_ask_close(struct session *s, struct session_ask *a);
+/* f's asks waiting now return, and later ones do not wait (the call's
+ * proxy ends: approval.c's mid-run asks). */
+void session_asks_close(struct session *s, struct inflight *f);
 bool session_ask_answer(struct session *s, const char *key,
     struct json_object *root);
 

@@ -473,6 +473,12 @@ run(const struct tool_call *call, const struct sbcall *c,
 	}
 	sbcall_request(p, c, call->workspace, (const char *const *)envp,
 	    binds, &req);
+	if (ec != NULL && call->ask_host != NULL) {
+		struct egress_asker asker = { call->ask_host, call->ask_abort,
+		    call->cb_arg };
+
+		egress_call_set_asker(ec, &asker);
+	}
 	if (ec != NULL) {
 		req.network = SB_NET_PROXY;
 		req.net_listener = proxy_event;

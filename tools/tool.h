@@ -162,6 +162,14 @@ struct tool_call {
 	 */
 	int (*ask_client)(void *arg, const char *method,
 	    struct json_object *params, struct json_object **result);
+	/*
+	 * 2025-11-25, a client that can ask its user: the call's proxy asks
+	 * whether host:port (inside the ceiling, not allowed) may be let
+	 * through now (blocks; true: yes), and ask_abort() ends a wait (the
+	 * proxy is ending). NULL: the proxy refuses such a host at once.
+	 */
+	bool (*ask_host)(void *arg, const char *host, uint16_t port);
+	void (*ask_abort)(void *arg);
 	/* notifications/progress: progress must grow; total <= 0 means unknown */
 	void (*progress)(void *arg, double progress, double total,
 	    const char *message);

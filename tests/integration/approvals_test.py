@@ -153,13 +153,19 @@ def legacy(audit):
             R.check("nor one that does not list the host",
                     m["result"]["structuredContent"]["stdout"] ==
                     "b'hello'\n", m)
-            m = c.wait(c.call(code_args(A)))
+            rid = c.call(code_args(A))
+            ask = c.read()
+            R.check("a host not granted, inside the ceiling, not listed: "
+                    "the proxy asks mid-run", ask.get("method") ==
+                    "elicitation/create" and A in ask["params"]["message"],
+                    ask)
+            answer(c, ask, action="decline")
+            m = c.wait(rid)
             conns = m["result"]["structuredContent"]["network"]["connections"]
-            R.check("a host not granted, inside the ceiling: the proxy's 403 "
-                    "says to call again with allow_domains",
+            R.check("declined: the proxy's 403 says so",
                     m["result"]["structuredContent"]["stdout"].startswith(
                         "failed") and conns and conns[0]["status"] == 403 and
-                    "call again with allow_domains" in conns[0]["reason"], m)
+                    "the user did not allow it" in conns[0]["reason"], m)
         with R.step("2025-11-25: every other answer is a no"):
             for name, kw, want in [
                     ("deny", dict(decision="deny"), "(deny)"),
@@ -229,6 +235,45 @@ def legacy(audit):
                     r["result"].get("isError") is True and
                     "cannot ask" in text(r) and
                     "--allow-domain %s" % A in text(r), r)
+        finally:
+            c.close()
+    with R.step("2025-11-25: asked mid-run, by the proxy"):
+        c = Client("--allow-domain", "allowed.test:%d" % PORT, "--resolve",
+                   "allowed.test:%d:127.0.0.1" % PORT)
+        try:
+            n = len(HITS)
+            rid = c.call(code_args(A))
+            ask = c.read()
+            R.check("a host inside the ceiling, not listed: the proxy holds "
+                    "the connection and the user is asked",
+                    ask.get("method") == "elicitation/create" and
+                    A in ask["params"]["message"] and len(HITS) == n, ask)
+            answer(c, ask, "once")
+            r = c.wait(rid)["result"]
+            sc = r["structuredContent"]
+            R.check("once: the connection goes through, and says so",
+                    sc["stdout"] == "b'hello'\n" and
+                    sc["network"]["connections"][0]["rule"] ==
+                    "(the user's approval)" and sc.get("approvals") ==
+                    [{"kind": "domain", "value": A, "granted": "once",
+                      "asked": True}], r)
+            rid = c.call(code_args(B))
+            answer(c, c.read(), action="decline")
+            r = c.wait(rid)["result"]
+            conn = r["structuredContent"]["network"]["connections"][0]
+            R.check("declined: a 403 that says so",
+                    r["structuredContent"]["stdout"].startswith("failed") and
+                    conn["status"] == 403 and
+                    "the user did not allow it" in conn["reason"], r)
+            rid = c.call(code_args(A))
+            m = c.read()
+            R.check("once covered that call only: the next one asks again",
+                    m.get("method") == "elicitation/create", m)
+            c.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                    "params": {"requestId": rid}})
+            m = c.request("ping", {})
+            R.check("a call cancelled while its proxy asks ends; the server "
+                    "serves on", m.get("result") == {}, m)
         finally:
             c.close()
     with R.step("2025-11-25: no answer"):
@@ -324,6 +369,12 @@ def modern(audit):
                     r["result"].get("resultType") == "complete" and
                     r["result"]["structuredContent"]["approvals"][0]
                     ["asked"] is False, r)
+            r = modern_call(c, code_args(A))
+            conns = r["result"]["structuredContent"]["network"]["connections"]
+            R.check("a host not granted, inside the ceiling: in 2026-07-28 "
+                    "the proxy's 403 says to call again with allow_domains",
+                    conns and conns[0]["status"] == 403 and
+                    "call again with allow_domains" in conns[0]["reason"], r)
             r = modern_call(c, code_args(A, allow_domains=[A]), caps={})
             R.check("a request that declares no elicitation: refused",
                     r["result"].get("isError") is True and
@@ -339,7 +390,7 @@ def audit_lines(path):
         asks = [x for x in lines if x.get("event") == "approval"]
         answers = [x["answer"] for x in asks]
         R.check("one line per question, with its answer",
-                answers[:3] == ["once", "session", "deny"] and
+                answers[:4] == ["once", "session", "decline", "deny"] and
                 "timeout" not in answers and "no-client" not in answers and
                 all(x["tool"] == "run_code" and x["asked"]["domains"] in
                     ([A], [B], []) for x in asks), answers)
