@@ -37,6 +37,7 @@ struct grant {
 struct used_state {
 	uint8_t nonce[NONCE_LEN];
 	uint64_t expires_ms;
+	char owner[SESSION_OWNER_KEY];
 };
 
 struct approvals {
@@ -411,7 +412,7 @@ state_check(const struct approval_call *c, const char *state,
 	struct approval_state st;
 	const char *why;
 	uint64_t now = now_ms();
-	size_t i;
+	size_t i, mine = 0;
 
 	if ((why = approval_state_open(c->ap->key, state, c->owner,
 	    c->def->name, c->args, now, &st)) != NULL)
@@ -428,14 +429,19 @@ state_check(const struct approval_call *c, const char *state,
 			if (c->ap->used[i].expires_ms <= now)
 				c->ap->used[i] = c->ap->used[--c->ap->nused];
 			else
-				i++;
-		if (c->ap->nused >= APPROVAL_MAX_USED)
+				mine += strcmp(c->ap->used[i++].owner,
+				    c->owner) == 0;
+		if (c->ap->nused >= APPROVAL_MAX_USED ||
+		    mine >= APPROVAL_USED_PER_OWNER)
 			why = "too many approvals were answered lately; call "
 			    "again in a moment";
 		else {
-			memcpy(c->ap->used[c->ap->nused].nonce, st.nonce,
-			    NONCE_LEN);
-			c->ap->used[c->ap->nused++].expires_ms = st.expires_ms;
+			struct used_state *u = &c->ap->used[c->ap->nused++];
+
+			memcpy(u->nonce, st.nonce, NONCE_LEN);
+			u->expires_ms = st.expires_ms;
+			(void)snprintf(u->owner, sizeof(u->owner), "%s",
+			    c->owner);
 		}
 	}
 	(void)pthread_mutex_unlock(&c->ap->lock);

@@ -47,8 +47,15 @@ struct tool_env;
 #define APPROVAL_GRANTS_PER_OWNER	32
 /* requestStates answered and not yet expired, remembered so that none is
  * used twice: one per approval a user answered within ask_wait_ms. Past
- * it a retried call is refused until the oldest expire. */
+ * it a retried call is refused until the oldest expire; one principal may
+ * hold APPROVAL_USED_PER_OWNER of them, so that no token's retries can
+ * shut out the others'. */
 #define APPROVAL_MAX_USED		1024
+#define APPROVAL_USED_PER_OWNER		64
+/* Questions one call's proxy may put to the user mid-run, one at a time:
+ * a program that connects in a loop to names under a wildcard of the
+ * ceiling must not flood the user; after a no, it asks no more. */
+#define APPROVAL_MID_ASKS		4
 
 struct approvals;
 

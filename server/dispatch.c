@@ -485,6 +485,9 @@ struct call_ctx {
 	struct tool_ask mid;		/* hosts let through this call */
 	bool mid_session[TOOL_MAX_ASK_DOMAINS];
 	bool mid_closed;		/* the proxy is ending */
+	bool mid_refused;		/* the user said no: ask no more */
+	unsigned mid_asked;		/* of APPROVAL_MID_ASKS */
+	pthread_mutex_t mid_one;	/* one question at a time */
 };
 
 static void call_approval_ctx(struct req *r, const struct tool_def *def,
@@ -502,27 +505,33 @@ call_ask_host(void *arg, const char *host, uint16_t port)
 	size_t i;
 
 	(void)snprintf(hp, sizeof(hp), "%s:%u", host, port);
+	(void)pthread_mutex_lock(&cc->mid_one);
 	(void)pthread_mutex_lock(&cc->mid_lock);
 	for (i = 0; i < cc->mid.ndomains; i++)
 		if (strcmp(cc->mid.domains[i], hp) == 0)
 			ok = true;
-	if (cc->mid_closed || ok) {
+	if (ok || cc->mid_closed || cc->mid_refused ||
+	    cc->mid_asked >= APPROVAL_MID_ASKS) {
 		(void)pthread_mutex_unlock(&cc->mid_lock);
+		(void)pthread_mutex_unlock(&cc->mid_one);
 		return ok;
 	}
+	cc->mid_asked++;
 	(void)pthread_mutex_unlock(&cc->mid_lock);
 	call_approval_ctx(cc->r, cc->def, cc->args, owner, &ac);
 	ac.fl = cc->fl;
-	if (!approval_ask_host(&ac, hp, &session))
-		return false;
+	ok = approval_ask_host(&ac, hp, &session);
 	(void)pthread_mutex_lock(&cc->mid_lock);
-	if (cc->mid.ndomains < TOOL_MAX_ASK_DOMAINS) {
+	if (!ok)
+		cc->mid_refused = true;
+	else if (cc->mid.ndomains < TOOL_MAX_ASK_DOMAINS) {
 		cc->mid_session[cc->mid.ndomains] = session;
 		(void)snprintf(cc->mid.domains[cc->mid.ndomains++],
 		    TOOL_ASK_HOST_LEN, "%s", hp);
 	}
 	(void)pthread_mutex_unlock(&cc->mid_lock);
-	return true;
+	(void)pthread_mutex_unlock(&cc->mid_one);
+	return ok;
 }
 
 static void
@@ -788,6 +797,7 @@ call_prepare(struct req *r, const struct tool_entry *tool,
 	cc->def = tool->def;
 	cc->args = args;
 	(void)pthread_mutex_init(&cc->mid_lock, NULL);
+	(void)pthread_mutex_init(&cc->mid_one, NULL);
 	cc->progress_token = r->msg->progress_token;
 	memset(call, 0, sizeof(*call));
 	call->env = r->srv->env;

@@ -265,6 +265,17 @@ def legacy(audit):
                     r["structuredContent"]["stdout"].startswith("failed") and
                     conn["status"] == 403 and
                     "the user did not allow it" in conn["reason"], r)
+            both = dict(language="python3",
+                        code=fetch(B) + fetch(A).replace("import urllib."
+                                                         "request\n", ""))
+            rid = c.call(both)
+            answer(c, c.read(), action="decline")
+            m = c.read()
+            conns = m.get("result", {}).get("structuredContent", {}).get(
+                "network", {}).get("connections", [])
+            R.check("after a no, the call's proxy asks no more",
+                    m.get("id") == rid and len(conns) == 2 and
+                    all(x["status"] == 403 for x in conns), m)
             rid = c.call(code_args(A))
             m = c.read()
             R.check("once covered that call only: the next one asks again",
