@@ -5,6 +5,8 @@
              warning), then every tool called, over stdio and Streamable
              HTTP, in both protocol eras (legacy 2025-11-25, modern
              2026-07-28).
+  claude-approvals  Claude Code meeting an approval (what it does with
+             our input_required when there is no user: cancel).
   claude     Claude Code, gemini Gemini CLI, codex Codex CLI: each started
              headless with our server over stdio and its model API pointed
              at fake_model.mjs on loopback, which answers with scripted
@@ -316,6 +318,58 @@ def stream_client(argv, env, cwd, prompt, done):
     return rc, events, p.stderr.read()
 
 
+def claude_approvals(node, binary, tmp, out):
+    """Claude Code headless meets an approval (issue 23): it speaks
+    2026-07-28, so a call asking for a host inside the ceiling gets our
+    input_required result; with no user to show the form to (-p), it
+    retries with the answer "cancel", and the model reads our refusal.
+    Our audit log records both steps."""
+    exe = os.path.join(BINS, "claude")
+    if not os.path.exists(exe):
+        print("skip: Claude Code is not installed (cd tests/clients && npm ci)")
+        return SKIP
+    home = tempfile.mkdtemp(prefix="home-", dir=tmp)
+    audit = os.path.join(tmp, "audit.jsonl")
+    cfg = os.path.join(home, "mcp.json")
+    with open(cfg, "w") as f:
+        json.dump({"mcpServers": {"sandbox": {
+            "command": binary, "args": server_args(workspace(tmp)) + [
+                "--ask-network", "--ask-domain", "*.approved.test",
+                "--audit-log", audit]}}}, f)
+    stand = StandIn(node, out, script=[["run_command", {
+        "command": "echo", "args": ["x"],
+        "allow_domains": ["a.approved.test"]}]])
+    try:
+        r = subprocess.run(
+            [exe, "-p", "Use the sandbox tools.", "--mcp-config", cfg,
+             "--strict-mcp-config", "--output-format", "json",
+             "--allowedTools", "mcp__sandbox__run_command"],
+            capture_output=True, text=True, cwd=home, timeout=CLIENT_DEADLINE_S,
+            env=env_with(node, home, ANTHROPIC_BASE_URL=stand.url,
+                         ANTHROPIC_API_KEY="sk-ant-stand-in",
+                         ENABLE_TOOL_SEARCH="false",
+                         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+                         DISABLE_AUTOUPDATER="1"))
+        check("claude-approvals: exit 0", r.returncode == 0,
+              (r.stdout + r.stderr)[-2000:])
+        got = [json.dumps(e["result"]) for e in stand.recorded()]
+        check("claude-approvals: the model read our refusal (cancel)",
+              len(got) == 1 and "the user did not allow it (cancel)" in
+              got[0], got)
+        with open(audit) as f:
+            lines = [json.loads(ln) for ln in f]
+        asks = [ln["answer"] for ln in lines if ln.get("event") ==
+                "approval"]
+        reasons = [ln.get("reason") for ln in lines if "reason" in ln]
+        check("claude-approvals: input_required first, then the retry's "
+              "answer", reasons == ["approval: input required",
+                                    "approval: cancel"] and
+              asks == ["cancel"], lines)
+    finally:
+        stand.stop()
+    return 0
+
+
 def claude_tasks(node, binary, tmp, out):
     """Claude Code calls a run_code with background: true; our server
     answers resultType "task"; Claude Code moves the call to the
@@ -497,6 +551,7 @@ def main():
             rc = inspector(node, binary, tmp)
         else:
             rc = {"claude": claude, "claude-tasks": claude_tasks,
+                  "claude-approvals": claude_approvals,
                   "gemini": gemini, "codex": codex}[client](node, binary,
                                                             tmp, out)
     finally:
