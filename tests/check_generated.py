@@ -3,8 +3,9 @@
 now: tests/integration/tools/gen_cases.py (the tools' .case files and
 bad-config.json; a case it does not write, such as 109-perimeter.case, is
 written by hand) and tests/fuzz/make-seeds.py (every seed of its corpora,
-which hold nothing else; proxy's are written by hand). Each generator writes into a scratch
-directory (--out) and the trees are compared, name by name and byte by
+which hold nothing else; proxy's and state's are written by hand). Each
+generator writes into a scratch directory (--out) and the trees are
+compared, name by name and byte by
 byte; a difference names the files and the command that fixes it.
 
 usage: check_generated.py   (ctest unit.generated; exit 0 or 1)"""

@@ -22,7 +22,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 TESTS = os.path.dirname(HERE)
 OUT = os.path.join(HERE, "corpus")     # --out
-TARGETS = ("jsonrpc", "validator", "calculate", "http")   # not proxy
+TARGETS = ("jsonrpc", "validator", "calculate", "http")   # not proxy, state
 TOKEN = "0123456789abcdef0123456789abcdef"   # fuzz_http.c's FUZZ_TOKEN
 MODERN = "2026-07-28"
 MAX_SEED = 65536
