@@ -332,14 +332,24 @@ session_ask_wait(struct session *s, const struct inflight *f,
 
 	(void)pthread_mutex_lock(&s->lock);
 	while (!a->answered && !a->aborted && !f->cancelled &&
-	    !f->asks_closed && rc == 0)
+	    !f->asks_closed && !s->answers_over && rc == 0)
 		rc = pthread_cond_timedwait(&s->answered, &s->lock, deadline);
 	if (a->answered) {
 		r = a->response;
 		a->response = NULL;
-	}
+	} else if (s->answers_over)
+		a->aborted = true;
 	(void)pthread_mutex_unlock(&s->lock);
 	return r;
+}
+
+void
+session_answers_over(struct session *s)
+{
+	(void)pthread_mutex_lock(&s->lock);
+	s->answers_over = true;
+	(void)pthread_cond_broadcast(&s->answered);
+	(void)pthread_mutex_unlock(&s->lock);
 }
 
 void

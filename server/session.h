@@ -85,6 +85,7 @@ struct session {
 	char **subs;
 	size_t nsubs;
 	struct session_ask *asks;	/* waiting, guarded by lock */
+	bool answers_over;		/* no response can come any more */
 };
 
 /*
@@ -159,6 +160,9 @@ void session_ask_close(struct session *s, struct session_ask *a);
 /* f's asks waiting now return, and later ones do not wait (the call's
  * proxy ends: approval.c's mid-run asks). */
 void session_asks_close(struct session *s, struct inflight *f);
+/* No response can reach this session any more (stdin ended): every ask
+ * returns at once, now and later. */
+void session_answers_over(struct session *s);
 bool session_ask_answer(struct session *s, const char *key,
     struct json_object *root);
 

@@ -398,6 +398,9 @@ finish(struct pool *p, enum read_end why)
 	/* input is over: the client's tasks end now (nobody can fetch them
 	 * any more), which also ends a tasks/result waiting on one */
 	dispatch_end_tasks(p->srv);
+	/* and no answer to a question of ours can come (approvals): the
+	 * calls that wait for one are told no at once */
+	session_answers_over(p->sess);
 	if (cancelled)
 		session_cancel_all(p->sess);
 	(void)pthread_mutex_lock(&p->lock);

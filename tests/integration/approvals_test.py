@@ -287,6 +287,15 @@ def legacy(audit):
                     "serves on", m.get("result") == {}, m)
         finally:
             c.close()
+    with R.step("2025-11-25: stdin ends while a question waits"):
+        c = Client()
+        rid = c.call(code_args(A, allow_domains=[A]))
+        c.read()
+        c.p.stdin.close()   # no answer can come now
+        m = c.wait(rid)
+        R.check("the call is told no at once (not after ask_wait_ms), the "
+                "server exits 0", "the request ended before the user "
+                "answered" in text(m) and c.p.wait(timeout=30) == 0, m)
     with R.step("2025-11-25: no answer"):
         c = Client("--ask-wait-ms", "1000")
         try:
