@@ -104,7 +104,8 @@ approvals_free(struct approvals *ap)
 char *
 approvals_seal(struct approvals *ap, const char *text)
 {
-	return ap == NULL ? NULL : approval_seal(ap->key, text, strlen(text));
+	return ap == NULL ? NULL : approval_seal(ap->key, "fixture", text,
+	    strlen(text));
 }
 
 int
@@ -113,7 +114,8 @@ approvals_unseal(struct approvals *ap, const char *sealed, char **text)
 	size_t len;
 
 	*text = NULL;
-	return ap == NULL ? -1 : approval_unseal(ap->key, sealed, text, &len);
+	return ap == NULL ? -1 : approval_unseal(ap->key, "fixture", sealed,
+	    text, &len);
 }
 
 /* Drops grants that expired, or (owner != NULL) all of owner's. Locked. */
@@ -308,6 +310,27 @@ parse_result(struct json_object *res)
 
 /* ---- 2025-11-25: elicitation/create on the call's stream ---- */
 
+/* notifications/cancelled of our own request: a form the client still
+ * shows would take an answer nobody reads. Sent as it is (the call may be
+ * cancelled itself; its stream may be gone: then nothing is sent). */
+static void
+withdraw(const struct approval_call *c, const char *id, const char *why)
+{
+	struct json_object *p = json_object_new_object();
+	char *text;
+	size_t len;
+
+	if ((p = jb_built(p, jb_add(p, "requestId",
+	    json_object_new_string(id)) ||
+	    jb_add(p, "reason", json_object_new_string(why)))) == NULL)
+		return;
+	if ((text = jsonrpc_notification("notifications/cancelled", p,
+	    &len)) != NULL) {
+		(void)c->send(c->send_arg, text, len);
+		free(text);
+	}
+}
+
 int
 approval_client_request(const struct approval_call *c, const char *method,
     struct json_object *params, uint32_t wait_ms, struct json_object **result)
@@ -363,9 +386,13 @@ approval_client_request(const struct approval_call *c, const char *method,
 	}
 	resp = session_ask_wait(c->sess, c->fl, &a, &dl);
 	session_ask_close(c->sess, &a);
-	if (resp == NULL)
-		return session_is_cancelled(c->sess, c->fl) || a.aborted ?
+	if (resp == NULL) {
+		rc = session_is_cancelled(c->sess, c->fl) || a.aborted ?
 		    APPROVAL_REQ_GONE : APPROVAL_REQ_TIMEOUT;
+		withdraw(c, idtext, rc == APPROVAL_REQ_TIMEOUT ?
+		    "no answer in time" : "the call no longer waits");
+		return rc;
+	}
 	rc = APPROVAL_REQ_ERROR;	/* an error response */
 	if (json_object_object_get_ex(resp, "result", &v)) {
 		*result = json_object_get(v);
@@ -816,14 +843,14 @@ approval_check(const struct approval_call *c, struct approval_out *out)
 
 bool
 approval_ask_host(const struct approval_call *c, const char *host_port,
-    bool *session)
+    bool *session, bool *asked)
 {
 	struct tool_ask ask;
 	uint32_t wait_ms, ttl_ms;
 	enum answer ans;
 	bool ok;
 
-	*session = false;
+	*session = *asked = false;
 	if (c->ap == NULL)
 		return false;
 	memset(&ask, 0, sizeof(ask));
@@ -838,6 +865,7 @@ approval_ask_host(const struct approval_call *c, const char *host_port,
 	if (!c->client_elicits)
 		return false;
 	tool_ask_bounds(c->env, &wait_ms, &ttl_ms);
+	*asked = true;
 	ans = ask_on_stream(c, &ask, wait_ms);
 	audit_line(c, &ask, answer_names[ans]);
 	log_info("approval of %s (mid-run): %s", c->def->name,

@@ -39,18 +39,21 @@ struct tool_def;
 struct tool_env;
 
 /* Every grant the server holds, all owners together: each is a host or a
- * deadline one user allowed; a table, not a database. */
-#define APPROVAL_MAX_GRANTS		256
+ * deadline one user allowed; a table, not a database (~400 KiB, touched
+ * only as it fills). */
+#define APPROVAL_MAX_GRANTS		1024
 /* Of them, one owner's (an MCP session, a principal): more than the
  * ceiling has names, so only a ceiling of wildcards reaches it; past it a
- * "for this session" answer covers its call alone. */
-#define APPROVAL_GRANTS_PER_OWNER	32
+ * "for this session" answer covers its call alone. 64 HTTP sessions
+ * (MCP_HTTP_MAX_SESSIONS) each holding all theirs fill the table, so no
+ * session's grants can crowd out another's. */
+#define APPROVAL_GRANTS_PER_OWNER	16
 /* requestStates answered and not yet expired, remembered so that none is
  * used twice: one per approval a user answered within ask_wait_ms. Past
  * it a retried call is refused until the oldest expire; one principal may
  * hold APPROVAL_USED_PER_OWNER of them, so that no token's retries can
  * shut out the others'. */
-#define APPROVAL_MAX_USED		1024
+#define APPROVAL_MAX_USED		4096
 #define APPROVAL_USED_PER_OWNER		64
 /* Questions one call's proxy may put to the user mid-run, one at a time:
  * a program that connects in a loop to names under a wildcard of the
@@ -125,10 +128,10 @@ void approval_out_fini(struct approval_out *out);
  * (inside the ceiling, not allowed) while the user is asked on the call's
  * stream. true when it may go through (a grant of the owner covered it,
  * or the user said once: *session false, or for this session: stored,
- * *session true).
+ * *session true); *asked says whether a question went to the user.
  */
 bool approval_ask_host(const struct approval_call *c, const char *host_port,
-    bool *session);
+    bool *session, bool *asked);
 /* One more entry of out->approvals (made if need be): a host the user let
  * through mid-run. 0, or -1 (no memory). */
 int approval_note_host(struct approval_out *out, const char *host_port,

@@ -12,18 +12,21 @@
 /* The longest requestState read: a payload of 16 hosts, base64. */
 #define APPROVAL_MAX_STATE	8192
 
-void
+/* What one key's MACs cover, kept apart (approval_seal()). */
+#define STATE_PURPOSE	"approval-state-v1"
+
+int
 approval_hmac(const uint8_t key[SHA256_LEN], const void *msg, size_t len,
     uint8_t out[SHA256_LEN])
 {
 	uint8_t pad[64], inner[SHA256_LEN], *buf;
 	size_t i;
 
+	/* no MAC at all when it cannot be computed: a fixed one would
+	 * match a forgery's */
 	if ((buf = malloc(64 + (len > SHA256_LEN ? len : SHA256_LEN))) ==
-	    NULL) {
-		memset(out, 0, SHA256_LEN);	/* matches no MAC we made */
-		return;
-	}
+	    NULL)
+		return -1;
 	memset(pad, 0, sizeof(pad));
 	memcpy(pad, key, SHA256_LEN);
 	for (i = 0; i < 64; i++)
@@ -37,6 +40,26 @@ approval_hmac(const uint8_t key[SHA256_LEN], const void *msg, size_t len,
 	explicit_bzero(pad, sizeof(pad));
 	explicit_bzero(buf, 64);
 	free(buf);
+	return 0;
+}
+
+/* The MAC of purpose, a NUL, then text: a text sealed for one purpose
+ * never opens for another. -1: no memory. */
+static int
+mac_for(const uint8_t key[SHA256_LEN], const char *purpose, const void *text,
+    size_t len, uint8_t out[SHA256_LEN])
+{
+	size_t plen = strlen(purpose) + 1;
+	uint8_t *buf;
+	int rc;
+
+	if ((buf = malloc(plen + len + 1)) == NULL)
+		return -1;
+	memcpy(buf, purpose, plen);
+	memcpy(buf + plen, text, len);
+	rc = approval_hmac(key, buf, plen + len, out);
+	free(buf);
+	return rc;
 }
 
 /* A growing string for the canonical form of the arguments. */
@@ -244,12 +267,14 @@ hex_nonce(const char *s, uint8_t out[APPROVAL_NONCE_LEN])
 
 
 char *
-approval_seal(const uint8_t key[SHA256_LEN], const void *text, size_t len)
+approval_seal(const uint8_t key[SHA256_LEN], const char *purpose,
+    const void *text, size_t len)
 {
 	uint8_t mac[SHA256_LEN];
 	char *p64 = NULL, *m64 = NULL, *out = NULL;
 
-	approval_hmac(key, text, len, mac);
+	if (mac_for(key, purpose, text, len, mac) != 0)
+		return NULL;
 	if ((p64 = b64url(text, len)) != NULL &&
 	    (m64 = b64url(mac, sizeof(mac))) != NULL &&
 	    (out = malloc(strlen(p64) + strlen(m64) + 2)) != NULL)
@@ -260,8 +285,8 @@ approval_seal(const uint8_t key[SHA256_LEN], const void *text, size_t len)
 }
 
 int
-approval_unseal(const uint8_t key[SHA256_LEN], const char *sealed,
-    char **ret, size_t *ret_len)
+approval_unseal(const uint8_t key[SHA256_LEN], const char *purpose,
+    const char *sealed, char **ret, size_t *ret_len)
 {
 	const char *dot;
 	uint8_t *payload = NULL, *mac = NULL, want[SHA256_LEN];
@@ -276,7 +301,8 @@ approval_unseal(const uint8_t key[SHA256_LEN], const char *sealed,
 	    &plen)) == NULL || (mac = b64url_decode(dot + 1, strlen(dot + 1),
 	    &mlen)) == NULL || mlen != SHA256_LEN)
 		goto out;
-	approval_hmac(key, payload, plen, want);
+	if (mac_for(key, purpose, payload, plen, want) != 0)
+		goto out;
 	rc = -2;
 	if (!mac_equal(want, mac, SHA256_LEN))
 		goto out;
@@ -330,7 +356,7 @@ approval_state_make(const uint8_t key[SHA256_LEN], const char *owner,
 		return NULL;
 	text = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN,
 	    &len);
-	out = approval_seal(key, text, len);
+	out = approval_seal(key, STATE_PURPOSE, text, len);
 	json_object_put(o);
 	return out;
 }
@@ -391,7 +417,7 @@ approval_state_open(const uint8_t key[SHA256_LEN], const char *text,
 	char ahex[2 * SHA256_LEN + 1], *payload = NULL;
 	size_t plen;
 
-	switch (approval_unseal(key, text, &payload, &plen)) {
+	switch (approval_unseal(key, STATE_PURPOSE, text, &payload, &plen)) {
 	case 0:
 		break;
 	case -2:

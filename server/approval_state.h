@@ -43,18 +43,21 @@ const char *approval_state_open(const uint8_t key[SHA256_LEN],
     struct approval_state *st);
 
 /*
- * Any text sealed: "PAYLOAD.MAC" as above (owned; NULL: no memory); and
- * opened: 0 with *ret the text (owned, NUL-terminated, *ret_len bytes),
- * -2 when the MAC does not match, -1 when it is not a sealed text or no
- * memory. The conformance fixtures' requestStates are these.
+ * Any text sealed for a purpose: "PAYLOAD.MAC" as above, the MAC over the
+ * purpose, a NUL and the text, so that what one use seals (a fixture's
+ * state, partly the client's text) never opens as another's (owned;
+ * NULL: no memory); and opened: 0 with *ret the text (owned,
+ * NUL-terminated, *ret_len bytes), -2 when the MAC does not match, -1 when
+ * it is not a sealed text or no memory. The conformance fixtures'
+ * requestStates are these, for the purpose "fixture".
  */
-char *approval_seal(const uint8_t key[SHA256_LEN], const void *text,
-    size_t len);
-int approval_unseal(const uint8_t key[SHA256_LEN], const char *sealed,
-    char **ret, size_t *ret_len);
+char *approval_seal(const uint8_t key[SHA256_LEN], const char *purpose,
+    const void *text, size_t len);
+int approval_unseal(const uint8_t key[SHA256_LEN], const char *purpose,
+    const char *sealed, char **ret, size_t *ret_len);
 
-/* HMAC-SHA-256 (RFC 2104) of msg under a 32-byte key. */
-void approval_hmac(const uint8_t key[SHA256_LEN], const void *msg,
-    size_t len, uint8_t out[SHA256_LEN]);
+/* HMAC-SHA-256 (RFC 2104) of msg under a 32-byte key; -1: no memory. */
+int approval_hmac(const uint8_t key[SHA256_LEN], const void *msg,
+    size_t len, uint8_t out[SHA256_LEN]) __attribute__((warn_unused_result));
 
 #endif

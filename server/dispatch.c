@@ -292,16 +292,24 @@ versions(bool all)
  * "url" cannot show our form.
  */
 static bool
-declares_form(struct json_object *params)
+elicits_form(struct json_object *caps)
 {
-	struct json_object *caps, *el;
+	struct json_object *el;
 
-	return json_object_object_get_ex(params, "capabilities", &caps) &&
-	    json_object_is_type(caps, json_type_object) &&
+	return caps != NULL && json_object_is_type(caps, json_type_object) &&
 	    json_object_object_get_ex(caps, "elicitation", &el) &&
 	    json_object_is_type(el, json_type_object) &&
 	    (json_object_object_length(el) == 0 ||
 	    json_object_object_get_ex(el, "form", NULL));
+}
+
+static bool
+declares_form(struct json_object *params)
+{
+	struct json_object *caps;
+
+	return json_object_object_get_ex(params, "capabilities", &caps) &&
+	    elicits_form(caps);
 }
 
 /* initialize's capabilities has cap (an object). */
@@ -493,6 +501,25 @@ struct call_ctx {
 static void call_approval_ctx(struct req *r, const struct tool_def *def,
     const struct json_object *args, char *owner, struct approval_call *ac);
 
+/* 1: hp was let through this call; 0: no more are (closed, a no, the
+ * cap of questions); -1: it may be asked. */
+static int
+mid_known(struct call_ctx *cc, const char *hp)
+{
+	size_t i;
+	int rc = -1;
+
+	(void)pthread_mutex_lock(&cc->mid_lock);
+	for (i = 0; i < cc->mid.ndomains && rc < 0; i++)
+		if (strcmp(cc->mid.domains[i], hp) == 0)
+			rc = 1;
+	if (rc < 0 && (cc->mid_closed || cc->mid_refused ||
+	    cc->mid_asked >= APPROVAL_MID_ASKS))
+		rc = 0;
+	(void)pthread_mutex_unlock(&cc->mid_lock);
+	return rc;
+}
+
 /* The call's proxy holds a connection to host:port while the user is
  * asked; once let through, the host goes for the rest of the call. */
 static bool
@@ -501,27 +528,24 @@ call_ask_host(void *arg, const char *host, uint16_t port)
 	struct call_ctx *cc = arg;
 	struct approval_call ac;
 	char hp[TOOL_ASK_HOST_LEN], owner[SESSION_OWNER_KEY];
-	bool ok = false, session;
-	size_t i;
+	bool ok, session, asked;
+	int known;
 
 	(void)snprintf(hp, sizeof(hp), "%s:%u", host, port);
+	/* a host let through already goes without waiting its turn */
+	if ((known = mid_known(cc, hp)) >= 0)
+		return known == 1;
 	(void)pthread_mutex_lock(&cc->mid_one);
-	(void)pthread_mutex_lock(&cc->mid_lock);
-	for (i = 0; i < cc->mid.ndomains; i++)
-		if (strcmp(cc->mid.domains[i], hp) == 0)
-			ok = true;
-	if (ok || cc->mid_closed || cc->mid_refused ||
-	    cc->mid_asked >= APPROVAL_MID_ASKS) {
-		(void)pthread_mutex_unlock(&cc->mid_lock);
+	if ((known = mid_known(cc, hp)) >= 0) {
 		(void)pthread_mutex_unlock(&cc->mid_one);
-		return ok;
+		return known == 1;
 	}
-	cc->mid_asked++;
-	(void)pthread_mutex_unlock(&cc->mid_lock);
 	call_approval_ctx(cc->r, cc->def, cc->args, owner, &ac);
 	ac.fl = cc->fl;
-	ok = approval_ask_host(&ac, hp, &session);
+	ok = approval_ask_host(&ac, hp, &session, &asked);
 	(void)pthread_mutex_lock(&cc->mid_lock);
+	if (asked)
+		cc->mid_asked++;
 	if (!ok)
 		cc->mid_refused = true;
 	else if (cc->mid.ndomains < TOOL_MAX_ASK_DOMAINS) {
@@ -932,6 +956,8 @@ static void
 call_approval_ctx(struct req *r, const struct tool_def *def,
     const struct json_object *args, char *owner, struct approval_call *ac)
 {
+	struct json_object *caps;
+
 	memset(ac, 0, sizeof(*ac));
 	session_owner_key(r->sess, r->era == ERA_MODERN, owner);
 	ac->ap = r->srv->approvals;
@@ -943,8 +969,9 @@ call_approval_ctx(struct req *r, const struct tool_def *def,
 	ac->send_arg = r->sink->arg;
 	ac->msg = r->msg;
 	ac->modern = r->era == ERA_MODERN;
-	ac->client_elicits = ac->modern ? dispatch_client_declares(r->msg,
-	    "elicitation") : session_client_elicits(r->sess);
+	ac->client_elicits = ac->modern ? r->msg->meta != NULL &&
+	    json_object_object_get_ex(r->msg->meta, META_CAPS, &caps) &&
+	    elicits_form(caps) : session_client_elicits(r->sess);
 	ac->in_task = r->task != NULL;
 	ac->owner = owner;
 	ac->def = def;
@@ -1983,16 +2010,14 @@ dispatch_may_notify(const struct server *srv, struct session *sess,
 
 	if (!dispatch_runs_long(msg))
 		return false;
+	/* it may send requests of its own (a fixture), or ask its user
+	 * (approval.c: before it runs, or its proxy mid-run): on the
+	 * call's stream */
 	if (msg->tool_name != NULL && (session_client_elicits(sess) ||
 	    session_client_samples(sess)) &&
 	    (tool = toolset_lookup(srv->tools, msg->tool_name)) != NULL &&
-	    tool->def->asks_client)
-		return true;	/* it sends requests of its own */
-	/* it may ask its user first (approval.c): on the call's stream */
-	if (msg->arguments != NULL && session_client_elicits(sess) &&
-	    json_object_is_type(msg->arguments, json_type_object) &&
-	    (json_object_object_get_ex(msg->arguments, "allow_domains", NULL) ||
-	    json_object_object_get_ex(msg->arguments, "timeout_ms", NULL)))
+	    (tool->def->asks_client || (tool->def->may_ask &&
+	    session_client_elicits(sess) && tool_ask_enabled(srv->env))))
 		return true;
 	if (is_listen(msg) || msg->progress_token != NULL ||
 	    msg->meta_log_level || session_has_subscriptions(sess))

@@ -337,8 +337,8 @@ session_ask_wait(struct session *s, const struct inflight *f,
 	if (a->answered) {
 		r = a->response;
 		a->response = NULL;
-	} else if (s->answers_over)
-		a->aborted = true;
+	} else if (s->answers_over || f->asks_closed)
+		a->aborted = true;	/* nobody will answer: not a timeout */
 	(void)pthread_mutex_unlock(&s->lock);
 	return r;
 }

@@ -164,6 +164,13 @@ tool_ask_assess(const struct tool_env *env, const struct tool_def *def,
 }
 
 bool
+tool_ask_enabled(const struct tool_env *env)
+{
+	return policy_asks(env->policy) ||
+	    env->policy->limits.ask_timeout_ms > 0;
+}
+
+bool
 tool_ask_network(const struct tool_env *env, const struct tool_def *def,
     const struct json_object *args)
 {

@@ -55,6 +55,9 @@ enum tool_ask_rc tool_ask_assess(const struct tool_env *env,
     const struct tool_def *def, const struct json_object *args,
     uint32_t plain_max_ms, struct tool_ask *ask, char *why, size_t whylen);
 
+/* Whether the policy lets any call ask its user for anything. */
+bool tool_ask_enabled(const struct tool_env *env);
+
 /* Whether a call of def with args may take hosts a session was granted
  * earlier (it has network, or may be given it). */
 bool tool_ask_network(const struct tool_env *env, const struct tool_def *def,

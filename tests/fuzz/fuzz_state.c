@@ -42,14 +42,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    st.expires_ms <= 1))
 		abort();
 	/* what is sealed opens to itself, once altered it does not */
-	if ((sealed = approval_seal(key, data, size)) != NULL) {
-		if (approval_unseal(key, sealed, &back, &len) != 0 ||
+	if ((sealed = approval_seal(key, "fuzz", data, size)) != NULL) {
+		/* for its own purpose only */
+		if (approval_unseal(key, "other", sealed, &back, &len) == 0)
+			abort();
+		free(back);
+		if (approval_unseal(key, "fuzz", sealed, &back, &len) != 0 ||
 		    len != size || memcmp(back, data, size) != 0)
 			abort();
 		free(back);
 		if (sealed[0] != '\0' && sealed[0] != '.') {
 			sealed[0] = sealed[0] == 'A' ? 'B' : 'A';
-			if (approval_unseal(key, sealed, &back, &len) == 0)
+			if (approval_unseal(key, "fuzz", sealed, &back,
+			    &len) == 0)
 				abort();
 			free(back);
 		}

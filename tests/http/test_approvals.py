@@ -113,6 +113,8 @@ class Approvals(unittest.TestCase):
         cls.srv = Server(BIN, "--token-file", cls.tokens.name,
                          "--ask-network", "--ask-domain", "*.approved.test:*",
                          "--resolve", "a.approved.test:%d:127.0.0.1" % port,
+                         "--allow-domain", "allowed.test:%d" % port,
+                         "--resolve", "allowed.test:%d:127.0.0.1" % port,
                          fixtures=False, env=ENV)
         cls.rid = 100
 
@@ -138,15 +140,16 @@ class Approvals(unittest.TestCase):
         self.assertEqual(r.status, 202)
         return h
 
-    def legacy_call(self, h, decision):
-        """A call listing the host, answered decision: (its result, whether
-        it was asked)."""
+    def legacy_call(self, h, decision, listed=True):
+        """A call that needs the host (listing it, or not: its proxy asks
+        mid-run), answered decision: (its result, whether it was asked)."""
         rid = self.next_id()
+        args = {"language": "python3", "code": fetch(self.host)}
+        if listed:
+            args["allow_domains"] = [self.host]
         s = Stream(self.srv.port, {
             "jsonrpc": "2.0", "id": rid, "method": "tools/call",
-            "params": {"name": "run_code", "arguments": {
-                "language": "python3", "code": fetch(self.host),
-                "allow_domains": [self.host]}}}, h)
+            "params": {"name": "run_code", "arguments": args}}, h)
         try:
             self.assertEqual(s.status, 200)
             if s.headers["content-type"] == "application/json":
@@ -181,6 +184,14 @@ class Approvals(unittest.TestCase):
         self.assertTrue(asked)
         self.assertTrue(res["isError"])
         self.assertIn("(decline)", res["content"][0]["text"])
+
+    def test_legacy_mid_run_on_the_call_stream(self):
+        h = self.legacy_open(TOKEN_A)
+        res, asked = self.legacy_call(h, "once", listed=False)
+        self.assertTrue(asked, "the proxy's question came on the stream")
+        self.assertEqual(res["structuredContent"]["stdout"], "b'hello'\n")
+        self.assertEqual(res["structuredContent"]["network"]["connections"]
+                         [0]["rule"], "(the user's approval)")
 
     def test_legacy_session_grant_stays_in_its_session(self):
         h1 = self.legacy_open(TOKEN_A)

@@ -276,6 +276,18 @@ def legacy(audit):
             R.check("after a no, the call's proxy asks no more",
                     m.get("id") == rid and len(conns) == 2 and
                     all(x["status"] == 403 for x in conns), m)
+            quick = dict(language="python3", code=fetch(A).replace(
+                "timeout=5", "timeout=1"))
+            rid = c.call(quick)
+            ask = c.read()
+            m = c.read()
+            R.check("the program gives up while its proxy asks: the server "
+                    "withdraws its question (notifications/cancelled)",
+                    m.get("method") == "notifications/cancelled" and
+                    m["params"]["requestId"] == ask.get("id"), m)
+            m = c.wait(rid)
+            R.check("and the call answers", "failed" in
+                    m["result"]["structuredContent"]["stdout"], m)
             rid = c.call(code_args(A))
             m = c.read()
             R.check("once covered that call only: the next one asks again",
@@ -300,7 +312,12 @@ def legacy(audit):
         c = Client("--ask-wait-ms", "1000")
         try:
             rid = c.call(code_args(A, allow_domains=[A]))
-            c.read()
+            ask = c.read()
+            m = c.read()
+            R.check("no answer within ask_wait_ms: the question is withdrawn",
+                    m.get("method") == "notifications/cancelled" and
+                    m["params"] == {"requestId": ask["id"],
+                                    "reason": "no answer in time"}, m)
             r = c.wait(rid)
             R.check("no answer within ask_wait_ms is a no",
                     r["result"].get("isError") is True and
@@ -395,6 +412,11 @@ def modern(audit):
                     "the proxy's 403 says to call again with allow_domains",
                     conns and conns[0]["status"] == 403 and
                     "call again with allow_domains" in conns[0]["reason"], r)
+            r = modern_call(c, code_args(A, allow_domains=[A]),
+                            caps={"elicitation": {"url": {}}})
+            R.check("a request that declares URL elicitation only: refused "
+                    "(our form is a form)", r["result"].get("isError") is
+                    True and "cannot ask" in text(r), r)
             r = modern_call(c, code_args(A, allow_domains=[A]), caps={})
             R.check("a request that declares no elicitation: refused",
                     r["result"].get("isError") is True and
@@ -411,6 +433,7 @@ def audit_lines(path):
         answers = [x["answer"] for x in asks]
         R.check("one line per question, with its answer",
                 answers[:4] == ["once", "session", "decline", "deny"] and
+                "gone" in answers and
                 "timeout" not in answers and "no-client" not in answers and
                 all(x["tool"] == "run_code" and x["asked"]["domains"] in
                     ([A], [B], []) for x in asks), answers)

@@ -82,6 +82,15 @@ START_TEST(a_state_refuses_every_other_call)
 	ck_assert_ptr_nonnull(strstr(approval_state_open(other_key, s,
 	    "p:alice", "run_code", a, 1, &st), "signature does not match"));
 	free(s);
+	/* the payload of a state, sealed for another purpose (a fixture's):
+	 * never a state */
+	s = approval_seal(key, "fixture", "{\"d\":[],\"v\":1,\"n\":"
+	    "\"00112233445566778899aabbccddeeff\",\"e\":9,\"o\":"
+	    "\"p:alice\",\"t\":\"run_code\",\"a\":\"x\"}", 96);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_ptr_nonnull(strstr(approval_state_open(key, s, "p:alice",
+	    "run_code", a, 1, &st), "signature does not match"));
+	free(s);
 	json_object_put(a);
 	json_object_put(b);
 }
@@ -133,7 +142,8 @@ START_TEST(hmac_matches_an_independent_digest)
 	};
 	uint8_t out[SHA256_LEN];
 
-	approval_hmac(k, "what do ya want for nothing?", 28, out);
+	ck_assert_int_eq(approval_hmac(k, "what do ya want for nothing?", 28,
+	    out), 0);
 	ck_assert_mem_eq(out, want, SHA256_LEN);
 }
 END_TEST
