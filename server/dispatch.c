@@ -91,6 +91,9 @@ struct req {
 	struct tool_audit audit;
 	bool sandboxed;			/* a sandboxed tool was called */
 	struct task *task;		/* a task's own run of tools/call */
+	/* a task's run: what the user allowed before the task started (the
+	 * task has no channel to ask on), or NULL */
+	const struct approval_out *approved;
 };
 
 typedef enum mcp_err (*method_fn)(struct req *r, struct json_object **ret);
@@ -1062,7 +1065,12 @@ m_tools_call(struct req *r, struct json_object **ret)
 		return st;
 	}
 	st = call_validate(r, tool, args, &audit, &result);
-	if (st == MCP_OK && result == NULL)
+	if (st == MCP_OK && result == NULL && r->approved != NULL) {
+		/* a task's run: asked before it started */
+		appr.granted = r->approved->granted;
+		appr.approvals = r->approved->approvals != NULL ?
+		    json_object_get(r->approved->approvals) : NULL;
+	} else if (st == MCP_OK && result == NULL)
 		st = call_approve(r, tool, args, &appr, &audit, &result);
 	if (st == MCP_OK && result == NULL)
 		st = call_prepare(r, tool, args, &call, &cc, &audit, &result);
@@ -1107,6 +1115,7 @@ struct task_run {
 	struct msg_sink sink;		/* origin's bg_send, or none */
 	const char *tool;		/* static */
 	struct timespec t0;
+	struct approval_out appr;	/* asked before it started */
 };
 
 static int
@@ -1218,6 +1227,7 @@ task_run_main(void *arg, struct task *t)
 	r.log_level = tr->log_level;
 	r.fl = &tr->fl;
 	r.task = t;
+	r.approved = &tr->appr;
 	st = session_is_cancelled(&tr->sess, &tr->fl) ? MCP_ERR_INTERNAL :
 	    m_tools_call(&r, &result);
 	(void)session_end(&tr->sess, &tr->fl);
@@ -1267,6 +1277,7 @@ task_run_free(void *arg)
 
 	session_fini(&tr->sess);
 	rpc_msg_free(tr->msg);
+	approval_out_fini(&tr->appr);
 	if (tr->hold != NULL)
 		tr->hold(tr->hold_arg, -1);
 	free(tr);
@@ -1343,6 +1354,45 @@ task_wanted(struct req *r, const struct tool_entry *tool,
 }
 
 /*
+ * The approval stage of a call about to become a task, in the request:
+ * MCP_OK with *ret the answer instead of a task (a refusal, 2026-07-28's
+ * input_required), or with *ret NULL and *out what the task may have
+ * (owned: approval_out_fini). Arguments the task's schema refuses are
+ * left for the task's own run to refuse.
+ */
+static enum mcp_err
+task_approve(struct req *r, const struct tool_entry *tool,
+    struct json_object *args, struct approval_out *out,
+    struct json_object **ret)
+{
+	struct schema_error verr;
+	struct approval_call ac;
+	char owner[SESSION_OWNER_KEY];
+
+	memset(out, 0, sizeof(*out));
+	*ret = NULL;
+	if (schema_validate(tool->task_input != NULL ? tool->task_input :
+	    tool->input, args, &verr) != MCP_OK)
+		return MCP_OK;
+	call_approval_ctx(r, tool->def, args, owner, &ac);
+	ac.plain_max_ms = r->srv->task_timeout_ms;
+	approval_check(&ac, out);
+	if (out->err != MCP_OK) {
+		approval_out_fini(out);
+		return fail(r, out->err, "%s", out->err == MCP_ERR_NOMEM ?
+		    "Internal error: out of memory" : out->errmsg);
+	}
+	if (out->result != NULL) {
+		*ret = out->result;
+		out->result = NULL;
+		approval_out_fini(out);
+		log_info("call %s: not started as a task: %s", tool->def->name,
+		    out->reason);
+	}
+	return MCP_OK;
+}
+
+/*
  * tools/call made a task: the answer is the task at once, and a thread of
  * the store runs the same call (lookup, validation against the task
  * schema, the handler, the output check, the audit) on a copy. Not a
@@ -1356,6 +1406,7 @@ call_as_task(struct req *r, const struct tool_entry *tool,
 	    NULL };
 	struct task_run *tr;
 	struct task_view v;
+	struct approval_out pre;
 	const char *ws;
 	char *text, err[320], *reply = NULL;
 	uint64_t ttl;
@@ -1367,10 +1418,17 @@ call_as_task(struct req *r, const struct tool_entry *tool,
 	if ((st = task_wanted(r, tool, args, &want, &ttl)) != MCP_OK || !want)
 		return st;
 	*made = true;
+	/* what it asks beyond the policy is asked now, on the request's own
+	 * channel: the task will have none (a refusal or input_required
+	 * answers instead of a task) */
+	if ((st = task_approve(r, tool, args, &pre, ret)) != MCP_OK ||
+	    *ret != NULL)
+		return st;
 	if (ttl == 0 || ttl > r->srv->task_ttl_ms)
 		ttl = r->srv->task_ttl_ms;
 	if ((ws = session_workspace(r->sess, err, sizeof(err))) == NULL) {
 		log_err("workspace: %s", err);
+		approval_out_fini(&pre);
 		*ret = tool_result_error("The workspace could not be made, so "
 		    "nothing was run; the server log says why.");
 		return *ret != NULL ? MCP_OK : fail(r, MCP_ERR_NOMEM,
@@ -1379,6 +1437,7 @@ call_as_task(struct req *r, const struct tool_entry *tool,
 	if ((tr = calloc(1, sizeof(*tr))) == NULL ||
 	    (text = jsonrpc_serialize(r->msg->root, &len)) == NULL) {
 		free(tr);
+		approval_out_fini(&pre);
 		return fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
 	}
 	st = jsonrpc_decode(text, len, &tr->msg, &reply);
@@ -1386,8 +1445,10 @@ call_as_task(struct req *r, const struct tool_entry *tool,
 	free(reply);
 	if (st != MCP_OK) {
 		free(tr);
+		approval_out_fini(&pre);
 		return fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
 	}
+	tr->appr = pre;		/* its grant, for the task's run */
 	tr->srv = r->srv;
 	tr->hold = r->sess->hold;
 	tr->hold_arg = r->sess->hold_arg;

@@ -334,7 +334,8 @@ session_ask_wait(struct session *s, const struct inflight *f,
 	while (!a->answered && !a->aborted && !f->cancelled &&
 	    !f->asks_closed && !s->answers_over && rc == 0)
 		rc = pthread_cond_timedwait(&s->answered, &s->lock, deadline);
-	if (a->answered) {
+	/* a call cancelled meanwhile runs nothing, whatever the answer */
+	if (a->answered && !f->cancelled) {
 		r = a->response;
 		a->response = NULL;
 	} else if (s->answers_over || f->asks_closed)

@@ -92,6 +92,14 @@ def text(res):
     return "\n".join(c.get("text", "") for c in res["result"]["content"])
 
 
+def next_ask(c):
+    """The next elicitation/create, past notifications (a task's status)."""
+    while True:
+        m = c.read()
+        if m.get("method") != "notifications/tasks/status":
+            return m
+
+
 def answer(c, ask, decision=None, action="accept", raw=None):
     if raw is not None:
         c.send(dict(raw, jsonrpc="2.0", id=ask["id"]))
@@ -299,6 +307,36 @@ def legacy(audit):
                     "serves on", m.get("result") == {}, m)
         finally:
             c.close()
+    with R.step("2025-11-25: a call run as a task asks before it starts"):
+        c = Client()
+        try:
+            rid = c.start("tools/call", {
+                "name": "run_code", "arguments": code_args(A,
+                                                           allow_domains=[A]),
+                "task": {"ttl": 60000}})
+            ask = c.read()
+            R.check("the question comes before the task",
+                    ask.get("method") == "elicitation/create", ask)
+            answer(c, ask, "once")
+            m = c.wait(rid)
+            tid = m.get("result", {}).get("task", {}).get("taskId")
+            R.check("then the task", tid is not None, m)
+            res = c.request("tasks/result", {"taskId": tid}).get("result", {})
+            R.check("the task ran with the grant",
+                    res.get("structuredContent", {}).get("stdout") ==
+                    "b'hello'\n" and res["structuredContent"].get(
+                        "approvals", [{}])[0].get("granted") == "once", res)
+            rid = c.start("tools/call", {
+                "name": "run_code", "arguments": code_args(A,
+                                                           allow_domains=[A]),
+                "task": {"ttl": 60000}})
+            answer(c, next_ask(c), action="decline")
+            m = c.wait(rid)
+            R.check("declined: refused, no task",
+                    "task" not in m["result"] and
+                    m["result"].get("isError") is True, m)
+        finally:
+            c.close()
     with R.step("2025-11-25: stdin ends while a question waits"):
         c = Client()
         rid = c.call(code_args(A, allow_domains=[A]))
@@ -392,6 +430,29 @@ def modern(audit):
                     poll_until(lambda: "expired" in modern_call(
                         c, args, requestState=state).get("error", {}).get(
                         "message", "")))
+        with R.step("2026-07-28: a call that becomes a task asks first"):
+            tasks = {"elicitation": {}, "extensions": {
+                "io.modelcontextprotocol/tasks": {}}}
+            bg = code_args(A, allow_domains=[A], background=True)
+            m = modern_call(c, bg, caps=tasks)["result"]
+            R.check("input_required, not a task",
+                    m.get("resultType") == "input_required", m)
+            r = modern_call(c, bg, caps=tasks, inputResponses=ok,
+                            requestState=m["requestState"])["result"]
+            R.check("the retry with the answer starts the task",
+                    r.get("resultType") == "task", r)
+            meta = {META_V: MODERN, META_C: tasks}
+
+            def got():
+                return c.request("tasks/get", {
+                    "taskId": r.get("taskId"), "_meta": meta}).get(
+                        "result", {})
+            R.check("the task ends", poll_until(
+                lambda: got().get("status") not in (None, "working")))
+            g = got()
+            R.check("it ran with the grant",
+                    g.get("result", {}).get("structuredContent", {}).get(
+                        "stdout") == "b'hello'\n", g)
         with R.step("2026-07-28: for this session, and no capability"):
             m = modern_call(c, code_args(B, allow_domains=[B]))["result"]
             r = modern_call(c, code_args(B, allow_domains=[B]),
