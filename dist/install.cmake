@@ -7,6 +7,7 @@
 #   /etc/mcp-sandbox/policy.json                          the unit's policy (conffile)
 #   /etc/default/mcp-sandbox                              the unit's settings (conffile)
 #   /lib/systemd/system/mcp-sandbox.service               the HTTP endpoint, hardened
+#   /usr/lib/sysusers.d/mcp-sandbox.conf                  its system user (postinst)
 #   /usr/share/bash-completion/completions/mcp-sandbox    bash completion
 # include()d from the top CMakeLists.txt after the targets exist.
 include(GNUInstallDirs)
@@ -47,6 +48,8 @@ install(FILES ${MCP_DIST}/policy.example.json
 install(FILES ${MCP_DIST}/mcp-sandbox.default
   DESTINATION ${MCP_ETC}/default RENAME mcp-sandbox)
 install(FILES ${MCP_DIST}/mcp-sandbox.service DESTINATION ${MCP_UNITDIR})
+install(FILES ${MCP_DIST}/mcp-sandbox.sysusers
+  DESTINATION ${CMAKE_INSTALL_PREFIX}/lib/sysusers.d RENAME mcp-sandbox.conf)
 install(FILES ${MCP_DIST}/mcp-sandbox.bash-completion
   DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions
   RENAME mcp-sandbox)
@@ -82,7 +85,8 @@ endif()
 # run_command's programs beyond coreutils (missing ones are left out).
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3, gcc, libc6-dev, jq, git, file")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "nodejs, sqlite3")
-set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${MCP_DIST}/conffiles)
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${MCP_DIST}/conffiles
+  ${MCP_DIST}/postinst)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 set(CPACK_STRIP_FILES ON)
 include(CPack)

@@ -49,6 +49,7 @@ FILES = ["/usr/bin/mcp-sandbox", "/usr/libexec/mcp-sandbox/mcp-sandbox-init",
          "/usr/share/doc/mcp-sandbox/copyright",
          "/etc/mcp-sandbox/policy.json", "/etc/default/mcp-sandbox",
          "/lib/systemd/system/mcp-sandbox.service",
+         "/usr/lib/sysusers.d/mcp-sandbox.conf",
          "/usr/share/bash-completion/completions/mcp-sandbox"]
 UNIT = "/lib/systemd/system/mcp-sandbox.service"
 

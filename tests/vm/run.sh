@@ -8,7 +8,11 @@
 # (--kernel-package). tests/vm/README.md has examples.
 #
 # Usage: tests/vm/run.sh [--kernel-package PKG] [--append ARGS]
-#            [--memory MB] [--timeout S] BINARY GUEST-SCRIPT [FILE...]
+#            [--memory MB] [--timeout S] [--systemd] BINARY GUEST-SCRIPT
+#            [FILE...]
+# --systemd: systemd is pid 1 (the root filesystem has it, and the
+# libraries the .deb needs); the guest script runs as a unit of its own,
+# mcp-guest.service, once the system is up (systemd-init here).
 # BINARY lands at /opt/mcp/mcp-sandbox, GUEST-SCRIPT at /opt/mcp/guest.sh
 # and each FILE at /opt/mcp/<its name>; the guest runs
 # `sh /opt/mcp/guest.sh` in /opt/mcp with MCP_SANDBOX set to the binary.
@@ -32,6 +36,7 @@ timeout_s=900
 # What the root filesystem holds beyond Debian's Essential set: python3
 # for the test payloads, mount for /init; the binary's libraries from ldd.
 extra_pkgs="python3 mount"
+systemd=""
 # Bump to rebuild every cached root filesystem (the recipe changed).
 recipe=1
 
@@ -47,6 +52,7 @@ while [ $# -gt 0 ]; do
 	--append) append="$append $2"; shift 2 ;;
 	--memory) mem=$2; shift 2 ;;
 	--timeout) timeout_s=$2; shift 2 ;;
+	--systemd) systemd=1; shift ;;
 	--) shift; break ;;
 	-*) echo "usage: tests/vm/run.sh [--kernel-package PKG] [--append ARGS]" \
 	    "[--memory MB] [--timeout S] BINARY GUEST-SCRIPT [FILE...]" >&2
@@ -68,6 +74,10 @@ command -v cpio >/dev/null 2>&1 || skip "cpio is not installed"
 [ "$(id -u)" -eq 0 ] || skip "building the root filesystem needs root"
 [ -x "$binary" ] || { echo "tests/vm/run.sh: $binary is not executable" >&2;
     exit 2; }
+# a service manager, and what the .deb depends on that ldd does not show
+# (libmicrohttpd is loaded when HTTP is asked for)
+[ -z "$systemd" ] ||
+	extra_pkgs="$extra_pkgs systemd systemd-sysv dbus libmicrohttpd12"
 
 mkdir -p "$cache"
 work=$(mktemp -d "${TMPDIR:-/tmp}/mcp-vm.XXXXXX")
@@ -138,6 +148,16 @@ fi
 mkdir -p "$work/o/opt/mcp"
 cp "$here/init" "$work/o/init"
 chmod 755 "$work/o/init"
+if [ -n "$systemd" ]; then
+	# /init roots the system as before, then hands pid 1 to systemd,
+	# which starts the guest script as a unit once the system is up
+	mkdir -p "$work/o/etc/systemd/system/multi-user.target.wants"
+	cp "$here/systemd-init/mcp-guest.service" "$work/o/etc/systemd/system/"
+	ln -s ../mcp-guest.service \
+	    "$work/o/etc/systemd/system/multi-user.target.wants/mcp-guest.service"
+	cp "$here/systemd-init/guest-unit.sh" "$work/o/opt/mcp/guest-unit.sh"
+	append="$append mcp.systemd=1"
+fi
 cp "$binary" "$work/o/opt/mcp/mcp-sandbox"
 # the sandbox's init program sits beside the server (sandbox/ctx.c)
 cp "$(dirname "$binary")/mcp-sandbox-init" "$work/o/opt/mcp/mcp-sandbox-init"
