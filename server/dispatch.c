@@ -1,7 +1,8 @@
 /*
  * Dispatch: the closed method table, the two protocol eras, and the life of
- * one tools/call read top to bottom in m_tools_call(): lookup, validation,
- * the handler, the output check, the audit facts. The sandbox stage lives
+ * one tools/call read top to bottom in req_tools_call(): lookup, validation,
+ * approval, the handler, the output check, the audit facts (its tasks are
+ * dispatch_task.c's, what every request needs dispatch_req.c's). The sandbox stage lives
  * inside each sandboxed tool's handler, which reaches the sandbox through
  * one seam (tools/sbcall.c); dispatch reaches it only through tool.h's
  * tool_call_open/_cancel/_close. A method name from the client is only a
@@ -20,6 +21,7 @@
 
 #include "json_build.h"
 #include "approval.h"
+#include "dispatch_impl.h"
 #include "audit.h"
 #include "dispatch.h"
 #include "log.h"
@@ -39,12 +41,6 @@ const char *const dispatch_legacy_versions[] = {
 };
 const char *const dispatch_modern_versions[] = { "2026-07-28", NULL };
 
-#define META_VERSION	MCP_META_VERSION
-#define META_CAPS	MCP_META_CAPS
-#define META_LOGLEVEL	MCP_META_LOGLEVEL
-#define META_SERVERINFO	MCP_META_SERVERINFO
-#define META_RELATED_TASK	"io.modelcontextprotocol/related-task"
-#define TASKS_EXTENSION		"io.modelcontextprotocol/tasks"
 #ifdef MCP_VERIFY_ALL_OUTPUT
 static const bool verify_quick_output = true;
 #else
@@ -58,42 +54,6 @@ static const bool verify_quick_output = false;
 static const char *const log_level_names[] = {
 	"debug", "info", "notice", "warning", "error", "critical", "alert",
 	"emergency", NULL
-};
-
-enum era {
-	ERA_LEGACY,
-	ERA_MODERN,
-};
-
-/* One request being answered: what handlers need besides params. */
-struct req {
-	const struct server *srv;
-	struct session *sess;
-	const struct rpc_msg *msg;
-	const struct msg_sink *sink;
-	enum era era;
-	int log_level;			/* modern: from _meta; -1 = none */
-	const char *err_msg;		/* static text for a protocol error */
-	char err_buf[256];		/* or formatted here */
-	struct json_object *err_data;	/* owned; error data, may be NULL */
-	struct inflight *fl;		/* this request in the session table */
-	char *raw;			/* owned: a result already serialised
-					 * (the cached tools/list), or NULL */
-	size_t raw_len;
-	/*
-	 * A tools/call's audit line, written once the response is out: the
-	 * client does not wait for the log. Owned references.
-	 */
-	bool audit_pending;
-	const char *audit_tool;		/* static, from the registry */
-	struct json_object *audit_args;
-	struct json_object *audit_result;	/* NULL: a protocol error */
-	struct tool_audit audit;
-	bool sandboxed;			/* a sandboxed tool was called */
-	struct task *task;		/* a task's own run of tools/call */
-	/* a task's run: what the user allowed before the task started (the
-	 * task has no channel to ask on), or NULL */
-	const struct approval_out *approved;
 };
 
 typedef enum mcp_err (*method_fn)(struct req *r, struct json_object **ret);
@@ -122,43 +82,7 @@ level_from_name(const char *s)
 	return -1;
 }
 
-static enum mcp_err
-fail(struct req *r, enum mcp_err st, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 
-static enum mcp_err
-vfail(struct req *r, enum mcp_err st, const char *fmt, va_list ap)
-    __attribute__((format(printf, 3, 0)));
-
-static enum mcp_err
-vfail(struct req *r, enum mcp_err st, const char *fmt, va_list ap)
-{
-	(void)vsnprintf(r->err_buf, sizeof(r->err_buf), fmt, ap);
-	utf8_trim(r->err_buf);	/* a cut name must not split a character */
-	r->err_msg = r->err_buf;
-	return st;
-}
-
-static enum mcp_err
-fail(struct req *r, enum mcp_err st, const char *fmt, ...)
-{
-	enum mcp_err ret;
-	va_list ap;
-
-	va_start(ap, fmt);
-	ret = vfail(r, st, fmt, ap);
-	va_end(ap);
-	return ret;
-}
-
-/*
- * -32021 for a client that did not declare what this request needs: the
- * client capability cap, or (cap NULL) the extension ext, named in the
- * error's data as requiredCapabilities, the way the client declares it.
- */
-static enum mcp_err
-missing_capability(struct req *r, const char *cap, const char *ext,
-    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 #define SERVER_NAME	"mcp-sandbox"
 #define SERVER_TITLE	"MCP Sandbox"
@@ -179,32 +103,7 @@ missing_capability(struct req *r, const char *cap, const char *ext,
  * NULL when its own allocation failed, and release it when it cannot be
  * added (json-c leaves it to the caller then).
  */
-/* {key: val}, taking val. */
-static struct json_object *
-obj1(const char *key, struct json_object *val)
-{
-	struct json_object *o = json_object_new_object();
 
-	return jb_built(o, jb_add(o, key, val));
-}
-
-static enum mcp_err
-missing_capability(struct req *r, const char *cap, const char *ext,
-    const char *fmt, ...)
-{
-	enum mcp_err ret;
-	va_list ap;
-
-	r->err_data = obj1("requiredCapabilities", cap != NULL ?
-	    obj1(cap, json_object_new_object()) :
-	    obj1("extensions", obj1(ext, json_object_new_object())));
-	if (r->err_data == NULL)
-		return fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
-	va_start(ap, fmt);
-	ret = vfail(r, MCP_ERR_MISSING_CAPABILITY, fmt, ap);
-	va_end(ap);
-	return ret;
-}
 
 static struct json_object *
 server_info(void)
@@ -225,7 +124,7 @@ tasks_capability(void)
 
 	return jb_built(t, jb_add(t, "list", json_object_new_object()) ||
 	    jb_add(t, "cancel", json_object_new_object()) ||
-	    jb_add(t, "requests", obj1("tools", obj1("call",
+	    jb_add(t, "requests", req_obj1("tools", req_obj1("call",
 	    json_object_new_object()))));
 }
 
@@ -244,7 +143,7 @@ extensions(const struct server *srv, enum era era, int *failed)
 	e = json_object_new_object();
 	*failed = e == NULL || (tasks && jb_add(e, TASKS_EXTENSION,
 	    json_object_new_object())) || (skills && jb_add(e,
-	    SKILLS_EXTENSION, obj1("directoryRead",
+	    SKILLS_EXTENSION, req_obj1("directoryRead",
 	    json_object_new_boolean(1))));
 	return e;
 }
@@ -261,7 +160,7 @@ capabilities(const struct server *srv, enum era era)
 		json_object_put(caps);
 		return NULL;
 	}
-	return jb_built(caps, jb_add(caps, "tools", obj1("listChanged",
+	return jb_built(caps, jb_add(caps, "tools", req_obj1("listChanged",
 	    json_object_new_boolean(0))) ||
 	    jb_add(caps, "logging", json_object_new_object()) ||
 	    jb_add(caps, "resources", resources_capability(era == ERA_MODERN)) ||
@@ -289,22 +188,6 @@ versions(bool all)
 
 /* ---- handshake era ---- */
 
-/*
- * initialize's capabilities.elicitation: form mode where it is there and
- * empty (2025-06-18's only mode) or names "form"; a client offering only
- * "url" cannot show our form.
- */
-static bool
-elicits_form(struct json_object *caps)
-{
-	struct json_object *el;
-
-	return caps != NULL && json_object_is_type(caps, json_type_object) &&
-	    json_object_object_get_ex(caps, "elicitation", &el) &&
-	    json_object_is_type(el, json_type_object) &&
-	    (json_object_object_length(el) == 0 ||
-	    json_object_object_get_ex(el, "form", NULL));
-}
 
 static bool
 declares_form(struct json_object *params)
@@ -312,7 +195,7 @@ declares_form(struct json_object *params)
 	struct json_object *caps;
 
 	return json_object_object_get_ex(params, "capabilities", &caps) &&
-	    elicits_form(caps);
+	    req_elicits_form(caps);
 }
 
 /* initialize's capabilities has cap (an object). */
@@ -337,7 +220,7 @@ m_initialize(struct req *r, struct json_object **ret)
 	if (r->msg->params == NULL ||
 	    !json_object_object_get_ex(r->msg->params, "protocolVersion", &v) ||
 	    !json_object_is_type(v, json_type_string))
-		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
+		return req_fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
 		    "initialize needs \"protocolVersion\" (a string)");
 	want = json_object_get_string(v);
 	for (i = 0; dispatch_legacy_versions[i] != NULL; i++)
@@ -375,7 +258,7 @@ m_set_level(struct req *r, struct json_object **ret)
 	    !json_object_object_get_ex(r->msg->params, "level", &v) ||
 	    !json_object_is_type(v, json_type_string) ||
 	    (level = level_from_name(json_object_get_string(v))) < 0)
-		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
+		return req_fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
 		    "\"level\" must be one of debug, info, notice, warning, "
 		    "error, critical, alert, emergency");
 	session_set_log_level(r->sess, level);
@@ -404,7 +287,7 @@ m_discover(struct req *r, struct json_object **ret)
 static enum mcp_err
 tools_missing(struct req *r)
 {
-	return fail(r, MCP_ERR_INTERNAL, "Internal error: the tools could "
+	return req_fail(r, MCP_ERR_INTERNAL, "Internal error: the tools could "
 	    "not be loaded: %s", toolset_error(r->srv->tools));
 }
 
@@ -426,13 +309,13 @@ m_tools_list(struct req *r, struct json_object **ret)
 
 	if (r->msg->params != NULL &&
 	    json_object_object_get_ex(r->msg->params, "cursor", &v))
-		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
+		return req_fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
 		    "unknown cursor (the tool list has a single page)");
 	if ((list = toolset_list_text(r->srv->tools, &len)) == NULL)
 		return tools_missing(r);
 	tail = r->era == ERA_MODERN ? sizeof(modern_tail) - 1 : 1;
 	if ((r->raw = malloc(len + tail + 16)) == NULL)
-		return fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
+		return req_fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
 	memcpy(r->raw, "{\"tools\":", 9);
 	off = 9;
 	memcpy(r->raw + off, list, len);
@@ -463,15 +346,15 @@ m_listen(struct req *r, struct json_object **ret)
 	if (r->msg->params == NULL ||
 	    !json_object_object_get_ex(r->msg->params, "notifications", &v) ||
 	    !json_object_is_type(v, json_type_object))
-		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
+		return req_fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
 		    "\"notifications\" (an object) is required");
 	p = json_object_new_object();
 	if ((p = jb_built(p, jb_add(p, "notifications", json_object_new_object()) ||
-	    jb_add(p, "_meta", obj1("io.modelcontextprotocol/subscriptionId",
+	    jb_add(p, "_meta", req_obj1("io.modelcontextprotocol/subscriptionId",
 	    json_object_get(r->msg->id))))) == NULL ||
 	    (text = jsonrpc_notification(
 	    "notifications/subscriptions/acknowledged", p, &len)) == NULL)
-		return fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
+		return req_fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
 	(void)session_send(r->sess, r->fl, r->sink->send, r->sink->arg, text,
 	    len);
 	free(text);
@@ -501,8 +384,6 @@ struct call_ctx {
 	pthread_mutex_t mid_one;	/* one question at a time */
 };
 
-static void call_approval_ctx(struct req *r, const struct tool_def *def,
-    const struct json_object *args, char *owner, struct approval_call *ac);
 
 /* 1: hp was let through this call; 0: no more are (closed, a no, the
  * cap of questions); -1: it may be asked. */
@@ -543,7 +424,7 @@ call_ask_host(void *arg, const char *host, uint16_t port)
 		(void)pthread_mutex_unlock(&cc->mid_one);
 		return known == 1;
 	}
-	call_approval_ctx(cc->r, cc->def, cc->args, owner, &ac);
+	req_approval_ctx(cc->r, cc->def, cc->args, owner, &ac);
 	ac.fl = cc->fl;
 	ok = approval_ask_host(&ac, hp, &session, &asked);
 	(void)pthread_mutex_lock(&cc->mid_lock);
@@ -583,7 +464,7 @@ call_send(struct call_ctx *cc, const char *method, struct json_object *params)
 	if (cc->r->task != NULL && params != NULL &&
 	    (json_object_object_get_ex(params, "_meta", &meta) ||
 	    jb_add(params, "_meta", meta = json_object_new_object()) == 0))
-		(void)jb_add(meta, META_RELATED_TASK, obj1("taskId",
+		(void)jb_add(meta, META_RELATED_TASK, req_obj1("taskId",
 		    json_object_new_string(task_id(cc->r->task))));
 	if ((text = jsonrpc_notification(method, params, &len)) == NULL)
 		return;
@@ -670,13 +551,6 @@ call_progress(void *arg, double progress, double total, const char *message)
 		call_send(cc, "notifications/progress", p);
 }
 
-static int
-effective_log_level(struct req *r)
-{
-	if (r->era == ERA_MODERN)
-		return r->log_level;
-	return session_log_level(r->sess);
-}
 
 static void
 call_log(void *arg, enum tool_log_level level, const char *logger,
@@ -684,7 +558,7 @@ call_log(void *arg, enum tool_log_level level, const char *logger,
 {
 	struct call_ctx *cc = arg;
 	struct json_object *p;
-	int min = effective_log_level(cc->r);
+	int min = req_log_level(cc->r);
 
 	if (min < 0 || (int)level < min)
 		return;
@@ -710,7 +584,7 @@ dispatch_client_declares(const struct rpc_msg *msg, const char *cap)
 }
 
 /*
- * The stages of a tools/call, in the order m_tools_call() runs them. Each
+ * The stages of a tools/call, in the order req_tools_call() runs them. Each
  * returns MCP_OK to go on, or the protocol error that answers; a stage
  * that answers with a result instead (a refusal, isError) leaves it in
  * *result, and the stages after it do not run.
@@ -727,26 +601,26 @@ call_lookup(struct req *r, const struct tool_entry **ret_tool,
 	struct json_object *args = r->msg->arguments;
 
 	if (name == NULL)
-		return fail(r, MCP_ERR_INVALID_PARAMS,
+		return req_fail(r, MCP_ERR_INVALID_PARAMS,
 		    "Invalid params: tools/call needs \"name\" (a string)");
 	if (args != NULL && !json_object_is_type(args, json_type_object))
-		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
+		return req_fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
 		    "\"arguments\" must be an object");
 	if (toolset_error(r->srv->tools) != NULL)
 		return tools_missing(r);
 	if ((tool = toolset_lookup(r->srv->tools, name)) == NULL)
-		return fail(r, MCP_ERR_INVALID_PARAMS, "Unknown tool: \"%.*s\"",
+		return req_fail(r, MCP_ERR_INVALID_PARAMS, "Unknown tool: \"%.*s\"",
 		    (int)utf8_prefix(name, strlen(name), 64), name);
 	cap = tool->def->client_capability;
 	if (cap != NULL && r->era == ERA_MODERN &&
 	    !dispatch_client_declares(r->msg, cap)) {
-		return missing_capability(r, cap, NULL, "Missing required "
+		return req_missing_capability(r, cap, NULL, "Missing required "
 		    "client capability: tool %s needs \"%s\"", tool->def->name,
 		    cap);
 	}
 	if ((args = args == NULL ? json_object_new_object() :
 	    json_object_get(args)) == NULL)
-		return fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
+		return req_fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
 	*ret_tool = tool;
 	*ret_args = args;
 	return MCP_OK;
@@ -761,7 +635,7 @@ call_refuse(struct req *r, struct tool_audit *audit, const char *why,
 	audit->refused = true;
 	(void)snprintf(audit->reason, sizeof(audit->reason), "%s", why);
 	if (res == NULL)
-		return fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
+		return req_fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
 	*result = res;
 	return MCP_OK;
 }
@@ -780,7 +654,7 @@ call_validate(struct req *r, const struct tool_entry *tool,
 	    tool->task_input : tool->input, args, &verr)) == MCP_OK)
 		return MCP_OK;
 	if (st == MCP_ERR_NOMEM)
-		return fail(r, st, "Internal error: out of memory");
+		return req_fail(r, st, "Internal error: out of memory");
 	(void)snprintf(why, sizeof(why), "invalid arguments: %s",
 	    verr.keyword);
 	return call_refuse(r, audit, why, tool_result_error("Invalid arguments "
@@ -852,9 +726,9 @@ call_prepare(struct req *r, const struct tool_entry *tool,
 		    "the server log says why."), result);
 	}
 	if ((st = tool_call_open(call, tool->def)) == MCP_ERR_NOMEM)
-		return fail(r, st, "Internal error: out of memory");
+		return req_fail(r, st, "Internal error: out of memory");
 	if (st != MCP_OK)
-		return fail(r, st, "Internal error: cannot create a "
+		return req_fail(r, st, "Internal error: cannot create a "
 		    "cancellation handle");
 	if (!tool->def->quick)
 		session_attach(r->sess, r->fl, call);
@@ -876,12 +750,12 @@ call_handler(struct req *r, const struct tool_entry *tool,
 		session_detach(r->sess, r->fl);
 	tool_call_close(call);
 	if (st == MCP_ERR_NOMEM)
-		return fail(r, st, "Internal error: out of memory");
+		return req_fail(r, st, "Internal error: out of memory");
 	if (st == MCP_ERR_INVALID_PARAMS)	/* a fixture's requestState */
-		return fail(r, st, "Invalid params: the requestState was "
+		return req_fail(r, st, "Invalid params: the requestState was "
 		    "altered or is not this server's");
 	if (st != MCP_OK)
-		return fail(r, st, "Internal error: tool %s failed",
+		return req_fail(r, st, "Internal error: tool %s failed",
 		    tool->def->name);
 	return MCP_OK;
 }
@@ -908,7 +782,7 @@ call_check_output(struct req *r, const struct tool_entry *tool,
 	    tool->def->name, verr.message);
 	json_object_put(*result);
 	*result = NULL;
-	return fail(r, MCP_ERR_INTERNAL, "Internal error: tool %s produced a "
+	return req_fail(r, MCP_ERR_INTERNAL, "Internal error: tool %s produced a "
 	    "result that fails its output schema", tool->def->name);
 }
 
@@ -951,36 +825,6 @@ call_finish(struct req *r, const struct tool_entry *tool,
 		json_object_object_del(result, "structuredContent");
 }
 
-static enum mcp_err call_as_task(struct req *r, const struct tool_entry *tool,
-    struct json_object *args, struct json_object **ret, bool *made);
-
-/* What the approval stage needs of r (owner: SESSION_OWNER_KEY bytes). */
-static void
-call_approval_ctx(struct req *r, const struct tool_def *def,
-    const struct json_object *args, char *owner, struct approval_call *ac)
-{
-	struct json_object *caps;
-
-	memset(ac, 0, sizeof(*ac));
-	session_owner_key(r->sess, r->era == ERA_MODERN, owner);
-	ac->ap = r->srv->approvals;
-	ac->env = r->srv->env;
-	ac->audit = r->srv->audit;
-	ac->sess = r->sess;
-	ac->fl = r->fl;
-	ac->send = r->sink->send;
-	ac->send_arg = r->sink->arg;
-	ac->msg = r->msg;
-	ac->modern = r->era == ERA_MODERN;
-	ac->client_elicits = ac->modern ? r->msg->meta != NULL &&
-	    json_object_object_get_ex(r->msg->meta, META_CAPS, &caps) &&
-	    elicits_form(caps) : session_client_elicits(r->sess);
-	ac->in_task = r->task != NULL;
-	ac->owner = owner;
-	ac->def = def;
-	ac->args = args;
-	ac->plain_max_ms = r->task != NULL ? r->srv->task_timeout_ms : 0;
-}
 
 /* The hosts the user let through mid-run, into the call's approvals. */
 static int
@@ -1020,10 +864,10 @@ call_approve(struct req *r, const struct tool_entry *tool,
 	struct approval_call ac;
 	char owner[SESSION_OWNER_KEY];
 
-	call_approval_ctx(r, tool->def, args, owner, &ac);
+	req_approval_ctx(r, tool->def, args, owner, &ac);
 	approval_check(&ac, out);
 	if (out->err != MCP_OK)
-		return fail(r, out->err, "%s", out->err == MCP_ERR_NOMEM ?
+		return req_fail(r, out->err, "%s", out->err == MCP_ERR_NOMEM ?
 		    "Internal error: out of memory" : out->errmsg);
 	if (out->result != NULL) {
 		if (out->reason[0] != '\0') {
@@ -1042,8 +886,8 @@ call_approve(struct req *r, const struct tool_entry *tool,
  * against the input schema, the handler (with what it needs), a check of
  * the structured result against the output schema, and the audit facts.
  */
-static enum mcp_err
-m_tools_call(struct req *r, struct json_object **ret)
+enum mcp_err
+req_tools_call(struct req *r, struct json_object **ret)
 {
 	const struct tool_entry *tool = NULL;
 	struct json_object *args = NULL, *result = NULL;
@@ -1059,8 +903,8 @@ m_tools_call(struct req *r, struct json_object **ret)
 	(void)clock_gettime(CLOCK_MONOTONIC, &t0);
 	if ((st = call_lookup(r, &tool, &args)) != MCP_OK)
 		return st;
-	if (r->task == NULL && ((st = call_as_task(r, tool, args, ret,
-	    &as_task)) != MCP_OK || as_task)) {
+	if (r->task == NULL && ((st = task_call_as(r, tool, args, ret,
+	    &as_task, req_tools_call)) != MCP_OK || as_task)) {
 		json_object_put(args);
 		return st;
 	}
@@ -1080,7 +924,7 @@ m_tools_call(struct req *r, struct json_object **ret)
 		    MCP_OK && (call_noted(&cc, &appr) != 0 ||
 		    (appr.approvals != NULL &&
 		    approval_decorate(result, &appr) != 0)))
-			st = fail(r, MCP_ERR_NOMEM, "Internal error: out of "
+			st = req_fail(r, MCP_ERR_NOMEM, "Internal error: out of "
 			    "memory");
 		if (st == MCP_OK && (st = call_check_output(r, tool,
 		    &result)) == MCP_OK)
@@ -1092,633 +936,6 @@ m_tools_call(struct req *r, struct json_object **ret)
 	if (st == MCP_OK)
 		*ret = result;
 	return st;
-}
-
-/* ---- tasks (tasks.h): a tools/call whose work outlives its request ---- */
-
-static void after_answer(struct req *r);
-
-/* The run of one task: a copy of the request and a session of its own on
- * the creating session's workspace, so neither the request's buffers nor
- * a session that ends (an HTTP DELETE, an idle expiry) cut the work. */
-struct task_run {
-	const struct server *srv;
-	struct session sess;		/* the task's own */
-	/* the creating session may be gone (a stateless request's): what
-	 * the task needs of it is copied */
-	void (*hold)(void *arg, int delta);	/* origin's, held +1 */
-	void *hold_arg;
-	struct rpc_msg *msg;		/* owned copy */
-	enum era era;
-	int log_level;
-	struct inflight fl;		/* in sess: what tasks/cancel reaches */
-	struct msg_sink sink;		/* origin's bg_send, or none */
-	const char *tool;		/* static */
-	struct timespec t0;
-	struct approval_out appr;	/* asked before it started */
-};
-
-static int
-no_send(void *arg, const char *msg, size_t len)
-{
-	(void)arg;
-	(void)msg;
-	(void)len;
-	return 0;
-}
-
-/*
- * The status a form shows. A tool result with isError: 2025-11-25 says
- * "the task should reach failed" (its tasks/result still answers the
- * result); the extension keeps it completed, failed being only for a
- * JSON-RPC error there.
- */
-static const char *
-task_wire_status(enum task_status st, bool tool_error, bool modern)
-{
-	if (!modern && st == TASK_COMPLETED && tool_error)
-		return task_status_name(TASK_FAILED);
-	return task_status_name(st);
-}
-
-/* A task as the wire shows it: 2025-11-25 names ttl and pollInterval,
- * the extension ttlMs and pollIntervalMs. */
-static struct json_object *
-task_json(const struct task_view *v, bool modern)
-{
-	struct json_object *o = json_object_new_object();
-
-	return jb_built(o, jb_add(o, "taskId", json_object_new_string(v->id)) ||
-	    jb_add(o, "status", json_object_new_string(
-	    task_wire_status(v->status, v->tool_error, modern))) ||
-	    (v->message[0] != '\0' && jb_add(o, "statusMessage",
-	    json_object_new_string(v->message))) ||
-	    jb_add(o, "createdAt", json_object_new_string(v->created)) ||
-	    jb_add(o, "lastUpdatedAt", json_object_new_string(v->updated)) ||
-	    jb_add(o, modern ? "ttlMs" : "ttl",
-	    json_object_new_int64((int64_t)v->ttl_ms)) ||
-	    jb_add(o, modern ? "pollIntervalMs" : "pollInterval",
-	    json_object_new_int64(v->poll_ms)));
-}
-
-static struct json_object *
-parse_payload(const struct task_view *v)
-{
-	return v->payload != NULL ? json_tokener_parse(v->payload) : NULL;
-}
-
-static void
-task_status_notify(struct task_run *tr, struct task *t)
-{
-	struct task_view v;
-	struct json_object *p;
-	char *text;
-	size_t len;
-
-	if (tr->sink.send == no_send || tr->era != ERA_LEGACY ||
-	    tasks_get(tr->srv->tasks, tr->sess.owner, task_id(t), false,
-	    &v) != TASKS_OK)
-		return;
-	if ((p = task_json(&v, false)) != NULL &&
-	    (text = jsonrpc_notification("notifications/tasks/status", p,
-	    &len)) != NULL) {
-		(void)tr->sink.send(tr->sink.arg, text, len);
-		free(text);
-	}
-}
-
-/* A short summary of a finished call, for statusMessage. */
-static void
-task_summary(struct json_object *result, char *buf, size_t len)
-{
-	struct json_object *sc, *v;
-
-	if (json_object_object_get_ex(result, "structuredContent", &sc) &&
-	    json_object_object_get_ex(sc, "exit_code", &v) &&
-	    json_object_is_type(v, json_type_int))
-		(void)snprintf(buf, len, "finished: exit %d",
-		    json_object_get_int(v));
-	else if (json_object_object_get_ex(result, "isError", &v) &&
-	    json_object_get_boolean(v))
-		(void)snprintf(buf, len, "finished with a tool error");
-	else
-		(void)snprintf(buf, len, "finished");
-}
-
-static void
-task_run_main(void *arg, struct task *t)
-{
-	struct task_run *tr = arg;
-	struct json_object *result = NULL, *e;
-	enum task_status end;
-	struct req r;
-	enum mcp_err st;
-	char *payload = NULL, summary[96];
-	const char *shown;
-	size_t len = 0;
-	bool tool_error = false;
-
-	memset(&r, 0, sizeof(r));
-	r.srv = tr->srv;
-	r.sess = &tr->sess;
-	r.msg = tr->msg;
-	r.sink = &tr->sink;
-	r.era = tr->era;
-	r.log_level = tr->log_level;
-	r.fl = &tr->fl;
-	r.task = t;
-	r.approved = &tr->appr;
-	st = session_is_cancelled(&tr->sess, &tr->fl) ? MCP_ERR_INTERNAL :
-	    m_tools_call(&r, &result);
-	(void)session_end(&tr->sess, &tr->fl);
-	if (st == MCP_OK && result == NULL)
-		st = fail(&r, MCP_ERR_NOMEM, "Internal error: out of memory");
-	if (st == MCP_OK) {
-		tool_error = json_object_object_get_ex(result, "isError", &e) &&
-		    json_object_get_boolean(e);
-		task_summary(result, summary, sizeof(summary));
-		payload = jsonrpc_serialize(result, &len);
-	} else {
-		(void)snprintf(summary, sizeof(summary), "%s", r.err_msg != NULL ?
-		    r.err_msg : "Internal error");
-		e = json_object_new_object();
-		if ((e = jb_built(e, jb_add(e, "code", json_object_new_int(
-		    jsonrpc_code(st))) || jb_add(e, "message",
-		    json_object_new_string(summary)) || (r.err_data != NULL &&
-		    jb_add(e, "data", json_object_get(r.err_data))))) != NULL) {
-			payload = jsonrpc_serialize(e, &len);
-			json_object_put(e);
-		}
-	}
-	json_object_put(result);
-	json_object_put(r.err_data);
-	end = task_finish(t, payload, len, st != MCP_OK, tool_error, summary);
-	after_answer(&r);
-	shown = task_wire_status(end, tool_error, tr->era == ERA_MODERN);
-	log_info("task %.8s... %s: %s, %llu ms", task_id(t), tr->tool, shown,
-	    (unsigned long long)(ts_us_since(&tr->t0) / 1000));
-	audit_task(tr->srv->audit, &tr->sess, tr->tool, task_id(t), "task_end",
-	    shown, ts_us_since(&tr->t0));
-	task_status_notify(tr, t);
-}
-
-static void
-task_run_cancel(void *arg)
-{
-	struct task_run *tr = arg;
-
-	session_cancel(&tr->sess, tr->fl.key);
-}
-
-static void
-task_run_free(void *arg)
-{
-	struct task_run *tr = arg;
-
-	session_fini(&tr->sess);
-	rpc_msg_free(tr->msg);
-	approval_out_fini(&tr->appr);
-	if (tr->hold != NULL)
-		tr->hold(tr->hold_arg, -1);
-	free(tr);
-}
-
-/* Whether a modern request's client capabilities declare the extension. */
-static bool
-declares_tasks(const struct rpc_msg *msg)
-{
-	struct json_object *caps, *ext;
-
-	return msg->meta != NULL &&
-	    json_object_object_get_ex(msg->meta, META_CAPS, &caps) &&
-	    json_object_object_get_ex(caps, "extensions", &ext) &&
-	    json_object_is_type(ext, json_type_object) &&
-	    json_object_object_get_ex(ext, TASKS_EXTENSION, NULL);
-}
-
-/*
- * Whether this call runs as a task: 2025-11-25, when it carries
- * params.task (of a tool that may: -32601 for the rest, as the spec
- * says); 2026-07-28, when the client declared the extension and the call
- * asks a deadline past task_threshold_ms or to run in the background.
- * *ttl: what the client asked (legacy), 0 for none.
- */
-static enum mcp_err
-task_wanted(struct req *r, const struct tool_entry *tool,
-    struct json_object *args, bool *want, uint64_t *ttl)
-{
-	struct json_object *v, *t;
-
-	*want = false;
-	*ttl = 0;
-	if (r->srv->tasks == NULL)
-		return MCP_OK;
-	if (r->era == ERA_LEGACY) {
-		if (r->msg->params == NULL || !json_object_object_get_ex(
-		    r->msg->params, "task", &t))
-			return MCP_OK;
-		if (!json_object_is_type(t, json_type_object))
-			return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
-			    "\"task\" must be an object");
-		if (!tool->def->task_support)
-			return fail(r, MCP_ERR_NO_METHOD, "Method not found: "
-			    "tool %s does not run as a task (its "
-			    "execution.taskSupport is \"forbidden\")",
-			    tool->def->name);
-		if (json_object_object_get_ex(t, "ttl", &v) &&
-		    json_object_is_type(v, json_type_int) &&
-		    json_object_get_int64(v) > 0)
-			*ttl = (uint64_t)json_object_get_int64(v);
-		*want = true;
-		return MCP_OK;
-	}
-	if (tool->def->task_required && !declares_tasks(r->msg)) {
-		return missing_capability(r, NULL, TASKS_EXTENSION, "Missing "
-		    "required client capability: tool %s runs only as a task "
-		    "(the extension \"%s\")", tool->def->name,
-		    TASKS_EXTENSION);
-	}
-	if (!tool->def->task_support || !declares_tasks(r->msg))
-		return MCP_OK;
-	if (tool->def->task_always)
-		*want = true;
-	if (json_object_object_get_ex(args, "background", &v) &&
-	    json_object_is_type(v, json_type_boolean) &&
-	    json_object_get_boolean(v))
-		*want = true;
-	if (json_object_object_get_ex(args, "timeout_ms", &v) &&
-	    json_object_is_type(v, json_type_int) &&
-	    json_object_get_int64(v) > (int64_t)r->srv->task_threshold_ms)
-		*want = true;
-	return MCP_OK;
-}
-
-/*
- * The approval stage of a call about to become a task, in the request:
- * MCP_OK with *ret the answer instead of a task (a refusal, 2026-07-28's
- * input_required), or with *ret NULL and *out what the task may have
- * (owned: approval_out_fini). Arguments the task's schema refuses are
- * left for the task's own run to refuse.
- */
-static enum mcp_err
-task_approve(struct req *r, const struct tool_entry *tool,
-    struct json_object *args, struct approval_out *out,
-    struct json_object **ret)
-{
-	struct schema_error verr;
-	struct approval_call ac;
-	char owner[SESSION_OWNER_KEY];
-
-	memset(out, 0, sizeof(*out));
-	*ret = NULL;
-	if (schema_validate(tool->task_input != NULL ? tool->task_input :
-	    tool->input, args, &verr) != MCP_OK)
-		return MCP_OK;
-	call_approval_ctx(r, tool->def, args, owner, &ac);
-	ac.plain_max_ms = r->srv->task_timeout_ms;
-	approval_check(&ac, out);
-	if (out->err != MCP_OK) {
-		approval_out_fini(out);
-		return fail(r, out->err, "%s", out->err == MCP_ERR_NOMEM ?
-		    "Internal error: out of memory" : out->errmsg);
-	}
-	if (out->result != NULL) {
-		*ret = out->result;
-		out->result = NULL;
-		approval_out_fini(out);
-		log_info("call %s: not started as a task: %s", tool->def->name,
-		    out->reason);
-	}
-	return MCP_OK;
-}
-
-/*
- * tools/call made a task: the answer is the task at once, and a thread of
- * the store runs the same call (lookup, validation against the task
- * schema, the handler, the output check, the audit) on a copy. Not a
- * task: *made false, and the call goes on as a plain one.
- */
-static enum mcp_err
-call_as_task(struct req *r, const struct tool_entry *tool,
-    struct json_object *args, struct json_object **ret, bool *made)
-{
-	struct task_work w = { task_run_main, task_run_cancel, task_run_free,
-	    NULL };
-	struct task_run *tr;
-	struct task_view v;
-	struct approval_out pre;
-	const char *ws;
-	char *text, err[320], *reply = NULL;
-	uint64_t ttl;
-	size_t len;
-	enum mcp_err st;
-	bool want;
-
-	*made = false;
-	if ((st = task_wanted(r, tool, args, &want, &ttl)) != MCP_OK || !want)
-		return st;
-	*made = true;
-	/* what it asks beyond the policy is asked now, on the request's own
-	 * channel: the task will have none (a refusal or input_required
-	 * answers instead of a task) */
-	if ((st = task_approve(r, tool, args, &pre, ret)) != MCP_OK ||
-	    *ret != NULL)
-		return st;
-	if (ttl == 0 || ttl > r->srv->task_ttl_ms)
-		ttl = r->srv->task_ttl_ms;
-	if ((ws = session_workspace(r->sess, err, sizeof(err))) == NULL) {
-		log_err("workspace: %s", err);
-		approval_out_fini(&pre);
-		*ret = tool_result_error("The workspace could not be made, so "
-		    "nothing was run; the server log says why.");
-		return *ret != NULL ? MCP_OK : fail(r, MCP_ERR_NOMEM,
-		    "Internal error: out of memory");
-	}
-	if ((tr = calloc(1, sizeof(*tr))) == NULL ||
-	    (text = jsonrpc_serialize(r->msg->root, &len)) == NULL) {
-		free(tr);
-		approval_out_fini(&pre);
-		return fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
-	}
-	st = jsonrpc_decode(text, len, &tr->msg, &reply);
-	free(text);
-	free(reply);
-	if (st != MCP_OK) {
-		free(tr);
-		approval_out_fini(&pre);
-		return fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
-	}
-	tr->appr = pre;		/* its grant, for the task's run */
-	tr->srv = r->srv;
-	tr->hold = r->sess->hold;
-	tr->hold_arg = r->sess->hold_arg;
-	tr->era = r->era;
-	tr->log_level = effective_log_level(r);
-	tr->tool = tool->def->name;
-	/* 2025-11-25 lets a task's progress flow where a sink outlives the
-	 * request (stdio); the extension has none on tasks */
-	tr->sink.send = r->era == ERA_LEGACY && r->sess->bg_send != NULL ?
-	    r->sess->bg_send : no_send;
-	tr->sink.arg = r->sess->bg_arg;
-	(void)clock_gettime(CLOCK_MONOTONIC, &tr->t0);
-	session_init(&tr->sess, ws);
-	memcpy(tr->sess.id, r->sess->id, sizeof(tr->sess.id));
-	memcpy(tr->sess.owner, r->sess->owner, sizeof(tr->sess.owner));
-	tr->sess.log_level = r->sess->log_level;
-	(void)snprintf(tr->fl.key, sizeof(tr->fl.key), "task");
-	session_begin_uncapped(&tr->sess, &tr->fl);
-	if (r->sess->hold != NULL)
-		r->sess->hold(r->sess->hold_arg, +1);
-	w.arg = tr;
-	if (tasks_create(r->srv->tasks, r->sess->owner, ttl, &w, &v, err,
-	    sizeof(err)) != 0) {
-		(void)session_end(&tr->sess, &tr->fl);
-		task_run_free(tr);
-		log_info("call %s: not started as a task: %s", tool->def->name,
-		    err);
-		*ret = tool_result_error("This call was not started: %s.", err);
-		return *ret != NULL ? MCP_OK : fail(r, MCP_ERR_NOMEM,
-		    "Internal error: out of memory");
-	}
-	log_info("task %.8s... %s: started", v.id, tool->def->name);
-	audit_task(r->srv->audit, r->sess, tool->def->name, v.id, "task_start",
-	    "working", 0);
-	if (r->era == ERA_MODERN) {
-		*ret = task_json(&v, true);
-		if (*ret != NULL && jb_add(*ret, "resultType",
-		    json_object_new_string("task")) != 0) {
-			json_object_put(*ret);
-			*ret = NULL;
-		}
-	} else
-		*ret = obj1("task", task_json(&v, false));
-	return *ret != NULL ? MCP_OK : fail(r, MCP_ERR_NOMEM,
-	    "Internal error: out of memory");
-}
-
-/* params.taskId, or a protocol error; modern requests must declare the
- * extension (-32021 otherwise, as the extension says). */
-static enum mcp_err
-task_param(struct req *r, const char **id)
-{
-	struct json_object *v;
-
-	if (r->srv->tasks == NULL)
-		return fail(r, MCP_ERR_NO_METHOD, "Method not found: %s (tasks "
-		    "are not offered)", r->msg->method);
-	if (r->era == ERA_MODERN && !declares_tasks(r->msg)) {
-		return missing_capability(r, NULL, TASKS_EXTENSION, "Missing "
-		    "required client capability: %s needs the extension \"%s\"",
-		    r->msg->method, TASKS_EXTENSION);
-	}
-	if (r->msg->params == NULL ||
-	    !json_object_object_get_ex(r->msg->params, "taskId", &v) ||
-	    !json_object_is_type(v, json_type_string))
-		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
-		    "\"taskId\" (a string) is required");
-	*id = json_object_get_string(v);
-	return MCP_OK;
-}
-
-static enum mcp_err
-task_unknown(struct req *r)
-{
-	return fail(r, MCP_ERR_INVALID_PARAMS, "Failed to retrieve task: Task "
-	    "not found (unknown, expired, or never this client's)");
-}
-
-static const char *
-owner_of(const struct req *r)
-{
-	return r->sess->owner;
-}
-
-static enum mcp_err
-m_tasks_get(struct req *r, struct json_object **ret)
-{
-	struct json_object *o, *p;
-	struct task_view v;
-	const char *id = NULL;
-	enum mcp_err st;
-
-	if ((st = task_param(r, &id)) != MCP_OK)
-		return st;
-	if (tasks_get(r->srv->tasks, owner_of(r), id, r->era == ERA_MODERN,
-	    &v) != TASKS_OK)
-		return task_unknown(r);
-	o = task_json(&v, r->era == ERA_MODERN);
-	/* the extension inlines the end: result, or the JSON-RPC error */
-	if (o != NULL && v.payload != NULL &&
-	    ((p = parse_payload(&v)) == NULL || jb_add(o, v.status ==
-	    TASK_FAILED ? "error" : "result", p) != 0)) {
-		json_object_put(o);
-		o = NULL;
-	}
-	task_view_fini(&v);
-	*ret = o;
-	return MCP_OK;
-}
-
-static bool
-wait_stopped(void *arg)
-{
-	struct req *r = arg;
-
-	return session_is_cancelled(r->sess, r->fl);
-}
-
-/* A stored JSON-RPC error code, back to ours (what tools/call returns). */
-static enum mcp_err
-err_of_code(int code)
-{
-	switch (code) {
-	case -32601:
-		return MCP_ERR_NO_METHOD;
-	case -32602:
-		return MCP_ERR_INVALID_PARAMS;
-	case -32021:
-		return MCP_ERR_MISSING_CAPABILITY;
-	default:
-		return MCP_ERR_INTERNAL;
-	}
-}
-
-/*
- * tasks/result (2025-11-25): blocks until the task has ended, then answers
- * exactly what the plain call would have, with the related-task _meta; a
- * call that failed answers its error.
- */
-static enum mcp_err
-m_tasks_result(struct req *r, struct json_object **ret)
-{
-	struct json_object *p, *meta, *v;
-	struct task_view tv;
-	const char *id = NULL;
-	enum tasks_rc rc;
-	enum mcp_err st;
-
-	if ((st = task_param(r, &id)) != MCP_OK)
-		return st;
-	rc = tasks_wait(r->srv->tasks, owner_of(r), id, wait_stopped, r, &tv);
-	if (rc == TASKS_STOPPED)
-		return fail(r, MCP_ERR_INTERNAL, "Internal error: the server "
-		    "is stopping");
-	if (rc != TASKS_OK)
-		return task_unknown(r);
-	if (tv.status == TASK_CANCELLED) {
-		task_view_fini(&tv);
-		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: task "
-		    "%s was cancelled: it has no result", id);
-	}
-	p = parse_payload(&tv);
-	task_view_fini(&tv);
-	if (p == NULL)
-		return fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
-	if (tv.status == TASK_FAILED) {
-		st = err_of_code(json_object_object_get_ex(p, "code", &v) ?
-		    json_object_get_int(v) : -32603);
-		if (json_object_object_get_ex(p, "data", &v))
-			r->err_data = json_object_get(v);
-		(void)fail(r, st, "%s", json_object_object_get_ex(p, "message",
-		    &v) ? json_object_get_string(v) : "Internal error");
-		json_object_put(p);
-		return st;
-	}
-	if ((json_object_object_get_ex(p, "_meta", &meta) ||
-	    jb_add(p, "_meta", meta = json_object_new_object()) == 0) &&
-	    jb_add(meta, META_RELATED_TASK, obj1("taskId",
-	    json_object_new_string(id))) == 0) {
-		*ret = p;
-		return MCP_OK;
-	}
-	json_object_put(p);
-	return fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
-}
-
-static enum mcp_err
-m_tasks_list(struct req *r, struct json_object **ret)
-{
-	struct json_object *v, *a, *o;
-	struct task_view *page;
-	const char *cursor = NULL;
-	char next[TASK_ID_LEN + 1];
-	size_t n, i;
-	int failed = 0;
-
-	if (r->srv->tasks == NULL)
-		return fail(r, MCP_ERR_NO_METHOD, "Method not found: tasks/list");
-	if (r->msg->params != NULL &&
-	    json_object_object_get_ex(r->msg->params, "cursor", &v)) {
-		if (!json_object_is_type(v, json_type_string))
-			return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
-			    "\"cursor\" must be a string");
-		cursor = json_object_get_string(v);
-	}
-	if ((page = calloc(MCP_TASKS_PAGE, sizeof(*page))) == NULL)
-		return fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
-	if (tasks_list(r->srv->tasks, owner_of(r), cursor, page,
-	    MCP_TASKS_PAGE, &n, next) != TASKS_OK) {
-		free(page);
-		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
-		    "unknown cursor");
-	}
-	a = json_object_new_array();
-	for (i = 0; i < n; i++)
-		failed |= jb_push(a, task_json(&page[i], false));
-	free(page);
-	a = jb_built(a, failed);
-	o = json_object_new_object();
-	*ret = jb_built(o, jb_add(o, "tasks", a) || (next[0] != '\0' &&
-	    jb_add(o, "nextCursor", json_object_new_string(next))));
-	return MCP_OK;
-}
-
-/*
- * tasks/cancel: the status is cancelled before the answer, and the
- * task's sandbox is being killed (its init first: the whole tree and its
- * cgroup go with it). 2025-11-25 answers the task, and -32602 for one
- * ended already; the extension an empty acknowledgement either way.
- */
-static enum mcp_err
-m_tasks_cancel(struct req *r, struct json_object **ret)
-{
-	struct task_view v;
-	const char *id = NULL;
-	enum tasks_rc rc;
-	enum mcp_err st;
-
-	if ((st = task_param(r, &id)) != MCP_OK)
-		return st;
-	rc = tasks_cancel(r->srv->tasks, owner_of(r), id, &v);
-	if (rc == TASKS_UNKNOWN)
-		return task_unknown(r);
-	if (r->era == ERA_MODERN) {
-		*ret = json_object_new_object();
-		return MCP_OK;
-	}
-	if (rc == TASKS_TERMINAL)
-		return fail(r, MCP_ERR_INVALID_PARAMS, "Cannot cancel task: "
-		    "already in terminal status \"%s\"",
-		    task_status_name(v.status));
-	*ret = task_json(&v, false);
-	return MCP_OK;
-}
-
-/* tasks/update (the extension): our tasks never ask for input, so there
- * is nothing to take; a known task is acknowledged. */
-static enum mcp_err
-m_tasks_update(struct req *r, struct json_object **ret)
-{
-	struct task_view v;
-	const char *id = NULL;
-	enum mcp_err st;
-
-	if ((st = task_param(r, &id)) != MCP_OK)
-		return st;
-	if (tasks_get(r->srv->tasks, owner_of(r), id, false, &v) != TASKS_OK)
-		return task_unknown(r);
-	*ret = json_object_new_object();
-	return MCP_OK;
 }
 
 /* ---- the Skills extension (tools/skill_catalog.h) ---- */
@@ -1735,7 +952,7 @@ skills_result(struct req *r, struct json_object *res, int failed,
 		    jb_add(res, "cacheScope", json_object_new_string("public"));
 	if (failed || res == NULL) {
 		json_object_put(res);
-		return fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
+		return req_fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
 	}
 	*ret = res;
 	return MCP_OK;
@@ -1747,16 +964,16 @@ m_skills_list(struct req *r, struct json_object **ret)
 	struct json_object *res, *arr, *v;
 
 	if (!skill_catalog_on(r->srv->env))
-		return fail(r, MCP_ERR_NO_METHOD, "Method not found: skills/list "
+		return req_fail(r, MCP_ERR_NO_METHOD, "Method not found: skills/list "
 		    "(this server has no skills: --skills-dir)");
 	if (r->msg->params != NULL &&
 	    json_object_object_get_ex(r->msg->params, "cursor", &v))
-		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: unknown "
+		return req_fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: unknown "
 		    "cursor (the skill list has a single page)");
 	if ((arr = json_object_new_array()) == NULL ||
 	    skill_catalog_list(r->srv->env, arr) != 0) {
 		json_object_put(arr);
-		return fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
+		return req_fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
 	}
 	res = json_object_new_object();
 	return skills_result(r, res, res == NULL || jb_add(res, "skills", arr),
@@ -1771,18 +988,18 @@ m_skills_get(struct req *r, struct json_object **ret)
 	int rc;
 
 	if (!skill_catalog_on(r->srv->env))
-		return fail(r, MCP_ERR_NO_METHOD, "Method not found: skills/get "
+		return req_fail(r, MCP_ERR_NO_METHOD, "Method not found: skills/get "
 		    "(this server has no skills: --skills-dir)");
 	if (r->msg->params == NULL ||
 	    !json_object_object_get_ex(r->msg->params, "uri", &v) ||
 	    !json_object_is_type(v, json_type_string))
-		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
+		return req_fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
 		    "skills/get needs \"uri\" (a string: a skill's SKILL.md)");
 	uri = json_object_get_string(v);
 	if ((rc = skill_catalog_get(r->srv->env, uri, &entry)) == -ENOMEM)
-		return fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
+		return req_fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
 	if (rc != 0)
-		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: %.200s "
+		return req_fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: %.200s "
 		    "is not the SKILL.md of a skill this server serves "
 		    "(skills/list lists them)", uri);
 	res = json_object_new_object();
@@ -1798,33 +1015,33 @@ m_skills_dir(struct req *r, struct json_object **ret)
 	int rc;
 
 	if (!skill_catalog_on(r->srv->env))
-		return fail(r, MCP_ERR_NO_METHOD, "Method not found: "
+		return req_fail(r, MCP_ERR_NO_METHOD, "Method not found: "
 		    "resources/directory/read (this server has no skills: "
 		    "--skills-dir)");
 	if (r->msg->params == NULL ||
 	    !json_object_object_get_ex(r->msg->params, "uri", &v) ||
 	    !json_object_is_type(v, json_type_string))
-		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
+		return req_fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
 		    "resources/directory/read needs \"uri\" (a string)");
 	uri = json_object_get_string(v);
 	if (json_object_object_get_ex(r->msg->params, "cursor", &v))
-		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: unknown "
+		return req_fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: unknown "
 		    "cursor (a directory is listed in a single page)");
 	if ((arr = json_object_new_array()) == NULL)
-		return fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
+		return req_fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
 	if ((rc = skill_catalog_directory(r->srv->env, uri, arr)) != 0) {
 		json_object_put(arr);
 		if (rc == -ENOMEM)
-			return fail(r, MCP_ERR_NOMEM, "Internal error: out of "
+			return req_fail(r, MCP_ERR_NOMEM, "Internal error: out of "
 			    "memory");
-		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: %.200s "
+		return req_fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: %.200s "
 		    "is not a directory resource this server serves (a skill's "
 		    "skill://NAME, or a folder under it)", uri);
 	}
 	res = json_object_new_object();
 	if (res == NULL || jb_add(res, "resources", arr)) {
 		json_object_put(res);
-		return fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
+		return req_fail(r, MCP_ERR_NOMEM, "Internal error: out of memory");
 	}
 	*ret = res;
 	return MCP_OK;
@@ -1861,7 +1078,7 @@ m_resources(struct req *r, struct json_object **ret)
 	q.modern = r->era == ERA_MODERN;
 	if ((st = resources_handle(r->msg->method, &q, ret)) != MCP_OK) {
 		r->err_data = q.err_data;
-		(void)fail(r, st, "%s", q.err);
+		(void)req_fail(r, st, "%s", q.err);
 	}
 	return st;
 }
@@ -1872,7 +1089,7 @@ static const struct method methods[] = {
 	{ "logging/setLevel", m_set_level, M_LEGACY },
 	{ "server/discover", m_discover, M_MODERN },
 	{ "tools/list", m_tools_list, M_LEGACY | M_MODERN },
-	{ "tools/call", m_tools_call, M_LEGACY | M_MODERN | M_WORKSPACE },
+	{ "tools/call", req_tools_call, M_LEGACY | M_MODERN | M_WORKSPACE },
 	{ "subscriptions/listen", m_listen, M_MODERN },
 	{ "resources/list", m_resources, M_LEGACY | M_MODERN | M_WORKSPACE },
 	{ "resources/read", m_resources, M_LEGACY | M_MODERN | M_WORKSPACE },
@@ -1928,7 +1145,7 @@ check_modern_meta(struct req *r)
 	size_t i;
 
 	if (want == NULL)
-		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
+		return req_fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
 		    "_meta \"%s\" is required (or send initialize first)",
 		    META_VERSION);
 	for (i = 0; dispatch_modern_versions[i] != NULL; i++)
@@ -1939,21 +1156,21 @@ check_modern_meta(struct req *r)
 		if ((r->err_data = jb_built(r->err_data, jb_add(r->err_data,
 		    "supported", versions(false)) || jb_add(r->err_data,
 		    "requested", json_object_new_string(want)))) == NULL)
-			return fail(r, MCP_ERR_NOMEM, "Internal error: out of "
+			return req_fail(r, MCP_ERR_NOMEM, "Internal error: out of "
 			    "memory");
-		return fail(r, MCP_ERR_UNSUPPORTED_VERSION, "Unsupported "
+		return req_fail(r, MCP_ERR_UNSUPPORTED_VERSION, "Unsupported "
 		    "protocol version: %.*s", (int)utf8_prefix(want,
 		    strlen(want), 32), want);
 	}
 	if (!json_object_object_get_ex(meta, META_CAPS, &v) ||
 	    !json_object_is_type(v, json_type_object))
-		return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
+		return req_fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
 		    "_meta \"%s\" is required (an object)", META_CAPS);
 	if (json_object_object_get_ex(meta, META_LOGLEVEL, &v)) {
 		if (!json_object_is_type(v, json_type_string) ||
 		    (r->log_level = level_from_name(
 		    json_object_get_string(v))) < 0)
-			return fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
+			return req_fail(r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
 			    "_meta \"%s\" must be a log level name",
 			    META_LOGLEVEL);
 	}
@@ -1977,26 +1194,6 @@ decorate_modern(struct json_object *res)
 	return jb_add(meta, META_SERVERINFO, server_info());
 }
 
-/*
- * After the answer: the audit line a tools/call left, if any, and the warm
- * pythons that call may have used, started again now that the client has
- * what it waited for.
- */
-static void
-after_answer(struct req *r)
-{
-	if (r->sandboxed)
-		tool_env_answered(r->srv->env);
-	if (!r->audit_pending)
-		return;
-	audit_call(r->srv->audit, r->sess, r->audit_tool, r->audit_args,
-	    r->audit_result, &r->audit);
-	json_object_put(r->audit_args);
-	json_object_put(r->audit_result);
-	json_object_put(r->audit.network);
-	r->audit.network = NULL;
-	r->audit_pending = false;
-}
 
 static void
 send_text(const struct msg_sink *sink, char *text, size_t len)
@@ -2188,7 +1385,7 @@ dispatch_message_queued(const struct server *srv, struct session *sess,
 	}
 
 	if ((m = method_lookup(msg->method)) == NULL) {
-		st = fail(&r, MCP_ERR_NO_METHOD, "Method not found: %.*s",
+		st = req_fail(&r, MCP_ERR_NO_METHOD, "Method not found: %.*s",
 		    mlen, msg->method);
 		goto reply;
 	}
@@ -2196,7 +1393,7 @@ dispatch_message_queued(const struct server *srv, struct session *sess,
 		if ((st = check_modern_meta(&r)) != MCP_OK)
 			goto reply;
 		if (!(m->flags & M_MODERN)) {
-			st = fail(&r, MCP_ERR_NO_METHOD, "Method not found: "
+			st = req_fail(&r, MCP_ERR_NO_METHOD, "Method not found: "
 			    "%.*s is not part of protocol 2026-07-28",
 			    mlen, msg->method);
 			goto reply;
@@ -2204,12 +1401,12 @@ dispatch_message_queued(const struct server *srv, struct session *sess,
 	} else {
 		initialized = session_initialized(sess);
 		if (!(m->flags & M_LEGACY)) {
-			st = fail(&r, MCP_ERR_NO_METHOD, "Method not found: "
+			st = req_fail(&r, MCP_ERR_NO_METHOD, "Method not found: "
 			    "%.*s", mlen, msg->method);
 			goto reply;
 		}
 		if (!initialized && !(m->flags & M_PREINIT)) {
-			st = fail(&r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
+			st = req_fail(&r, MCP_ERR_INVALID_PARAMS, "Invalid params: "
 			    "_meta \"%s\" is required (or send initialize "
 			    "first)", META_VERSION);
 			goto reply;
@@ -2217,12 +1414,12 @@ dispatch_message_queued(const struct server *srv, struct session *sess,
 	}
 	st = m->fn(&r, &result);
 	if (st == MCP_OK && result == NULL && r.raw == NULL)
-		st = fail(&r, MCP_ERR_NOMEM, "Internal error: out of memory");
+		st = req_fail(&r, MCP_ERR_NOMEM, "Internal error: out of memory");
 	if (st == MCP_OK && r.era == ERA_MODERN && r.raw == NULL &&
 	    decorate_modern(result) != 0) {
 		json_object_put(result);
 		result = NULL;
-		st = fail(&r, MCP_ERR_NOMEM, "Internal error: out of memory");
+		st = req_fail(&r, MCP_ERR_NOMEM, "Internal error: out of memory");
 	}
  reply:
 	cancelled = session_end(sess, flp);
@@ -2230,7 +1427,7 @@ dispatch_message_queued(const struct server *srv, struct session *sess,
 		json_object_put(result);
 		json_object_put(r.err_data);
 		free(r.raw);
-		after_answer(&r);
+		req_after_answer(&r);
 		return MCP_OK;	/* a cancelled request gets no response */
 	}
 	if (st == MCP_OK && r.raw != NULL) {
@@ -2243,6 +1440,6 @@ dispatch_message_queued(const struct server *srv, struct session *sess,
 		    r.err_msg : "Internal error", r.err_data, &len);
 	}
 	send_text(sink, text, len);
-	after_answer(&r);
+	req_after_answer(&r);
 	return st;
 }
