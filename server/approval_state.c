@@ -9,6 +9,12 @@
 #include "render.h"
 
 #define STATE_VERSION	1
+/* The payload is an object of arrays of strings: two levels, and room. */
+#define STATE_JSON_DEPTH	4
+/* Canonical form of arguments: those of the tools that ask (run_command,
+ * run_code) are three levels deep at most by their schemas; past it the
+ * digest fails closed. */
+#define CANON_MAX_DEPTH		32
 /* The longest requestState read: a payload of 16 hosts, base64. */
 #define APPROVAL_MAX_STATE	8192
 
@@ -106,7 +112,7 @@ canon_json(struct canon *c, struct json_object *o, int depth)
 	const char *s, **keys;
 	size_t i, n;
 
-	if (depth > 32) {
+	if (depth > CANON_MAX_DEPTH) {
 		c->failed = true;
 		return;
 	}
@@ -368,7 +374,7 @@ parse_payload(const uint8_t *payload, size_t len)
 	struct json_tokener *tok;
 	struct json_object *o;
 
-	if ((tok = json_tokener_new_ex(4)) == NULL)
+	if ((tok = json_tokener_new_ex(STATE_JSON_DEPTH)) == NULL)
 		return NULL;
 	o = json_tokener_parse_ex(tok, (const char *)payload, (int)len);
 	if (json_tokener_get_error(tok) != json_tokener_success) {

@@ -897,7 +897,7 @@ req_tools_call(struct req *r, struct json_object **ret)
 	struct approval_out appr;
 	struct timespec t0;
 	enum mcp_err st;
-	bool as_task = false;
+	bool as_task = false, prepared = false;
 
 	memset(&appr, 0, sizeof(appr));
 	(void)clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -916,8 +916,10 @@ req_tools_call(struct req *r, struct json_object **ret)
 		    json_object_get(r->approved->approvals) : NULL;
 	} else if (st == MCP_OK && result == NULL)
 		st = call_approve(r, tool, args, &appr, &audit, &result);
-	if (st == MCP_OK && result == NULL)
+	if (st == MCP_OK && result == NULL) {
+		prepared = true;	/* cc's mutexes are made */
 		st = call_prepare(r, tool, args, &call, &cc, &audit, &result);
+	}
 	if (st == MCP_OK && result == NULL) {
 		call_grant(&call, &appr);
 		if ((st = call_handler(r, tool, args, &call, &result)) ==
@@ -931,6 +933,10 @@ req_tools_call(struct req *r, struct json_object **ret)
 			call_finish(r, tool, result, &cc);
 	}
 	call_audit(r, tool, args, result, st, &audit, &t0);
+	if (prepared) {
+		(void)pthread_mutex_destroy(&cc.mid_lock);
+		(void)pthread_mutex_destroy(&cc.mid_one);
+	}
 	approval_out_fini(&appr);
 	json_object_put(args);
 	if (st == MCP_OK)

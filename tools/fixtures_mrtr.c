@@ -430,12 +430,14 @@ fixture_elicitation(const struct tool_call *call,
 	    "\"User's response\"},\"email\":{\"type\":\"string\","
 	    "\"description\":\"User's email address\"}},\"required\":"
 	    "[\"username\",\"email\"]}";
-	struct json_object *msg, *p = json_object_new_object();
+	struct json_object *msg, *p;
 
 	if (!json_object_object_get_ex((struct json_object *)args, "message",
-	    &msg) || (p = jb_built(p, jb_add(p, "message",
-	    json_object_get(msg)) || jb_add(p, "requestedSchema",
-	    json_tokener_parse(schema)))) == NULL)
+	    &msg))
+		return MCP_ERR_INTERNAL;	/* the schema requires it */
+	p = json_object_new_object();
+	if ((p = jb_built(p, jb_add(p, "message", json_object_get(msg)) ||
+	    jb_add(p, "requestedSchema", json_tokener_parse(schema)))) == NULL)
 		return MCP_ERR_NOMEM;
 	return elicit_and_say(call, NULL, p, "User response: ", ret_result);
 }
