@@ -20,6 +20,7 @@
 #include "policy_internal.h"
 #include "policy_binds.h"
 #include "policy_network.h"
+#include "policy_secret.h"
 
 #define POLICY_JSON_DEPTH	8	/* the config is three levels deep */
 
@@ -177,6 +178,12 @@ const struct policy_flag policy_flags[] = {
 	    "bytes a call may move through the proxy, both ways" },
 	{ "egress-idle-ms", required_argument, "MS",
 	    "a proxy connection without a byte for MS ends" },
+	{ "secret", required_argument, "NAME=HOSTS:SOURCE",
+	    "bind a secret (SOURCE file:PATH or env:VAR) to HOSTS: the "
+	    "sandbox sees a placeholder, the proxy adds the value" },
+	{ "egress-ca", required_argument, "FILE",
+	    "PEM trust for the hosts secrets are bound to (default: the "
+	    "system's)" },
 	{ "ask-domain", required_argument, "PATTERN",
 	    "a call may ask the user for PATTERN (allow_domains): the "
 	    "approvals ceiling" },
@@ -921,7 +928,12 @@ cfg_apply(struct policy *p, const struct cfg *c, struct json_object *root,
 			rc = cfg_limits(p, c, v);
 		else if (strcmp(key, "protected_paths") == 0)
 			rc = cfg_protect(p, c, key, v);
-		else if (strcmp(key, "network") == 0) {
+		else if (strcmp(key, "secrets") == 0) {
+			char msg[256];
+
+			if ((rc = policy_secret_cfg(p, v, msg, sizeof(msg))) != 0)
+				rc = cfg_fail(c, NULL, key, "%s", msg);
+		} else if (strcmp(key, "network") == 0) {
 			const char *sub;
 			char msg[256];
 
@@ -1231,6 +1243,14 @@ policy_set_flag(struct policy *p, const char *flag, const char *value,
 	default:
 		break;
 	}
+	switch (policy_secret_flag(p, flag, value, msg, sizeof(msg))) {
+	case 1:
+		return 0;
+	case -1:
+		goto fail;
+	default:
+		break;
+	}
 	policy_set_err(err, errlen, "--%s: unknown policy flag", flag);
 	return -1;
  fail:
@@ -1325,6 +1345,9 @@ policy_to_json(const struct policy *p)
 		    &p->limits + limit_defs[i].off)));
 	json_object_object_add(o, "limits", a);
 	json_object_object_add(o, "network", policy_network_json(p));
+	json_object_object_add(o, "secrets", policy_secret_json(p));
+	json_object_object_add(o, "egress_ca", p->egress_ca != NULL ?
+	    json_object_new_string(p->egress_ca) : NULL);
 	json_object_object_add(o, "audit_log", str_or_null(p->audit_log));
 	json_object_object_add(o, "protected_paths", policy_protect_json(p));
 	a = json_object_new_array();
@@ -1427,6 +1450,7 @@ policy_free(struct policy *p)
 	free(p->audit_log);
 	free(p->cgroup_parent);
 	free(p->sh_path);
+	policy_secrets_free(p);
 	free(p->egress);
 	free(p->ask);
 	free(p);
