@@ -1,5 +1,5 @@
 /*
- * What proxy.c shares with intercept.c (the secrets' TLS, issue 24): one
+ * What proxy.c, conn.c and intercept.c share (the secrets' TLS, issue 24): one
  * call's state and the bounded helpers every connection uses. egress/
  * only; egress.h is the interface.
  */
@@ -69,7 +69,12 @@ int px_send_all(const struct egress_call *c, int fd, const char *buf,
     size_t len);
 void px_set_reason(struct egress_record *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* The proxy's own answer with status and the record's reason; lingers. */
+/*
+ * The proxy's own answer with status and the record's reason (conn.c);
+ * wait: write it within the idle bound and linger, else one try.
+ */
+void px_refuse_how(struct egress_call *c, int cfd, struct egress_record *r,
+    int status, bool wait);
 void px_refuse(struct egress_call *c, int cfd, struct egress_record *r,
     int status);
 
