@@ -852,7 +852,22 @@ cfg_apply(struct policy *p, const struct cfg *c, struct json_object *root,
 			rc = cfg_limits(p, c, v);
 		else if (strcmp(key, "protected_paths") == 0)
 			rc = cfg_protect(p, c, key, v);
-		else if (strcmp(key, "secrets") == 0) {
+		else if (strcmp(key, "egress_ca") == 0) {
+			char msg[256];
+
+			if (json_object_is_type(v, json_type_null)) {
+				free(p->egress_ca);
+				p->egress_ca = NULL;
+				rc = 0;
+			} else if (!json_object_is_type(v, json_type_string))
+				rc = cfg_fail(c, NULL, key, "must be a path or "
+				    "null");
+			else if ((rc = policy_secret_flag(p, "egress-ca",
+			    json_object_get_string(v), msg, sizeof(msg))) < 0)
+				rc = cfg_fail(c, NULL, key, "%s", msg);
+			else
+				rc = 0;
+		} else if (strcmp(key, "secrets") == 0) {
 			char msg[256];
 
 			if ((rc = policy_secret_cfg(p, v, msg, sizeof(msg))) != 0)
