@@ -738,6 +738,8 @@ main(int argc, char **argv)
 		printf("%-8s egress policy: %s\n", "info", line);
 		policy_ask_summary(pol, line, sizeof(line));
 		printf("%-8s approvals: %s\n", "info", line);
+		policy_secret_summary(pol, line, sizeof(line));
+		printf("%-8s secrets: %s\n", "info", line);
 		print_fd_budget(pol);
 		print_pool(pol);
 		(void)fflush(stdout);	/* the probes fork */

@@ -74,9 +74,10 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 # libc from dpkg-shlibdeps. json-c, PCRE2, GMP, SQLite and libseccomp are
 # linked statically (MCP_STATIC_DEPS); libmicrohttpd is dlopen()ed by the
-# HTTP transport, so shlibdeps cannot see it and it is named here.
+# HTTP transport, so shlibdeps cannot see it and it is named here; so is
+# libgnutls30, dlopen()ed by the egress proxy when a secret is bound.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "libmicrohttpd12 (>= 0.9.75)")
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libmicrohttpd12 (>= 0.9.75), libgnutls30")
 if(NOT MCP_STATIC_DEPS OR MCP_SANITIZE)
   string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS
     ", libjson-c5, libpcre2-8-0, libgmp10, libsqlite3-0, libseccomp2")

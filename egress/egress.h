@@ -150,6 +150,49 @@ struct egress_tunnel {
 #define EGRESS_TUNNEL_HINT	"an operator can name another protocol for " \
 	"a port: network.tunnels, --egress-tunnel PORT:ssh|any"
 
+/*
+ * Secrets bound to hosts (issue 24): the sandbox sees a placeholder, and
+ * the proxy puts the value in the requests to those hosts only, and takes
+ * it out of what comes back. The placeholder has the value's length, so a
+ * swap never changes a message's framing (Content-Length, chunk sizes):
+ * it tells the sandbox the value's length, nothing else.
+ */
+#define EGRESS_MAX_SECRETS	16	/* a few tokens per server */
+#define EGRESS_MAX_SECRET_HOSTS	8	/* a forge and its API, a mirror */
+#define EGRESS_MAX_SECRET_NAME	64	/* an environment variable's name */
+/*
+ * The shortest value: its placeholder is that many random letters and
+ * digits, and below 16 (95 bits) one could be guessed or collide with
+ * text a response carries anyway.
+ */
+#define EGRESS_MIN_SECRET	16
+/* The longest: a JWT or a PEM-less key, not a file. */
+#define EGRESS_MAX_SECRET	4096
+#define EGRESS_MAX_SECRET_HEADER	64	/* a header's name */
+#define EGRESS_MAX_SECRET_FORMAT	128	/* "Bearer {}" */
+#define EGRESS_MAX_SECRET_SOURCE	(4096 + 8)	/* "file:" PATH */
+
+struct egress_secret {
+	char name[EGRESS_MAX_SECRET_NAME + 1];
+	struct egress_pattern hosts[EGRESS_MAX_SECRET_HOSTS];
+	size_t nhosts;
+	char source[EGRESS_MAX_SECRET_SOURCE + 1];	/* as written */
+	char header[EGRESS_MAX_SECRET_HEADER + 1];	/* "": none */
+	char format[EGRESS_MAX_SECRET_FORMAT + 1];	/* with header */
+	bool allow_http;		/* plain http:// gets it too */
+	char *value;			/* len bytes; wiped at the end */
+	char *placeholder;		/* len bytes, random, this run's */
+	size_t len;
+};
+
+struct egress_tls;
+struct egress_secrets {
+	struct egress_secret s[EGRESS_MAX_SECRETS];
+	size_t n;
+	/* the CA and the trust for the real hosts: made when n > 0 */
+	struct egress_tls *tls;
+};
+
 struct egress_rules {
 	struct egress_pattern allow[EGRESS_MAX_RULES];
 	size_t nallow;
@@ -168,6 +211,8 @@ struct egress_rules {
 	 * (call again with allow_domains). Never allows anything itself.
 	 */
 	const struct egress_rules *ceiling;
+	/* Secrets bound to hosts, or NULL (nothing is intercepted). */
+	const struct egress_secrets *secrets;
 };
 
 /* Defaults: empty lists (no network), default bounds. */
@@ -205,6 +250,10 @@ enum egress_tunnel_proto egress_tunnel_proto(const struct egress_rules *r,
  * an IP literal (*family and addr set), 0 when it is neither (refused).
  */
 int egress_host_normalize(char *host, int *family, uint8_t addr[16]);
+
+/* Whether one pattern allows host:port, as an allow rule would. */
+bool egress_pattern_covers(const struct egress_pattern *p, const char *host,
+    uint16_t port);
 
 /* What the rules say about one host and port. */
 struct egress_verdict {
@@ -287,6 +336,52 @@ int egress_http_sniff(const uint8_t *buf, size_t len);
 int egress_http_host_value(const char *host, unsigned port, char *out,
     size_t outlen);
 
+/* ---- secrets (secret.c): pure but for the random placeholder ---- */
+
+/*
+ * Takes value[0..len) (copied; the caller wipes its own) for s and draws
+ * its placeholder. -1 with err when the value is too short or long, or
+ * holds a byte a header cannot carry (a control byte, a space, non-ASCII).
+ */
+int egress_secret_set(struct egress_secret *s, const char *value, size_t len,
+    char *err, size_t errlen) __attribute__((warn_unused_result));
+/* Wipes and frees every value and placeholder. */
+void egress_secrets_wipe(struct egress_secrets *ss);
+/* Bitmask of the secrets bound to host:port (host normalised). */
+uint32_t egress_secrets_bound(const struct egress_secrets *ss,
+    const char *host, uint16_t port);
+/* The first secret with the placeholder in buf[0..len), or -1. */
+int egress_secrets_find(const struct egress_secrets *ss, uint32_t mask,
+    const char *buf, size_t len, bool placeholder);
+
+/*
+ * Replaces, in buf[0..len) in place, every placeholder of the secrets in
+ * mask by its value. Returns the mask of those replaced.
+ */
+uint32_t egress_swap_in(const struct egress_secrets *ss, uint32_t mask,
+    char *buf, size_t len);
+
+/*
+ * The other way, on a stream: every value of the secrets in mask becomes
+ * its placeholder, across the boundaries of the chunks it arrives in.
+ * egress_scrub_feed() writes as many bytes out as it keeps back less
+ * (the tail that may begin a value): out must hold len + the longest
+ * value. egress_scrub_end() writes what is kept back. Same lengths in,
+ * same lengths out overall.
+ */
+struct egress_scrub {
+	const struct egress_secrets *ss;
+	uint32_t mask;
+	char keep[EGRESS_MAX_SECRET];	/* the kept-back tail */
+	size_t nkeep;
+	uint32_t hits;			/* mask of values seen */
+};
+void egress_scrub_init(struct egress_scrub *sc, const struct egress_secrets *ss,
+    uint32_t mask);
+size_t egress_scrub_feed(struct egress_scrub *sc, const char *in, size_t len,
+    char *out);
+size_t egress_scrub_end(struct egress_scrub *sc, char *out);
+
 /* ---- one call's proxy (proxy.c) ---- */
 
 /* One connection the program made to its proxy. */
@@ -301,6 +396,8 @@ struct egress_record {
 	char reason[EGRESS_MAX_REASON];	/* why refused, or what ended it */
 	uint64_t bytes_up;		/* program -> server */
 	uint64_t bytes_down;		/* server -> program */
+	bool intercepted;		/* the proxy ended the program's TLS */
+	uint32_t secrets;		/* mask of the secrets added */
 };
 
 struct egress_call;
@@ -352,6 +449,8 @@ struct egress_totals {
 	uint32_t not_recorded;		/* beyond max_connections */
 };
 void egress_call_totals(const struct egress_call *c, struct egress_totals *t);
+/* The secrets its rules bind (a record's mask indexes them), or NULL. */
+const struct egress_secrets *egress_call_secrets(const struct egress_call *c);
 void egress_call_free(struct egress_call *c);
 
 #endif /* EGRESS_H */

@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "egress.h"
+#include "proxy_impl.h"
 
 /*
  * Bytes one splice moves, and the pipe between the sockets sized to
@@ -45,20 +46,8 @@
  * extra wake-ups; 256 KiB is within an unprivileged user's pipe budget.
  */
 #define EGRESS_PIPE_BYTES	(256 * 1024)
-/*
- * After a refusal, how long and how much of what the program still sends
- * is read and dropped before closing (see linger_drain): a request body or
- * an oversized head, not a stream.
- */
-#define EGRESS_LINGER_MS	1000
-#define EGRESS_LINGER_BYTES	(256 * 1024)
 /* A connection thread's stack: no big buffers live on it (they are heap). */
 #define EGRESS_THREAD_STACK	(128 * 1024)
-/*
- * Threads answering connections past the cap at once: a program looping
- * on connect() gets 403s from these few and closed sockets beyond them.
- */
-#define EGRESS_MAX_REFUSERS	4
 /*
  * Connections taken per wake-up of the run's poll: a program connecting
  * in a loop must not keep the thread that also watches its deadline.
@@ -67,80 +56,12 @@
 /* Addresses of one name tried in turn before giving up. */
 #define EGRESS_MAX_ADDRS	8
 
-struct conn {
-	struct egress_call *call;
-	pthread_t thread;
-	bool started;			/* thread runs (or ran): join it */
-	int cfd;			/* the program's side; the thread's */
-	struct egress_record *rec;	/* its own, written by it only */
-};
-
-/* A thread answering a connection past the cap. */
-struct refuser {
-	struct egress_call *call;
-	pthread_t thread;
-	bool used;		/* thread started, not joined yet */
-	atomic_bool done;	/* it has closed its connection */
-	int cfd;
-	struct egress_record *rec;	/* the call's, or scratch */
-	struct egress_record scratch;
-};
-
-struct egress_call {
-	const struct egress_rules *rules;	/* borrowed */
-	struct lookup_share *lookups;	/* one ref is the call's */
-	int lfd;			/* listening, in the sandbox's netns; borrowed */
-	int stop_efd;			/* readable once the call ends */
-	int spare_fd;			/* given up to refuse when out of fds */
-	pthread_attr_t attr;		/* connection threads' */
-	bool ended;
-	struct conn *conns;		/* max_connections */
-	size_t nconns;			/* the accepting thread's */
-	struct refuser refusers[EGRESS_MAX_REFUSERS];
-	struct egress_record *recs;	/* max_connections + 1 */
-	size_t nrecs;
-	bool conn_cap_hit;
-	uint32_t not_recorded;
-	_Atomic uint64_t bytes;		/* reserved against max_bytes */
-	atomic_bool byte_cap_hit;
-	struct egress_asker asker;	/* all NULL: none */
-};
-
 static void
 close_fd(int *fd)
 {
 	if (*fd >= 0)
 		(void)close(*fd);
 	*fd = -1;
-}
-
-/*
- * Reserves up to want bytes of the call's budget; returns how many (0:
- * the cap is reached, and the call says so). give_back() returns what a
- * transfer did not use.
- */
-static uint64_t
-reserve(struct egress_call *c, uint64_t want)
-{
-	uint64_t old = atomic_fetch_add(&c->bytes, want), got;
-
-	if (old >= c->rules->max_bytes) {
-		atomic_fetch_sub(&c->bytes, want);
-		atomic_store(&c->byte_cap_hit, true);
-		return 0;
-	}
-	got = c->rules->max_bytes - old < want ? c->rules->max_bytes - old :
-	    want;
-	if (got < want)
-		atomic_fetch_sub(&c->bytes, want - got);
-	return got;
-}
-
-static void
-give_back(struct egress_call *c, uint64_t n)
-{
-	if (n > 0)
-		atomic_fetch_sub(&c->bytes, n);
 }
 
 /* Whether a refusal by no rule (not a deny) is of a host:port inside the
@@ -156,164 +77,6 @@ askable(const struct egress_rules *r, const struct egress_verdict *v,
 		return false;
 	egress_decide(r->ceiling, host, port, &cv);
 	return cv.allowed;
-}
-
-static void
-set_reason(struct egress_record *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void
-set_reason(struct egress_record *r, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	(void)vsnprintf(r->reason, sizeof(r->reason), fmt, ap);
-	va_end(ap);
-}
-
-/* Waits for fd to be ready (events) or the call to end or idle_ms. */
-static int
-wait_fd(const struct egress_call *c, int fd, short events)
-{
-	struct pollfd p[2] = {
-		{ .fd = fd, .events = events },
-		{ .fd = c->stop_efd, .events = POLLIN },
-	};
-	int n;
-
-	do
-		n = poll(p, 2, (int)c->rules->idle_timeout_ms);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -errno;
-	if (p[1].revents != 0)
-		return -ECANCELED;
-	if (n == 0)
-		return -ETIMEDOUT;
-	return 0;
-}
-
-/* Writes all of buf to a non-blocking socket within the idle bound. */
-static int
-send_all(const struct egress_call *c, int fd, const char *buf, size_t len)
-{
-	ssize_t n;
-	int rc;
-
-	while (len > 0) {
-		n = send(fd, buf, len, MSG_NOSIGNAL);
-		if (n > 0) {
-			buf += n;
-			len -= (size_t)n;
-			continue;
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno != EAGAIN)
-			return -errno;
-		if ((rc = wait_fd(c, fd, POLLOUT)) < 0)
-			return rc;
-	}
-	return 0;
-}
-
-static const char *
-status_text(int status)
-{
-	switch (status) {
-	case 400: return "Bad Request";
-	case 403: return "Forbidden";
-	case 408: return "Request Timeout";
-	case 411: return "Length Required";
-	case 431: return "Request Header Fields Too Large";
-	case 502: return "Bad Gateway";
-	case 503: return "Service Unavailable";
-	case 504: return "Gateway Timeout";
-	default: return "Error";
-	}
-}
-
-/*
- * After a refusal: what the program still sends is read and dropped until
- * it closes (bounded in bytes and time), so that closing our end does not
- * reset the connection before the program has read our answer.
- */
-static void
-linger_drain(const struct egress_call *c, int cfd)
-{
-	struct pollfd p[2] = {
-		{ .fd = cfd, .events = POLLIN },
-		{ .fd = c->stop_efd, .events = POLLIN },
-	};
-	struct timespec t0, now;
-	char buf[4096];
-	size_t total = 0;
-	ssize_t n;
-	long left;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (total < EGRESS_LINGER_BYTES) {
-		n = recv(cfd, buf, sizeof(buf), 0);
-		if (n > 0) {
-			total += (size_t)n;
-			continue;
-		}
-		if (n == 0 || (errno != EAGAIN && errno != EINTR))
-			return;
-		/* EGRESS_LINGER_MS in all: a trickle must not extend it */
-		(void)clock_gettime(CLOCK_MONOTONIC, &now);
-		left = EGRESS_LINGER_MS - ((long)(now.tv_sec - t0.tv_sec) *
-		    1000 + (now.tv_nsec - t0.tv_nsec) / 1000000);
-		if (left <= 0 || poll(p, 2, (int)left) <= 0 ||
-		    p[1].revents != 0)
-			return;
-	}
-}
-
-/*
- * The proxy's own refusal: the status, a header naming the reason (the
- * rule that decided is in it) and the same sentence as the body, so that
- * curl -v, pip's and npm's error messages all show it to the model.
- */
-static void
-refuse_how(struct egress_call *c, int cfd, struct egress_record *r,
-    int status, bool wait)
-{
-	char body[EGRESS_MAX_REASON + 2 * EGRESS_MAX_HOST + 64];
-	char head[sizeof(body) + 256];
-	int blen, hlen;
-
-	r->status = status;
-	r->allowed = false;
-	blen = snprintf(body, sizeof(body), "mcp-sandbox egress proxy refused "
-	    "%s %s:%u: %s\n", r->method[0] ? r->method : "the request",
-	    r->host[0] ? r->host : "?", r->port, r->reason);
-	if (blen < 0)
-		return;
-	if ((size_t)blen >= sizeof(body))
-		blen = (int)sizeof(body) - 1;
-	hlen = snprintf(head, sizeof(head), "HTTP/1.1 %d %s\r\n"
-	    "Content-Type: text/plain; charset=utf-8\r\n"
-	    "X-Egress-Denied: %s\r\n"
-	    "Content-Length: %d\r\nConnection: close\r\n\r\n%s", status,
-	    status_text(status), r->reason, blen, body);
-	if (hlen > 0 && (size_t)hlen < sizeof(head)) {
-		if (wait)
-			(void)send_all(c, cfd, head, (size_t)hlen);
-		else
-			(void)send(cfd, head, (size_t)hlen, MSG_NOSIGNAL |
-			    MSG_DONTWAIT);
-	}
-	(void)shutdown(cfd, SHUT_WR);
-	if (wait)
-		linger_drain(c, cfd);
-}
-
-static void
-refuse(struct egress_call *c, int cfd, struct egress_record *r, int status)
-{
-	refuse_how(c, cfd, r, status, true);
 }
 
 /*
@@ -336,7 +99,7 @@ read_head(struct egress_call *c, int cfd, char *buf, size_t *len,
 			return 1;
 		if (rc < 0) {
 			*status = *len >= EGRESS_MAX_HEAD ? 431 : 400;
-			set_reason(r, "malformed request: %s", err);
+			px_set_reason(r, "malformed request: %s", err);
 			return 0;
 		}
 		n = recv(cfd, buf + *len, EGRESS_MAX_HEAD - *len, 0);
@@ -346,7 +109,7 @@ read_head(struct egress_call *c, int cfd, char *buf, size_t *len,
 		}
 		if (n == 0) {
 			*status = 400;
-			set_reason(r, "malformed request: the connection "
+			px_set_reason(r, "malformed request: the connection "
 			    "closed before a complete request head");
 			return 0;
 		}
@@ -354,18 +117,18 @@ read_head(struct egress_call *c, int cfd, char *buf, size_t *len,
 			continue;
 		if (errno != EAGAIN) {
 			*status = 400;
-			set_reason(r, "reading the request: %s",
+			px_set_reason(r, "reading the request: %s",
 			    strerror(errno));
 			return 0;
 		}
-		if ((rc = wait_fd(c, cfd, POLLIN)) < 0) {
+		if ((rc = px_wait_fd(c, cfd, POLLIN)) < 0) {
 			*status = 408;
 			if (rc == -ETIMEDOUT)
-				set_reason(r, "no request within %u ms "
+				px_set_reason(r, "no request within %u ms "
 				    "(idle_timeout_ms)",
 				    c->rules->idle_timeout_ms);
 			else
-				set_reason(r, "the call ended before a "
+				px_set_reason(r, "the call ended before a "
 				    "request came");
 			return 0;
 		}
@@ -454,7 +217,7 @@ connect_to(const struct egress_call *c, const struct sockaddr_storage *ss,
 		(void)close(fd);
 		return rc;
 	}
-	if ((rc = wait_fd(c, fd, POLLOUT)) < 0) {
+	if ((rc = px_wait_fd(c, fd, POLLOUT)) < 0) {
 		(void)close(fd);
 		return rc;
 	}
@@ -581,7 +344,7 @@ lookup_slot_take(struct egress_call *c, struct egress_record *r)
 	 * not even for the moment of a refused attempt */
 	if (atomic_fetch_add(&c->lookups->running, 1) >= EGRESS_CALL_LOOKUPS) {
 		atomic_fetch_sub(&c->lookups->running, 1);
-		set_reason(r, "this call has %d DNS lookups in flight, its "
+		px_set_reason(r, "this call has %d DNS lookups in flight, its "
 		    "share of the server's %d (EGRESS_CALL_LOOKUPS)",
 		    EGRESS_CALL_LOOKUPS, EGRESS_MAX_LOOKUPS);
 		return -1;
@@ -589,7 +352,7 @@ lookup_slot_take(struct egress_call *c, struct egress_record *r)
 	if (atomic_fetch_add(&lookups_in_flight, 1) >= EGRESS_MAX_LOOKUPS) {
 		atomic_fetch_sub(&lookups_in_flight, 1);
 		atomic_fetch_sub(&c->lookups->running, 1);
-		set_reason(r, "too many DNS lookups in flight (%d in the "
+		px_set_reason(r, "too many DNS lookups in flight (%d in the "
 		    "server: EGRESS_MAX_LOOKUPS)", EGRESS_MAX_LOOKUPS);
 		return -1;
 	}
@@ -655,14 +418,14 @@ lookup_wait(struct egress_call *c, const char *host, struct addrinfo **res,
 		return -1;
 	if ((l = calloc(1, sizeof(*l))) == NULL) {
 		lookup_slot_give(c->lookups);
-		set_reason(r, "out of memory");
+		px_set_reason(r, "out of memory");
 		return -1;
 	}
 	(void)snprintf(l->host, sizeof(l->host), "%s", host);
 	atomic_init(&l->refs, 2);
 	atomic_init(&l->done, false);
 	if ((l->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
-		set_reason(r, "the proxy could not start a DNS lookup: %s",
+		px_set_reason(r, "the proxy could not start a DNS lookup: %s",
 		    strerror(errno));
 		lookup_slot_give(c->lookups);
 		free(l);
@@ -678,7 +441,7 @@ lookup_wait(struct egress_call *c, const char *host, struct addrinfo **res,
 		(void)pthread_attr_destroy(&attr);
 	}
 	if (n != 0) {
-		set_reason(r, "the proxy could not start a DNS lookup: %s",
+		px_set_reason(r, "the proxy could not start a DNS lookup: %s",
 		    strerror(n));
 		lookup_slot_give(c->lookups);
 		(void)close(l->efd);
@@ -691,7 +454,7 @@ lookup_wait(struct egress_call *c, const char *host, struct addrinfo **res,
 		if (atomic_load(&l->done)) {
 			if (l->gr != 0) {
 				*status = 502;
-				set_reason(r, "cannot resolve '%s': %s", host,
+				px_set_reason(r, "cannot resolve '%s': %s", host,
 				    gai_strerror(l->gr));
 				break;
 			}
@@ -703,7 +466,7 @@ lookup_wait(struct egress_call *c, const char *host, struct addrinfo **res,
 		left = (long)c->rules->idle_timeout_ms - ms_since(&t0);
 		if (left <= 0) {
 			*status = 504;
-			set_reason(r, "DNS gave no answer for '%s' within "
+			px_set_reason(r, "DNS gave no answer for '%s' within "
 			    "%u ms (idle_timeout_ms)", host,
 			    c->rules->idle_timeout_ms);
 			break;
@@ -712,11 +475,11 @@ lookup_wait(struct egress_call *c, const char *host, struct addrinfo **res,
 		p[1] = (struct pollfd){ .fd = c->stop_efd, .events = POLLIN };
 		n = poll(p, 2, (int)left);
 		if (n < 0 && errno != EINTR) {
-			set_reason(r, "waiting for DNS: %s", strerror(errno));
+			px_set_reason(r, "waiting for DNS: %s", strerror(errno));
 			break;
 		}
 		if (n > 0 && p[1].revents != 0 && !atomic_load(&l->done)) {
-			set_reason(r, "the call ended while resolving '%s' "
+			px_set_reason(r, "the call ended while resolving '%s' "
 			    "(DNS had not answered in %ld ms)", host,
 			    ms_since(&t0));
 			break;
@@ -828,29 +591,29 @@ dial(struct egress_call *c, const char *host, uint16_t port,
 	if (fd < 0) {
 		if (err == 0 && first_refusal[0] != '\0') {
 			*status = 403;
-			set_reason(r, "%s", first_refusal);
+			px_set_reason(r, "%s", first_refusal);
 		} else if (err == ETIMEDOUT) {
 			*status = 504;
-			set_reason(r, "connecting to %s took longer than %u ms "
+			px_set_reason(r, "connecting to %s took longer than %u ms "
 			    "(idle_timeout_ms)", r->addr,
 			    ru->idle_timeout_ms);
 		} else if (err == ECANCELED) {
 			*status = 503;
-			set_reason(r, "the call ended while connecting");
+			px_set_reason(r, "the call ended while connecting");
 		} else if (err != 0) {
 			*status = 502;
-			set_reason(r, "connecting to %s failed: %s", r->addr,
+			px_set_reason(r, "connecting to %s failed: %s", r->addr,
 			    strerror(err));
 		} else {
 			*status = 502;
-			set_reason(r, "'%s' has no address", host);
+			px_set_reason(r, "'%s' has no address", host);
 		}
 		return -1;
 	}
 	/* the address actually connected to, checked once more */
 	if (getpeername(fd, (struct sockaddr *)&peer, &pl) < 0) {
 		*status = 502;
-		set_reason(r, "the connection was lost at once");
+		px_set_reason(r, "the connection was lost at once");
 		(void)close(fd);
 		return -1;
 	}
@@ -863,7 +626,7 @@ dial(struct egress_call *c, const char *host, uint16_t port,
 		    (cls != NULL || host_own_addr(fam, ad)) &&
 		    !egress_addr_allowed(ru, fam, ad))) {
 			*status = 403;
-			set_reason(r, "connected to a refused address (%s)",
+			px_set_reason(r, "connected to a refused address (%s)",
 			    r->addr);
 			(void)close(fd);
 			return -1;
@@ -925,15 +688,15 @@ flow_step(struct egress_call *c, struct flow *f, struct egress_record *r,
 	if (readable && !f->src_eof && f->in_pipe == 0) {
 		want = f->left < EGRESS_PIPE_BYTES ? f->left :
 		    EGRESS_PIPE_BYTES;
-		if ((got = reserve(c, want)) == 0) {
-			set_reason(r, "byte cap reached (max_bytes %llu per "
+		if ((got = px_reserve(c, want)) == 0) {
+			px_set_reason(r, "byte cap reached (max_bytes %llu per "
 			    "call)", (unsigned long long)c->rules->max_bytes);
 			return -1;
 		}
 		n = splice(f->src, NULL, f->pipe[1], NULL, got,
 		    SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 		if (n > 0) {
-			give_back(c, got - (uint64_t)n);
+			px_give_back(c, got - (uint64_t)n);
 			f->in_pipe += (size_t)n;
 			*f->count += (uint64_t)n;
 			if (f->left != UINT64_MAX) {
@@ -942,7 +705,7 @@ flow_step(struct egress_call *c, struct flow *f, struct egress_record *r,
 					f->src_eof = true;
 			}
 		} else {
-			give_back(c, got);
+			px_give_back(c, got);
 			if (n == 0 || (errno != EAGAIN && errno != EINTR))
 				f->src_eof = true;
 		}
@@ -981,11 +744,11 @@ relay(struct egress_call *c, int cfd, int ufd, uint64_t up_left,
 	int n;
 
 	if (flow_init(&up, cfd, ufd, up_left, &r->bytes_up) < 0) {
-		set_reason(r, "no pipe for the relay: %s", strerror(errno));
+		px_set_reason(r, "no pipe for the relay: %s", strerror(errno));
 		return;
 	}
 	if (flow_init(&down, ufd, cfd, UINT64_MAX, &r->bytes_down) < 0) {
-		set_reason(r, "no pipe for the relay: %s", strerror(errno));
+		px_set_reason(r, "no pipe for the relay: %s", strerror(errno));
 		flow_fini(&up);
 		return;
 	}
@@ -1010,11 +773,11 @@ relay(struct egress_call *c, int cfd, int ufd, uint64_t up_left,
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			set_reason(r, "poll: %s", strerror(errno));
+			px_set_reason(r, "poll: %s", strerror(errno));
 			break;
 		}
 		if (n == 0) {
-			set_reason(r, "no byte either way for %u ms "
+			px_set_reason(r, "no byte either way for %u ms "
 			    "(idle_timeout_ms)", c->rules->idle_timeout_ms);
 			break;
 		}
@@ -1050,14 +813,14 @@ send_buffered(struct egress_call *c, int ufd, const char *buf, size_t len,
 {
 	if (len == 0)
 		return 0;
-	if (reserve(c, len) < len) {
-		set_reason(r, "byte cap reached (max_bytes %llu per call)",
+	if (px_reserve(c, len) < len) {
+		px_set_reason(r, "byte cap reached (max_bytes %llu per call)",
 		    (unsigned long long)c->rules->max_bytes);
 		return -1;
 	}
 	r->bytes_up += len;
-	if (send_all(c, ufd, buf, len) < 0) {
-		set_reason(r, "sending to the server failed");
+	if (px_send_all(c, ufd, buf, len) < 0) {
+		px_set_reason(r, "sending to the server failed");
 		return -1;
 	}
 	return 0;
@@ -1101,7 +864,7 @@ host_header_matches(const struct egress_request *q, const char *target)
 static int
 forward_plain(struct egress_call *c, int ufd, const char *buf, size_t len,
     const struct egress_request *q, struct egress_record *r,
-    uint64_t *body_left)
+    uint64_t *body_left, uint32_t mask)
 {
 	static const char *const drop[] = { "proxy-connection",
 	    "proxy-authorization", "connection", "keep-alive", "te",
@@ -1112,7 +875,7 @@ forward_plain(struct egress_call *c, int ufd, const char *buf, size_t len,
 	int n, rc, i;
 
 	if ((out = malloc(cap)) == NULL) {
-		set_reason(r, "out of memory");
+		px_set_reason(r, "out of memory");
 		return -1;
 	}
 	/* origin form: the path, "/" when there is none (or only a query) */
@@ -1125,7 +888,7 @@ forward_plain(struct egress_call *c, int ufd, const char *buf, size_t len,
 		 * would read it from the URL */
 		if (egress_http_host_value(r->host, q->port, hv,
 		    sizeof(hv)) < 0) {
-			set_reason(r, "the target's host does not fit a Host "
+			px_set_reason(r, "the target's host does not fit a Host "
 			    "header");
 			free(out);
 			return -1;
@@ -1150,6 +913,20 @@ forward_plain(struct egress_call *c, int ufd, const char *buf, size_t len,
 	}
 	memcpy(out + w, "Connection: close\r\n\r\n", 21);
 	w += 21;
+	if (mask != 0) {
+		/* a bound secret's host (allow_http): its swap and header */
+		char *sw;
+		size_t sl;
+
+		if (px_rewrite_head(c, out, w, mask, r->host, q->port, 80,
+		    &sw, &sl, r) < 0) {
+			free(out);
+			return -1;
+		}
+		free(out);
+		out = sw;
+		w = sl;
+	}
 	rc = send_buffered(c, ufd, out, w, r);
 	free(out);
 	if (rc < 0)
@@ -1195,7 +972,7 @@ check_tunnel(struct egress_call *c, int cfd, int ufd, const char *host,
 	if (proto == EGRESS_TUNNEL_ANY)
 		return 0;
 	if ((buf = malloc(EGRESS_MAX_HELLO)) == NULL) {
-		set_reason(r, "out of memory");
+		px_set_reason(r, "out of memory");
 		return -1;
 	}
 	while (rc == -2 && len < EGRESS_MAX_HELLO) {
@@ -1207,7 +984,7 @@ check_tunnel(struct egress_call *c, int cfd, int ufd, const char *host,
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0 || p[2].revents != 0) {
-			set_reason(r, k == 0 ? "no byte either way for %u ms "
+			px_set_reason(r, k == 0 ? "no byte either way for %u ms "
 			    "(idle_timeout_ms)" : "the call ended",
 			    c->rules->idle_timeout_ms);
 			free(buf);
@@ -1217,7 +994,7 @@ check_tunnel(struct egress_call *c, int cfd, int ufd, const char *host,
 			free(buf);
 			if (proto == EGRESS_TUNNEL_SSH)
 				return 0;	/* its banner comes first */
-			set_reason(r, "the server at port %u spoke first: a "
+			px_set_reason(r, "the server at port %u spoke first: a "
 			    "CONNECT tunnel there carries TLS only (%s)",
 			    (unsigned)port, EGRESS_TUNNEL_HINT);
 			return -1;
@@ -1258,18 +1035,18 @@ check_tunnel(struct egress_call *c, int cfd, int ufd, const char *host,
 		return 0;	/* it closed before a byte: nothing went */
 	}
 	if (proto == EGRESS_TUNNEL_SSH && rc != 1) {
-		set_reason(r, "a CONNECT tunnel to port %u carries SSH only "
+		px_set_reason(r, "a CONNECT tunnel to port %u carries SSH only "
 		    "(\"SSH-\" first)", (unsigned)port);
 		free(buf);
 		return -1;
 	}
 	if (proto == EGRESS_TUNNEL_TLS && !tls) {
 		if (egress_http_sniff(buf, len) == 1)
-			set_reason(r, "an HTTP request inside a CONNECT tunnel "
+			px_set_reason(r, "an HTTP request inside a CONNECT tunnel "
 			    "is refused (its Host header would go unchecked): "
 			    "send http:// URLs to the proxy as plain requests");
 		else
-			set_reason(r, "a CONNECT tunnel to port %u carries TLS "
+			px_set_reason(r, "a CONNECT tunnel to port %u carries TLS "
 			    "only, whose ClientHello names '%s' (%s)",
 			    (unsigned)port, host, EGRESS_TUNNEL_HINT);
 		free(buf);
@@ -1282,19 +1059,19 @@ check_tunnel(struct egress_call *c, int cfd, int ufd, const char *host,
 
 			if (egress_host_normalize(sni, &fam, a) == 0 ||
 			    strcmp(sni, host) != 0) {
-				set_reason(r, "TLS server name '%s' differs "
+				px_set_reason(r, "TLS server name '%s' differs "
 				    "from the CONNECT host '%s'", sni, host);
 				free(buf);
 				return -1;
 			}
 		} else if (rc == 0 && lit != 2) {
-			set_reason(r, v2 ? "an SSLv2-format ClientHello, which "
+			px_set_reason(r, v2 ? "an SSLv2-format ClientHello, which "
 			    "cannot carry a server name, for '%s'" : "a TLS "
 			    "ClientHello without a server name for '%s'", host);
 			free(buf);
 			return -1;
 		} else if (rc < 0) {
-			set_reason(r, "a TLS ClientHello the proxy cannot "
+			px_set_reason(r, "a TLS ClientHello the proxy cannot "
 			    "read");
 			free(buf);
 			return -1;
@@ -1314,14 +1091,15 @@ serve(struct egress_call *c, int cfd, struct egress_record *r)
 	uint8_t a[16];
 	size_t len = 0;
 	uint64_t body_left = UINT64_MAX;
+	uint32_t mask;
 	int status = 0, ufd = -1, fam, lit;
 
 	if ((buf = malloc(EGRESS_MAX_HEAD + 1)) == NULL) {
-		set_reason(r, "out of memory");
+		px_set_reason(r, "out of memory");
 		return;
 	}
 	if (read_head(c, cfd, buf, &len, &q, r, &status) == 0) {
-		refuse(c, cfd, r, status);
+		px_refuse(c, cfd, r, status);
 		goto out;
 	}
 	(void)snprintf(r->method, sizeof(r->method), "%s", q.method);
@@ -1342,48 +1120,70 @@ serve(struct egress_call *c, int cfd, struct egress_record *r)
 			(void)snprintf(r->rule, sizeof(r->rule),
 			    "(the user's approval)");
 		} else {
-			set_reason(r, "%s; %s", v.reason, c->asker.ask != NULL ?
+			px_set_reason(r, "%s; %s", v.reason, c->asker.ask != NULL ?
 			    "the user did not allow it" : "the user may be "
 			    "asked for it: call again with allow_domains "
 			    "naming it");
-			refuse(c, cfd, r, 403);
+			px_refuse(c, cfd, r, 403);
 			goto out;
 		}
 	}
 	if (!v.allowed) {
-		set_reason(r, "%s", v.reason);
-		refuse(c, cfd, r, 403);
+		px_set_reason(r, "%s", v.reason);
+		px_refuse(c, cfd, r, 403);
 		goto out;
 	}
 	if (!q.connect) {
 		if (q.has_host && !host_header_matches(&q, host)) {
-			set_reason(r, "Host header '%s' differs from the "
+			px_set_reason(r, "Host header '%s' differs from the "
 			    "request target '%s:%u'", q.host_hdr, host, q.port);
-			refuse(c, cfd, r, 403);
+			px_refuse(c, cfd, r, 403);
 			goto out;
 		}
 		if (q.chunked) {
-			set_reason(r, "a request body with Transfer-Encoding "
+			px_set_reason(r, "a request body with Transfer-Encoding "
 			    "is not forwarded (send Content-Length)");
-			refuse(c, cfd, r, 411);
+			px_refuse(c, cfd, r, 411);
 			goto out;
 		}
 	}
+	mask = egress_secrets_bound(c->rules->secrets, host, q.port);
+	if (!q.connect && mask != 0 && px_plain_allowed(c, cfd, mask, host,
+	    r) < 0)
+		goto out;
 	if ((ufd = dial(c, host, q.port, r, &status)) < 0) {
-		refuse(c, cfd, r, status);
+		px_refuse(c, cfd, r, status);
 		goto out;
 	}
 	r->allowed = true;
+	if (q.connect && mask != 0) {
+		if (len > q.head_len) {
+			px_set_reason(r, "data sent before the tunnel was open");
+			px_refuse(c, cfd, r, 400);
+			goto out;
+		}
+		px_intercept_tunnel(c, cfd, ufd, host, q.port, mask, r);
+		goto out;
+	}
+	if (!q.connect && mask != 0) {
+		if (forward_plain(c, ufd, buf, len, &q, r, &body_left,
+		    mask) == 0)
+			px_relay_scrubbed(c, cfd, ufd, NULL, NULL, body_left,
+			    mask, r);
+		else if (r->status >= 400)
+			px_refuse(c, cfd, r, r->status);
+		goto out;
+	}
 	if (q.connect) {
 		static const char ok[] =
 		    "HTTP/1.1 200 Connection established\r\n\r\n";
 
 		r->status = 200;
-		if (send_all(c, cfd, ok, sizeof(ok) - 1) < 0)
+		if (px_send_all(c, cfd, ok, sizeof(ok) - 1) < 0)
 			goto out;
 		/* bytes the program sent before our answer: the hello */
 		if (len > q.head_len) {
-			set_reason(r, "data sent before the tunnel was open");
+			px_set_reason(r, "data sent before the tunnel was open");
 			r->allowed = false;
 			goto out;
 		}
@@ -1391,7 +1191,7 @@ serve(struct egress_call *c, int cfd, struct egress_record *r)
 			r->allowed = false;
 			goto out;
 		}
-	} else if (forward_plain(c, ufd, buf, len, &q, r, &body_left) < 0)
+	} else if (forward_plain(c, ufd, buf, len, &q, r, &body_left, 0) < 0)
 		goto out;
 	free(buf);
 	buf = NULL;
@@ -1431,9 +1231,9 @@ refuser_main(void *arg)
 		r->port = q.port;
 	}
 	free(buf);
-	set_reason(r, "connection cap reached (max_connections %u per call)",
+	px_set_reason(r, "connection cap reached (max_connections %u per call)",
 	    c->rules->max_connections);
-	refuse(c, k->cfd, r, 403);
+	px_refuse(c, k->cfd, r, 403);
 	close_fd(&k->cfd);
 	atomic_store(&k->done, true);
 	return NULL;
@@ -1465,7 +1265,7 @@ over_cap(struct egress_call *c, int cfd)
 		(void)close(cfd);
 		if (!c->conn_cap_hit) {
 			c->conn_cap_hit = true;
-			set_reason(&c->recs[c->nrecs], "connection cap reached "
+			px_set_reason(&c->recs[c->nrecs], "connection cap reached "
 			    "(max_connections %u per call)",
 			    c->rules->max_connections);
 			c->nrecs++;
@@ -1479,7 +1279,7 @@ over_cap(struct egress_call *c, int cfd)
 	k->cfd = cfd;
 	atomic_store(&k->done, false);
 	if (pthread_create(&k->thread, &c->attr, refuser_main, k) != 0) {
-		set_reason(k->rec, "connection cap reached (max_connections "
+		px_set_reason(k->rec, "connection cap reached (max_connections "
 		    "%u per call)", c->rules->max_connections);
 		(void)close(cfd);
 		return;
@@ -1520,7 +1320,7 @@ refuse_no_fd(struct egress_call *c)
 			c->not_recorded++;
 		else {
 			c->conn_cap_hit = true;
-			set_reason(&c->recs[c->nrecs++], "connection cap "
+			px_set_reason(&c->recs[c->nrecs++], "connection cap "
 			    "reached (max_connections %u per call)",
 			    c->rules->max_connections);
 		}
@@ -1531,8 +1331,8 @@ refuse_no_fd(struct egress_call *c)
 		k->started = false;
 		k->rec = &c->recs[c->nrecs++];
 		memset(k->rec, 0, sizeof(*k->rec));
-		set_reason(k->rec, "the server is out of file descriptors");
-		refuse_how(c, cfd, k->rec, 503, false);
+		px_set_reason(k->rec, "the server is out of file descriptors");
+		px_refuse_how(c, cfd, k->rec, 503, false);
 	}
 	(void)close(cfd);
 	c->spare_fd = open_spare();
@@ -1584,11 +1384,11 @@ egress_call_accept(struct egress_call *c)
 		if (atomic_fetch_add(&tunnels_open, 1) >= budget) {
 			(void)atomic_fetch_sub(&tunnels_open, 1);
 			k->started = false;
-			set_reason(k->rec, "the server's descriptors for "
+			px_set_reason(k->rec, "the server's descriptors for "
 			    "tunnels are in use: %u tunnels (of %u fds each, "
 			    "1/%u of its RLIMIT_NOFILE)", budget,
 			    EGRESS_FDS_PER_TUNNEL, EGRESS_FD_SHARE);
-			refuse_how(c, cfd, k->rec, 503, false);
+			px_refuse_how(c, cfd, k->rec, 503, false);
 			close_fd(&k->cfd);
 			continue;
 		}
@@ -1598,9 +1398,9 @@ egress_call_accept(struct egress_call *c)
 			(void)atomic_fetch_sub(&tunnels_open, 1);
 		if (!k->started) {
 			/* this thread also runs the sandbox: no waiting here */
-			set_reason(k->rec, "the proxy could not start a thread "
+			px_set_reason(k->rec, "the proxy could not start a thread "
 			    "for this connection");
-			refuse_how(c, cfd, k->rec, 503, false);
+			px_refuse_how(c, cfd, k->rec, 503, false);
 			close_fd(&k->cfd);
 		}
 	}
@@ -1709,6 +1509,12 @@ egress_call_totals(const struct egress_call *c, struct egress_totals *t)
 	t->connection_cap_hit = c->conn_cap_hit;
 	t->byte_cap_hit = atomic_load(&c->byte_cap_hit);
 	t->not_recorded = c->not_recorded;
+}
+
+const struct egress_secrets *
+egress_call_secrets(const struct egress_call *c)
+{
+	return c->rules->secrets;
 }
 
 void

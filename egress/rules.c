@@ -484,6 +484,20 @@ deny_port(const struct egress_pattern *p, uint16_t port)
 	return p->any_port || p->port == 0 || p->port == port;
 }
 
+bool
+egress_pattern_covers(const struct egress_pattern *p, const char *host,
+    uint16_t port)
+{
+	char tmp[EGRESS_MAX_HOST + 3];
+	uint8_t addr[16];
+	int family = 0, lit;
+
+	(void)snprintf(tmp, sizeof(tmp), "%s", host);
+	if ((lit = egress_host_normalize(tmp, &family, addr)) == 0)
+		return false;
+	return host_match(p, tmp, lit, family, addr) && allow_port(p, port);
+}
+
 static void
 port_list(const struct egress_pattern *p, char *buf, size_t len)
 {

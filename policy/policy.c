@@ -20,6 +20,7 @@
 #include "policy_internal.h"
 #include "policy_binds.h"
 #include "policy_network.h"
+#include "policy_secret.h"
 
 #define POLICY_JSON_DEPTH	8	/* the config is three levels deep */
 
@@ -177,6 +178,12 @@ const struct policy_flag policy_flags[] = {
 	    "bytes a call may move through the proxy, both ways" },
 	{ "egress-idle-ms", required_argument, "MS",
 	    "a proxy connection without a byte for MS ends" },
+	{ "secret", required_argument, "NAME=HOSTS:SOURCE",
+	    "bind a secret (SOURCE file:PATH or env:VAR) to HOSTS: the "
+	    "sandbox sees a placeholder, the proxy adds the value" },
+	{ "egress-ca", required_argument, "FILE",
+	    "PEM trust for the hosts secrets are bound to (default: the "
+	    "system's)" },
 	{ "ask-domain", required_argument, "PATTERN",
 	    "a call may ask the user for PATTERN (allow_domains): the "
 	    "approvals ceiling" },
@@ -191,70 +198,6 @@ const struct policy_flag policy_flags[] = {
 	    "2026-07-28: how long a grant for this session lasts" },
 	{ NULL, 0, NULL, NULL },
 };
-
-/*
- * Never passed to a sandbox: dynamic loader and libc knobs, and variables
- * that make an interpreter or tool load or run code of the caller's choice.
- */
-static const char *const env_forbidden_prefix[] = {
-	"LD_", "PYTHON", "NODE_", "PERL", "RUBY", "GIT_", "MALLOC_", "BASH_",
-	"GCONV_", "GLIBC_", "LOCPATH", "NLSPATH", "HOSTALIASES", "RES_",
-	"LOCALDOMAIN", "RESOLV_",
-};
-static const char *const env_forbidden_name[] = {
-	"ENV", "SHELLOPTS", "BASHOPTS", "IFS", "PS4", "CDPATH", "TZDIR",
-	"SSL_CERT_FILE", "SSL_CERT_DIR", "JAVA_TOOL_OPTIONS", "PROMPT_COMMAND",
-};
-
-bool
-policy_env_name_forbidden(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(env_forbidden_prefix) / sizeof(char *); i++)
-		if (strncmp(name, env_forbidden_prefix[i],
-		    strlen(env_forbidden_prefix[i])) == 0)
-			return true;
-	for (i = 0; i < sizeof(env_forbidden_name) / sizeof(char *); i++)
-		if (strcmp(name, env_forbidden_name[i]) == 0)
-			return true;
-	return false;
-}
-
-/* [A-Za-z0-9._+-]{1,64}, not starting with '.' or '-'. */
-bool
-policy_name_ok(const char *s)
-{
-	size_t n = strlen(s), i;
-
-	if (n == 0 || n > POLICY_MAX_NAME || s[0] == '.' || s[0] == '-')
-		return false;
-	for (i = 0; i < n; i++) {
-		char c = s[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-		    c == '+' || c == '-'))
-			return false;
-	}
-	return true;
-}
-
-/* [A-Za-z_][A-Za-z0-9_]{0,63} */
-bool
-policy_env_name_ok(const char *s)
-{
-	size_t n = strlen(s), i;
-
-	if (n == 0 || n > POLICY_MAX_NAME || (s[0] >= '0' && s[0] <= '9'))
-		return false;
-	for (i = 0; i < n; i++) {
-		char c = s[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || c == '_'))
-			return false;
-	}
-	return true;
-}
 
 /* Config context: where errors point. */
 struct cfg {
@@ -328,18 +271,6 @@ cfg_origin(const struct cfg *c, const char *parent, const char *key,
 		(void)snprintf(buf, len, "%s:%d", c->path, line);
 	else
 		(void)snprintf(buf, len, "%s", c->path);
-}
-
-void
-policy_set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	(void)vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
 }
 
 static int
@@ -921,7 +852,27 @@ cfg_apply(struct policy *p, const struct cfg *c, struct json_object *root,
 			rc = cfg_limits(p, c, v);
 		else if (strcmp(key, "protected_paths") == 0)
 			rc = cfg_protect(p, c, key, v);
-		else if (strcmp(key, "network") == 0) {
+		else if (strcmp(key, "egress_ca") == 0) {
+			char msg[256];
+
+			if (json_object_is_type(v, json_type_null)) {
+				free(p->egress_ca);
+				p->egress_ca = NULL;
+				rc = 0;
+			} else if (!json_object_is_type(v, json_type_string))
+				rc = cfg_fail(c, NULL, key, "must be a path or "
+				    "null");
+			else if ((rc = policy_secret_flag(p, "egress-ca",
+			    json_object_get_string(v), msg, sizeof(msg))) < 0)
+				rc = cfg_fail(c, NULL, key, "%s", msg);
+			else
+				rc = 0;
+		} else if (strcmp(key, "secrets") == 0) {
+			char msg[256];
+
+			if ((rc = policy_secret_cfg(p, v, msg, sizeof(msg))) != 0)
+				rc = cfg_fail(c, NULL, key, "%s", msg);
+		} else if (strcmp(key, "network") == 0) {
 			const char *sub;
 			char msg[256];
 
@@ -1231,6 +1182,14 @@ policy_set_flag(struct policy *p, const char *flag, const char *value,
 	default:
 		break;
 	}
+	switch (policy_secret_flag(p, flag, value, msg, sizeof(msg))) {
+	case 1:
+		return 0;
+	case -1:
+		goto fail;
+	default:
+		break;
+	}
 	policy_set_err(err, errlen, "--%s: unknown policy flag", flag);
 	return -1;
  fail:
@@ -1325,6 +1284,9 @@ policy_to_json(const struct policy *p)
 		    &p->limits + limit_defs[i].off)));
 	json_object_object_add(o, "limits", a);
 	json_object_object_add(o, "network", policy_network_json(p));
+	json_object_object_add(o, "secrets", policy_secret_json(p));
+	json_object_object_add(o, "egress_ca", p->egress_ca != NULL ?
+	    json_object_new_string(p->egress_ca) : NULL);
 	json_object_object_add(o, "audit_log", str_or_null(p->audit_log));
 	json_object_object_add(o, "protected_paths", policy_protect_json(p));
 	a = json_object_new_array();
@@ -1427,6 +1389,7 @@ policy_free(struct policy *p)
 	free(p->audit_log);
 	free(p->cgroup_parent);
 	free(p->sh_path);
+	policy_secrets_free(p);
 	free(p->egress);
 	free(p->ask);
 	free(p);

@@ -207,6 +207,16 @@ struct policy {
 	 */
 	struct egress_rules *ask;
 	bool ask_network;
+	/*
+	 * owned: secrets bound to hosts (policy_secret.c), or NULL; their
+	 * values are read at finalize. egress_ca: --egress-ca, the trust for
+	 * the real hosts. ca_bundle: what sandboxes trust (the system's CAs
+	 * and the proxy's), in ca_dir, removed at the end.
+	 */
+	struct egress_secrets *secrets;
+	char *egress_ca;
+	char *ca_dir;
+	char *ca_bundle;
 	bool require_cgroup;	/* no cgroup per sandbox: sandboxes refuse */
 	char *cgroup_parent;	/* owned: cgroup v2 dir delegated to us, or
 				 * NULL: the server's own cgroup */
@@ -295,6 +305,8 @@ void policy_ask_summary(const struct policy *p, char *buf, size_t len);
  * interpreters load code (PYTHON*, NODE_OPTIONS, BASH_ENV, ...).
  */
 bool policy_env_name_forbidden(const char *name);
+/* --check's line on secrets: names, hosts, sources; never a value. */
+void policy_secret_summary(const struct policy *p, char *buf, size_t len);
 /* true if a workspace-relative path lies under a protected name (the
  * protected_paths key, policy_protect.c) */
 bool policy_path_protected(const struct policy *p, const char *rel);

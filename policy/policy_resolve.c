@@ -18,6 +18,7 @@
 
 #include "egress.h"
 #include "policy.h"
+#include "policy_secret.h"
 #include "policy_internal.h"
 #include "policy_binds.h"
 
@@ -751,6 +752,8 @@ policy_finalize(struct policy *p, char *err, size_t errlen)
 	if (check_ceiling(p, err, errlen) != 0)
 		return -1;
 	p->egress->ceiling = policy_asks(p) ? p->ask : NULL;
+	if (policy_secrets_finalize(p, err, errlen) != 0)
+		return -1;
 	free(p->sh_path);
 	p->sh_path = NULL;
 	if (resolve_program("sh", false, &p->sh_path, &binds, why,

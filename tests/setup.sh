@@ -30,7 +30,7 @@ as_root()
 
 # Build and run: compiler, CMake, the libraries, and the toolchains the
 # sandboxed tools offer (python3, node, a C compiler, coreutils, ...).
-pkgs="build-essential cmake pkg-config libjson-c-dev libmicrohttpd-dev
+pkgs="build-essential cmake pkg-config libjson-c-dev libmicrohttpd-dev libgnutls28-dev
 libseccomp-dev libgmp-dev libpcre2-dev libsqlite3-dev check python3 gcc
 coreutils grep sed gawk findutils diffutils jq git sqlite3 ca-certificates"
 # Tests and benchmarks. python3-matplotlib: tests/resources draws a chart

@@ -604,9 +604,10 @@ net_str(const char *s)
 }
 
 static struct json_object *
-record_json(const struct egress_record *e)
+record_json(const struct egress_record *e, const struct egress_secrets *ss)
 {
-	struct json_object *o = json_object_new_object();
+	struct json_object *o = json_object_new_object(), *a;
+	size_t i;
 
 	if (o == NULL)
 		return NULL;
@@ -623,6 +624,15 @@ record_json(const struct egress_record *e)
 	    (int64_t)e->bytes_up));
 	json_object_object_add(o, "bytes_down", json_object_new_int64(
 	    (int64_t)e->bytes_down));
+	if (ss == NULL || ss->n == 0)
+		return o;
+	json_object_object_add(o, "intercepted", json_object_new_boolean(
+	    e->intercepted));
+	a = json_object_new_array();
+	for (i = 0; i < ss->n; i++)
+		if ((e->secrets & (1u << i)) != 0)
+			json_object_array_add(a, net_str(ss->s[i].name));
+	json_object_object_add(o, "secrets", a);
 	return o;
 }
 
@@ -643,7 +653,8 @@ render_network(const struct egress_call *ec)
 		return NULL;
 	}
 	for (i = 0; i < n; i++)
-		json_object_array_add(a, record_json(&recs[i]));
+		json_object_array_add(a, record_json(&recs[i],
+		    egress_call_secrets(ec)));
 	json_object_object_add(o, "connections", a);
 	json_object_object_add(o, "connection_count",
 	    json_object_new_int64(t.connections));

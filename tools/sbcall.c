@@ -42,6 +42,20 @@ static const char *const proxy_env[] = {
 	"npm_config_proxy", "npm_config_https_proxy", "PIP_PROXY",
 };
 #define SBCALL_NPROXY_ENV	(sizeof(proxy_env) / sizeof(proxy_env[0]))
+/*
+ * With secrets bound (issue 24): where the sandbox finds the bundle of
+ * the system's CAs and the proxy's own, and the variables that point the
+ * usual clients at it (OpenSSL's, Python requests', Node's, curl's,
+ * pip's, git's). Each secret's NAME holds its placeholder.
+ */
+#define SBCALL_CA_PATH		"/run/mcp-sandbox/egress-ca.pem"
+static const char *const ca_env[] = {
+	"SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS",
+	"CURL_CA_BUNDLE", "PIP_CERT", "GIT_SSL_CAINFO",
+};
+#define SBCALL_NCA_ENV	(sizeof(ca_env) / sizeof(ca_env[0]))
+/* What a call with network adds to its environment at most. */
+#define SBCALL_NET_ENV	(SBCALL_NPROXY_ENV + SBCALL_NCA_ENV + EGRESS_MAX_SECRETS)
 _Static_assert(SB_PROXY_PORT == 3128, "SBCALL_PROXY_URL's port");
 
 struct progress_bridge {
@@ -207,16 +221,28 @@ set_var(char **envp, size_t *n, size_t max, const char *name,
 	return 0;
 }
 
-/* The proxy variables, over any of the same name. */
+/* The proxy variables, over any of the same name; with secrets bound,
+ * their placeholders and the CA bundle's variables. */
 static int
-add_proxy_env(char **envp, size_t max)
+add_proxy_env(const struct policy *p, char **envp, size_t max)
 {
+	const struct egress_secrets *ss = p->egress->secrets;
+	char ph[EGRESS_MAX_SECRET + 1];
 	size_t n = 0, i;
 
 	while (envp[n] != NULL)
 		n++;
 	for (i = 0; i < SBCALL_NPROXY_ENV; i++)
 		if (set_var(envp, &n, max, proxy_env[i], SBCALL_PROXY_URL) != 0)
+			return -1;
+	for (i = 0; ss != NULL && i < ss->n; i++) {
+		memcpy(ph, ss->s[i].placeholder, ss->s[i].len);
+		ph[ss->s[i].len] = '\0';
+		if (set_var(envp, &n, max, ss->s[i].name, ph) != 0)
+			return -1;
+	}
+	for (i = 0; ss != NULL && ss->n > 0 && i < SBCALL_NCA_ENV; i++)
+		if (set_var(envp, &n, max, ca_env[i], SBCALL_CA_PATH) != 0)
 			return -1;
 	return 0;
 }
@@ -225,7 +251,7 @@ static char **
 build_env(const struct policy *p, const struct json_object *over,
     const char **bad)
 {
-	size_t n = 0, i, max = p->nenv + SBCALL_MAX_ENV + SBCALL_NPROXY_ENV + 1;
+	size_t n = 0, i, max = p->nenv + SBCALL_MAX_ENV + SBCALL_NET_ENV + 1;
 	char **envp;
 
 	*bad = NULL;
@@ -326,7 +352,8 @@ sbcall_request(const struct policy *p, const struct sbcall *c,
 	size_t nb = 0;
 
 	memset(req, 0, sizeof(*req));
-	binds_request(p, c->prog_binds, binds, SBCALL_MAX_BINDS, &nb);
+	/* one kept for the CA bundle of a call with secrets (run()) */
+	binds_request(p, c->prog_binds, binds, SBCALL_MAX_BINDS - 1, &nb);
 	req->program = c->program;
 	req->argv = c->argv;
 	req->envp = envp;
@@ -441,7 +468,7 @@ run(const struct tool_call *call, const struct sbcall *c,
 		goto out;
 	}
 	if (c->empty_env)
-		envp = calloc(1 + SBCALL_NPROXY_ENV, sizeof(char *));
+		envp = calloc(1 + SBCALL_NET_ENV, sizeof(char *));
 	else
 		envp = build_env(p, c->env, &bad);
 	if (envp == NULL) {
@@ -463,8 +490,8 @@ run(const struct tool_call *call, const struct sbcall *c,
 		}
 		if ((ec = egress_call_new(own_rules != NULL ? own_rules :
 		    p->egress)) == NULL ||
-		    add_proxy_env(envp, (c->empty_env ? 0 : p->nenv +
-		    SBCALL_MAX_ENV) + SBCALL_NPROXY_ENV + 1) != 0) {
+		    add_proxy_env(p, envp, (c->empty_env ? 0 : p->nenv +
+		    SBCALL_MAX_ENV) + SBCALL_NET_ENV + 1) != 0) {
 			env_free(envp);
 			egress_call_free(ec);
 			free(own_rules);
@@ -478,6 +505,13 @@ run(const struct tool_call *call, const struct sbcall *c,
 		    call->cb_arg };
 
 		egress_call_set_asker(ec, &asker);
+	}
+	if (ec != NULL && p->ca_bundle != NULL) {
+		binds[req.nbinds].host_path = p->ca_bundle;
+		binds[req.nbinds].sandbox_path = SBCALL_CA_PATH;
+		binds[req.nbinds].writable = false;
+		req.binds = binds;
+		req.nbinds++;
 	}
 	if (ec != NULL) {
 		req.network = SB_NET_PROXY;

@@ -419,6 +419,10 @@ START_TEST(every_flag_in_the_table_is_understood)
 			v = "pypi.org:443:127.0.0.1";
 		else if (strcmp(policy_flags[i].name, "egress-tunnel") == 0)
 			v = "22:ssh";
+		else if (strcmp(policy_flags[i].name, "secret") == 0)
+			v = "TOK=*.pypi.org:8443,pypi.org:env:TOK";
+		else if (strcmp(policy_flags[i].name, "egress-ca") == 0)
+			v = "/etc/ssl/certs/ca-certificates.crt";
 		else if (strcmp(policy_flags[i].name, "egress-max-bytes") == 0)
 			v = "4096";
 		ck_assert_msg(policy_set_flag(p, policy_flags[i].name, v, err,
