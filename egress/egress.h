@@ -369,15 +369,30 @@ uint32_t egress_swap_in(const struct egress_secrets *ss, uint32_t mask,
  * value. egress_scrub_end() writes what is kept back. Same lengths in,
  * same lengths out overall.
  */
+/*
+ * Other forms of a value one connection sent (the base64 of Basic
+ * credentials with a value inside), each replaced by the form the
+ * program sent: a few a request.
+ */
+#define EGRESS_SCRUB_EXTRA	4
 struct egress_scrub {
 	const struct egress_secrets *ss;
 	uint32_t mask;
 	char keep[EGRESS_MAX_SECRET];	/* the kept-back tail */
 	size_t nkeep;
 	uint32_t hits;			/* mask of values seen */
+	struct {
+		char from[EGRESS_MAX_SECRET], to[EGRESS_MAX_SECRET];
+		size_t len;
+		uint32_t mask;		/* the secrets inside */
+	} extra[EGRESS_SCRUB_EXTRA];
+	size_t nextra;
 };
 void egress_scrub_init(struct egress_scrub *sc, const struct egress_secrets *ss,
     uint32_t mask);
+/* One more from -> to (len <= EGRESS_MAX_SECRET); false when full. */
+bool egress_scrub_pair(struct egress_scrub *sc, const char *from,
+    const char *to, size_t len, uint32_t mask);
 size_t egress_scrub_feed(struct egress_scrub *sc, const char *in, size_t len,
     char *out);
 size_t egress_scrub_end(struct egress_scrub *sc, char *out);

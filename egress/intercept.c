@@ -135,6 +135,109 @@ head_fail(struct egress_record *r, int status, char *out, const char *why)
 	return -1;
 }
 
+/* Longest Basic credentials looked into: a user and a token, not a file. */
+#define PX_MAX_BASIC	3072
+
+static const char b64[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* Standard base64 with padding: the decoded length, or -1. */
+static int
+b64_decode(const char *in, size_t len, unsigned char *out)
+{
+	size_t i, w = 0;
+	unsigned v = 0;
+	int bits = 0, pad = 0;
+	const char *p;
+
+	if (len % 4 != 0 || len / 4 * 3 > PX_MAX_BASIC)
+		return -1;
+	for (i = 0; i < len; i++) {
+		if (in[i] == '=') {
+			if (i < len - 2 || (i == len - 2 && in[len - 1] != '='))
+				return -1;
+			pad++;
+			continue;
+		}
+		if ((p = memchr(b64, in[i], 64)) == NULL || in[i] == '\0')
+			return -1;
+		v = v << 6 | (unsigned)(p - b64);
+		if ((bits += 6) >= 8) {
+			bits -= 8;
+			out[w++] = (unsigned char)(v >> bits);
+		}
+	}
+	return pad > 2 ? -1 : (int)w;
+}
+
+/* Encodes in[0..n) over out (the same length it was decoded from). */
+static void
+b64_encode(const unsigned char *in, size_t n, char *out)
+{
+	size_t i;
+	unsigned v;
+
+	for (i = 0; i + 2 < n; i += 3, out += 4) {
+		v = (unsigned)in[i] << 16 | (unsigned)in[i + 1] << 8 | in[i + 2];
+		out[0] = b64[v >> 18];
+		out[1] = b64[v >> 12 & 63];
+		out[2] = b64[v >> 6 & 63];
+		out[3] = b64[v & 63];
+	}
+	if (n - i == 1) {
+		v = (unsigned)in[i] << 16;
+		out[0] = b64[v >> 18];
+		out[1] = b64[v >> 12 & 63];
+		out[2] = out[3] = '=';
+	} else if (n - i == 2) {
+		v = (unsigned)in[i] << 16 | (unsigned)in[i + 1] << 8;
+		out[0] = b64[v >> 18];
+		out[1] = b64[v >> 12 & 63];
+		out[2] = b64[v >> 6 & 63];
+		out[3] = '=';
+	}
+}
+
+/*
+ * "Authorization: Basic B64": a placeholder inside user:password (git's
+ * https://user:$TOKEN@host, curl -u) becomes the value there too. The
+ * same length decoded, the same length encoded: line[0..len) in place.
+ */
+static uint32_t
+swap_basic(const struct egress_secrets *ss, uint32_t mask, char *line,
+    size_t len, struct egress_scrub *sc)
+{
+	unsigned char dec[PX_MAX_BASIC];
+	char sent[EGRESS_MAX_SECRET];
+	const char *v = memchr(line, ':', len);
+	size_t vl;
+	uint32_t hits;
+	int n;
+
+	if (v == NULL)
+		return 0;
+	for (v++; v < line + len && (*v == ' ' || *v == '\t'); v++)
+		;
+	if ((size_t)(line + len - v) < 6 || strncasecmp(v, "Basic ", 6) != 0)
+		return 0;
+	for (v += 6; v < line + len && *v == ' '; v++)
+		;
+	vl = (size_t)(line + len - v);
+	while (vl > 0 && (v[vl - 1] == ' ' || v[vl - 1] == '\t'))
+		vl--;
+	if ((n = b64_decode(v, vl, dec)) <= 0)
+		return 0;
+	if ((hits = egress_swap_in(ss, mask, (char *)dec, (size_t)n)) != 0) {
+		/* an answer that echoes it gets the program's form back */
+		memcpy(sent, v, vl);
+		b64_encode(dec, (size_t)n, (char *)v);
+		(void)egress_scrub_pair(sc, v, sent, vl, hits);
+	}
+	explicit_bzero(dec, sizeof(dec));
+	explicit_bzero(sent, sizeof(sent));
+	return hits;
+}
+
 /* The secrets' own headers ("Authorization: Bearer VALUE"), at out + w. */
 static size_t
 add_headers(const struct egress_secrets *ss, uint32_t mask, char *out,
@@ -162,12 +265,13 @@ add_headers(const struct egress_secrets *ss, uint32_t mask, char *out,
 int
 px_rewrite_head(struct egress_call *c, const char *head, size_t len,
     uint32_t mask, const char *host, uint16_t port, uint16_t def_port,
-    char **ret, size_t *ret_len, struct egress_record *r)
+    struct egress_scrub *sc, char **ret, size_t *ret_len,
+    struct egress_record *r)
 {
 	const struct egress_secrets *ss = c->rules->secrets;
 	const char *p, *eol, *end = head + len - 2, *colon;
 	size_t w, cap = len + 64, i, hosts = 0;
-	uint32_t used;
+	uint32_t used, basic = 0;
 	char *out;
 
 	for (i = 0; i < ss->n; i++)
@@ -211,12 +315,15 @@ px_rewrite_head(struct egress_call *c, const char *head, size_t len,
 		if (dropped(ss, mask, p, (size_t)(colon - p)))
 			continue;
 		memcpy(out + w, p, (size_t)(eol - p) + 2);
+		if (named(p, (size_t)(colon - p), "authorization"))
+			basic |= swap_basic(ss, mask, out + w,
+			    (size_t)(eol - p), sc);
 		w += (size_t)(eol - p) + 2;
 	}
 	if (hosts == 0)
 		return head_fail(r, 400, out, "a request without a Host header "
 		    "gets no secret");
-	used = egress_swap_in(ss, mask, out, w);
+	used = egress_swap_in(ss, mask, out, w) | basic;
 	w += add_headers(ss, mask, out + w, &used);
 	memcpy(out + w, "Connection: close\r\n\r\n", 21);
 	w += 21;
@@ -309,24 +416,21 @@ move(struct egress_call *c, struct end *src, struct end *dst,
 void
 px_relay_scrubbed(struct egress_call *c, int cfd, int ufd,
     struct egress_tls_conn *ck, struct egress_tls_conn *uk, uint64_t up_left,
-    uint32_t mask, struct egress_record *r)
+    struct egress_scrub *sc, struct egress_record *r)
 {
 	struct end ce = { cfd, ck }, ue = { ufd, uk };
-	struct egress_scrub *sc;
 	struct pollfd p[3];
 	uint64_t down_left = UINT64_MAX;
 	char *buf, *out;
 	bool up_done = up_left == 0;
 	int n, rc;
 
-	sc = malloc(sizeof(*sc));
 	buf = malloc(PX_CHUNK);
 	out = malloc(PX_CHUNK + EGRESS_MAX_SECRET);
-	if (sc == NULL || buf == NULL || out == NULL) {
+	if (buf == NULL || out == NULL) {
 		px_set_reason(r, "out of memory");
 		goto out;
 	}
-	egress_scrub_init(sc, c->rules->secrets, mask);
 	for (;;) {
 		bool pend = end_pending(&ue) || (!up_done && end_pending(&ce));
 
@@ -366,9 +470,6 @@ px_relay_scrubbed(struct egress_call *c, int cfd, int ufd,
 		    "the program got the placeholder", names);
 	}
  out:
-	if (sc != NULL)
-		explicit_bzero(sc, sizeof(*sc));
-	free(sc);
 	free(buf);
 	if (out != NULL)
 		explicit_bzero(out, PX_CHUNK + EGRESS_MAX_SECRET);
@@ -426,6 +527,7 @@ px_intercept_tunnel(struct egress_call *c, int cfd, int ufd,
 	static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
 	struct egress_tls *tls = c->rules->secrets->tls;
 	struct egress_tls_conn *uk = NULL, *ck = NULL;
+	struct egress_scrub *sc = NULL;
 	char err[EGRESS_MAX_REASON], *buf = NULL, *head = NULL;
 	size_t len, head_len, hl = 0;
 
@@ -444,16 +546,18 @@ px_intercept_tunnel(struct egress_call *c, int cfd, int ufd,
 		goto out;
 	}
 	r->intercepted = true;
-	if ((buf = malloc(EGRESS_MAX_HEAD)) == NULL) {
+	if ((buf = malloc(EGRESS_MAX_HEAD)) == NULL ||
+	    (sc = malloc(sizeof(*sc))) == NULL) {
 		px_set_reason(r, "out of memory");
 		goto out;
 	}
+	egress_scrub_init(sc, c->rules->secrets, mask);
 	if (read_tls_head(ck, buf, &len, &head_len, r) < 0) {
 		if (r->status >= 400)
 			tls_refuse(ck, r, r->status);
 		goto out;
 	}
-	if (px_rewrite_head(c, buf, head_len, mask, host, port, 443, &head,
+	if (px_rewrite_head(c, buf, head_len, mask, host, port, 443, sc, &head,
 	    &hl, r) < 0) {
 		tls_refuse(ck, r, r->status);
 		goto out;
@@ -469,8 +573,11 @@ px_intercept_tunnel(struct egress_call *c, int cfd, int ufd,
 		px_set_reason(r, "sending to '%s' failed", host);
 		goto out;
 	}
-	px_relay_scrubbed(c, cfd, ufd, ck, uk, UINT64_MAX, mask, r);
+	px_relay_scrubbed(c, cfd, ufd, ck, uk, UINT64_MAX, sc, r);
  out:
+	if (sc != NULL)
+		explicit_bzero(sc, sizeof(*sc));
+	free(sc);
 	if (head != NULL)
 		explicit_bzero(head, hl);
 	free(head);

@@ -864,7 +864,7 @@ host_header_matches(const struct egress_request *q, const char *target)
 static int
 forward_plain(struct egress_call *c, int ufd, const char *buf, size_t len,
     const struct egress_request *q, struct egress_record *r,
-    uint64_t *body_left, uint32_t mask)
+    uint64_t *body_left, uint32_t mask, struct egress_scrub *sc)
 {
 	static const char *const drop[] = { "proxy-connection",
 	    "proxy-authorization", "connection", "keep-alive", "te",
@@ -919,7 +919,7 @@ forward_plain(struct egress_call *c, int ufd, const char *buf, size_t len,
 		size_t sl;
 
 		if (px_rewrite_head(c, out, w, mask, r->host, q->port, 80,
-		    &sw, &sl, r) < 0) {
+		    sc, &sw, &sl, r) < 0) {
 			free(out);
 			return -1;
 		}
@@ -1166,12 +1166,22 @@ serve(struct egress_call *c, int cfd, struct egress_record *r)
 		goto out;
 	}
 	if (!q.connect && mask != 0) {
+		struct egress_scrub *sc = malloc(sizeof(*sc));
+
+		if (sc == NULL) {
+			px_set_reason(r, "out of memory");
+			px_refuse(c, cfd, r, 503);
+			goto out;
+		}
+		egress_scrub_init(sc, c->rules->secrets, mask);
 		if (forward_plain(c, ufd, buf, len, &q, r, &body_left,
-		    mask) == 0)
+		    mask, sc) == 0)
 			px_relay_scrubbed(c, cfd, ufd, NULL, NULL, body_left,
-			    mask, r);
+			    sc, r);
 		else if (r->status >= 400)
 			px_refuse(c, cfd, r, r->status);
+		explicit_bzero(sc, sizeof(*sc));
+		free(sc);
 		goto out;
 	}
 	if (q.connect) {
@@ -1191,7 +1201,8 @@ serve(struct egress_call *c, int cfd, struct egress_record *r)
 			r->allowed = false;
 			goto out;
 		}
-	} else if (forward_plain(c, ufd, buf, len, &q, r, &body_left, 0) < 0)
+	} else if (forward_plain(c, ufd, buf, len, &q, r, &body_left, 0,
+	    NULL) < 0)
 		goto out;
 	free(buf);
 	buf = NULL;

@@ -100,16 +100,18 @@ int px_plain_allowed(struct egress_call *c, int cfd, uint32_t mask,
  */
 int px_rewrite_head(struct egress_call *c, const char *head, size_t len,
     uint32_t mask, const char *host, uint16_t port, uint16_t def_port,
-    char **ret, size_t *ret_len, struct egress_record *r);
+    struct egress_scrub *sc, char **ret, size_t *ret_len,
+    struct egress_record *r);
 /*
  * The exchange after the head: the program's bytes to the server as they
  * are (at most up_left, UINT64_MAX: to its end), the server's to the
  * program with every value in mask replaced by its placeholder, until
  * the server ends. ck, uk: the TLS of each side, or NULL for the socket.
+ * sc: the scrubber, set up (and given the Basic forms) by the caller.
  */
 struct egress_tls_conn;
 void px_relay_scrubbed(struct egress_call *c, int cfd, int ufd,
     struct egress_tls_conn *ck, struct egress_tls_conn *uk, uint64_t up_left,
-    uint32_t mask, struct egress_record *r);
+    struct egress_scrub *sc, struct egress_record *r);
 
 #endif /* EGRESS_PROXY_IMPL_H */

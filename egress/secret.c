@@ -172,6 +172,33 @@ egress_scrub_init(struct egress_scrub *sc, const struct egress_secrets *ss,
 	sc->mask = mask;
 	sc->nkeep = 0;
 	sc->hits = 0;
+	sc->nextra = 0;
+}
+
+bool
+egress_scrub_pair(struct egress_scrub *sc, const char *from, const char *to,
+    size_t len, uint32_t mask)
+{
+	if (sc->nextra == EGRESS_SCRUB_EXTRA || len == 0 ||
+	    len > EGRESS_MAX_SECRET)
+		return false;
+	memcpy(sc->extra[sc->nextra].from, from, len);
+	memcpy(sc->extra[sc->nextra].to, to, len);
+	sc->extra[sc->nextra].len = len;
+	sc->extra[sc->nextra++].mask = mask;
+	return true;
+}
+
+/* The longest tail of buf[0..n) shorter than v[0..l) that begins it. */
+static size_t
+tail_of(const char *buf, size_t n, const char *v, size_t l, size_t best)
+{
+	size_t k = l - 1 < n ? l - 1 : n;
+
+	for (; k > best; k--)
+		if (buf[n - k] == v[0] && memcmp(buf + n - k, v, k) == 0)
+			return k;
+	return best;
 }
 
 /*
@@ -183,21 +210,15 @@ egress_scrub_init(struct egress_scrub *sc, const struct egress_secrets *ss,
 static size_t
 tail_to_keep(const struct egress_scrub *sc, const char *buf, size_t n)
 {
-	size_t i, k, best = 0;
+	size_t i, best = 0;
 
-	for (i = 0; i < sc->ss->n; i++) {
-		const struct egress_secret *s = &sc->ss->s[i];
-
-		if ((sc->mask & (1u << i)) == 0 || s->len == 0)
-			continue;
-		k = s->len - 1 < n ? s->len - 1 : n;
-		for (; k > best; k--)
-			if (buf[n - k] == s->value[0] &&
-			    memcmp(buf + n - k, s->value, k) == 0)
-				break;
-		if (k > best)
-			best = k;
-	}
+	for (i = 0; i < sc->ss->n; i++)
+		if ((sc->mask & (1u << i)) != 0 && sc->ss->s[i].len > 0)
+			best = tail_of(buf, n, sc->ss->s[i].value,
+			    sc->ss->s[i].len, best);
+	for (i = 0; i < sc->nextra; i++)
+		best = tail_of(buf, n, sc->extra[i].from, sc->extra[i].len,
+		    best);
 	return best;
 }
 
@@ -207,7 +228,7 @@ egress_scrub_feed(struct egress_scrub *sc, const char *in, size_t len,
 {
 	size_t n = sc->nkeep + len, keep, i;
 
-	if (sc->mask == 0) {
+	if (sc->mask == 0 && sc->nextra == 0) {
 		memcpy(out, in, len);
 		return len;
 	}
@@ -218,6 +239,10 @@ egress_scrub_feed(struct egress_scrub *sc, const char *in, size_t len,
 		    replace_all(out, n, sc->ss->s[i].value,
 		    sc->ss->s[i].placeholder, sc->ss->s[i].len))
 			sc->hits |= 1u << i;
+	for (i = 0; i < sc->nextra; i++)
+		if (replace_all(out, n, sc->extra[i].from, sc->extra[i].to,
+		    sc->extra[i].len))
+			sc->hits |= sc->extra[i].mask;
 	keep = tail_to_keep(sc, out, n);
 	memcpy(sc->keep, out + n - keep, keep);
 	sc->nkeep = keep;

@@ -135,6 +135,22 @@ def case_python_urllib_and_body(m):
     eq(conns(r)[0]["secrets"], ["TOK"], "record")
 
 
+def case_basic_credentials(m):
+    # git's https://user:TOKEN@host and curl -u send user:password in base64
+    import base64
+    n = len(Echo.seen)
+    r = m.call("run_code", sh(
+        'curl -sS -u "x-access-token:$TOK" https://a.test:%d/git' % HTTPS))
+    real = base64.b64encode(("x-access-token:" + SECRET).encode()).decode()
+    mine = base64.b64encode(("x-access-token:" + PH[0]).encode()).decode()
+    seen = seen_since(n)
+    expect("Authorization: Basic %s" % real in seen, "swapped inside: %s" % seen)
+    o = out(r)
+    expect(real not in o and ("Authorization: Basic %s" % mine) in o,
+           "the echo carries the program's own form back: %r" % o)
+    eq(conns(r)[0]["secrets"], ["TOK"], "record")
+
+
 def case_header_from_policy(m):
     n = len(Echo.seen)
     r = m.call("run_code", sh(
@@ -263,6 +279,7 @@ def case_print_config_and_logs(binary, unpriv):
 
 
 SHARED = [case_curl_swap_and_scrub, case_python_urllib_and_body,
+          case_basic_credentials,
           case_header_from_policy, case_unbound_not_intercepted,
           case_host_header_pinned, case_untrusted_upstream, case_name_mismatch,
           case_plain_http_refused, case_no_leak_in_sandbox]

@@ -33,6 +33,9 @@ static const char *const values[] = {
 	"ghp_0123456789abcdefXYZ",	/* a token's shape */
 };
 #define NVALUES	(sizeof(values) / sizeof(values[0]))
+/* base64 of "x-access-token:ab-ab-" and of what the program sent */
+#define EXTRA_FROM	"eC1hY2Nlc3MtdG9rZW46YWItYWIt"
+#define EXTRA_TO	"eC1hY2Nlc3MtdG9rZW46WFhYWFhY"
 
 static void
 must(int cond, const char *what)
@@ -109,6 +112,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	must(in != NULL && out != NULL && tmp != NULL, "memory");
 	memcpy(in, data + 1, n);
 	egress_scrub_init(&sc, ss, (1u << NVALUES) - 1);
+	/* a Basic form the request sent, overlapping a value's text */
+	must(egress_scrub_pair(&sc, EXTRA_FROM, EXTRA_TO, strlen(EXTRA_FROM),
+	    1), "pair");
 	while (off < n) {
 		/* chunks of 1..32 bytes, the input's own rhythm */
 		seed = seed * 1103515245u + 12345u;
@@ -126,6 +132,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	w += m;
 	must(w == n, "as many bytes out as in");
 	check_clean(ss, in, out, n, 0);
+	{
+		const char *p = out, *hit;
+		size_t l = strlen(EXTRA_FROM), k;
+
+		while ((size_t)(p - out) + l <= n && (hit = memmem(p, n -
+		    (size_t)(p - out), EXTRA_FROM, l)) != NULL) {
+			for (k = 0; k < l; k++)
+				if (in[hit - out + k] != hit[k])
+					break;
+			must(k < l, "a Basic form left whole");
+			p = hit + 1;
+		}
+	}
 	/* the request way: in place, at once */
 	memcpy(out, in, n);
 	(void)egress_swap_in(ss, (1u << NVALUES) - 1, out, n);
