@@ -60,8 +60,36 @@ class Echo(http.server.BaseHTTPRequestHandler):
         self._answer(self.rfile.read(n))
 
 
-def serve_tls(key, crt):
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Echo)
+class GitRepo(http.server.SimpleHTTPRequestHandler):
+    """A bare repository over git's dumb HTTP protocol (static files),
+    behind Basic credentials that must carry the real value: git sends
+    them only after a 401, as it does for GitHub."""
+    protocol_version = "HTTP/1.1"
+    auth = None      # "Basic ..." expected
+
+    def log_message(self, *a):
+        pass
+
+    def _ok(self):
+        if self.headers.get("Authorization") == GitRepo.auth:
+            return True
+        self.send_response(401)
+        self.send_header("WWW-Authenticate", 'Basic realm="git"')
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+        return False
+
+    def do_GET(self):
+        if self._ok():
+            super().do_GET()
+
+    def do_HEAD(self):
+        if self._ok():
+            super().do_HEAD()
+
+
+def serve_tls(key, crt, handler=None):
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler or Echo)
     srv.daemon_threads = True
     srv.handle_error = lambda *a: None
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -149,6 +177,16 @@ def case_basic_credentials(m):
     expect(real not in o and ("Authorization: Basic %s" % mine) in o,
            "the echo carries the program's own form back: %r" % o)
     eq(conns(r)[0]["secrets"], ["TOK"], "record")
+
+
+def case_git_clone(m):
+    r = m.call("run_code", sh(
+        'cd /tmp && git clone -q "https://x-access-token:$TOK@pypi.test:%d/repo.git"'
+        ' r 2>&1; cat r/README' % GIT))
+    eq(out(r), "from the forge\n", "git cloned through the proxy: %r" % out(r))
+    cs = conns(r)
+    expect(len(cs) >= 2 and all(c["intercepted"] for c in cs) and
+           any(c["secrets"] == ["TOK"] for c in cs), "records: %r" % cs)
 
 
 def case_header_from_policy(m):
@@ -268,7 +306,8 @@ def case_print_config_and_logs(binary, unpriv):
                        capture_output=True, text=True, env={"PATH": PLAIN_PATH})
     cfg = json.loads(p.stdout)
     eq(cfg["secrets"][0], {"name": "TOK", "hosts": ["a.test:%d" % HTTPS,
-       "a.test:%d" % HTTP, "x.test:%d" % HTTPS, "u.test:%d" % UNTRUSTED],
+       "a.test:%d" % HTTP, "x.test:%d" % HTTPS, "u.test:%d" % UNTRUSTED,
+       "pypi.test:%d" % GIT],
        "from": "file:" + TOKF, "allow_http": False}, "print-config")
     expect(SECRET not in p.stdout + p.stderr and OTHER not in p.stdout,
            "no value printed")
@@ -279,7 +318,7 @@ def case_print_config_and_logs(binary, unpriv):
 
 
 SHARED = [case_curl_swap_and_scrub, case_python_urllib_and_body,
-          case_basic_credentials,
+          case_basic_credentials, case_git_clone,
           case_header_from_policy, case_unbound_not_intercepted,
           case_host_header_pinned, case_untrusted_upstream, case_name_mismatch,
           case_plain_http_refused, case_no_leak_in_sandbox]
@@ -287,7 +326,7 @@ OWN = [case_start_refusals, case_print_config_and_logs]
 
 
 def main():
-    global TMP, WS, HTTP, HTTPS, UNTRUSTED, COMMON, TOKF, PH, AUDIT
+    global TMP, WS, HTTP, HTTPS, UNTRUSTED, COMMON, TOKF, PH, AUDIT, GIT
     args = sys.argv[1:]
     unpriv = "--unpriv" in args
     args = [a for a in args if a != "--unpriv"]
@@ -319,6 +358,27 @@ def main():
         for p in (TMP, TOKF, apif):
             os.chown(p, 65534, 65534)
     s, HTTPS = serve_tls(key, crt)
+    # the forge: a bare repository, served statically, behind the value
+    import base64
+    src, bare = os.path.join(TMP, "src"), os.path.join(TMP, "forge",
+                                                        "repo.git")
+    genv = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t",
+                GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@t")
+    for cmd in (["git", "init", "-q", src],
+                ["git", "-C", src, "commit", "-q", "--allow-empty", "-m", "0"]):
+        subprocess.run(cmd, check=True, env=genv)
+    with open(os.path.join(src, "README"), "w") as f:
+        f.write("from the forge\n")
+    for cmd in (["git", "-C", src, "add", "README"],
+                ["git", "-C", src, "commit", "-q", "-m", "1"],
+                ["git", "clone", "-q", "--bare", src, bare],
+                ["git", "-C", bare, "update-server-info"]):
+        subprocess.run(cmd, check=True, env=genv)
+    GitRepo.auth = "Basic " + base64.b64encode(
+        ("x-access-token:" + SECRET).encode()).decode()
+    forge = os.path.join(TMP, "forge")
+    g, GIT = serve_tls(key, crt, lambda *a, **k: GitRepo(
+        *a, directory=forge, **k))
     u, UNTRUSTED = serve_tls(ukey, ucrt)
     h, HTTP = te.serve(TMP)
     # good.w.test is a name of the test CA's certificate too (b.test's)
@@ -330,13 +390,14 @@ def main():
                                 "format": "Bearer {}"}]}, f)
     AUDIT = os.path.join(TMP, "audit.log")
     names = ["a.test:%d" % HTTPS, "a.test:%d" % HTTP, "b.test:%d" % HTTPS,
-             "x.test:%d" % HTTPS, "u.test:%d" % UNTRUSTED, "good.w.test:%d" % HTTPS]
+             "x.test:%d" % HTTPS, "u.test:%d" % UNTRUSTED, "good.w.test:%d" % HTTPS,
+             "pypi.test:%d" % GIT]
     COMMON = ["--egress-ca", ca, "--max-timeout-ms", "60000",
-              "--secret", "TOK=a.test:%d,a.test:%d,x.test:%d,u.test:%d:file:%s"
-              % (HTTPS, HTTP, HTTPS, UNTRUSTED, TOKF)]
+              "--secret", "TOK=a.test:%d,a.test:%d,x.test:%d,u.test:%d,"
+              "pypi.test:%d:file:%s" % (HTTPS, HTTP, HTTPS, UNTRUSTED, GIT, TOKF)]
     for n in names:
         COMMON += ["--allow-domain", n]
-    for n in ("a.test", "b.test", "x.test", "u.test", "good.w.test"):
+    for n in ("a.test", "b.test", "x.test", "u.test", "good.w.test", "pypi.test"):
         COMMON += ["--resolve", "%s:*:127.0.0.1" % n]
     failed = 0
     m = te.Mcp(binary, ["--config", policy] + COMMON, unpriv, audit=AUDIT)
@@ -362,7 +423,7 @@ def main():
     finally:
         if m.p.poll() is None:
             m.p.kill()
-        for srv in (s, u, h):
+        for srv in (s, u, h, g):
             srv.shutdown()
         shutil.rmtree(TMP, ignore_errors=True)
     return 1 if failed else 0
