@@ -28,6 +28,7 @@ import test_secrets as ts  # noqa: E402  (its servers and fixtures)
 import test_egress as te  # noqa: E402
 
 PLAIN_PATH = te.PLAIN_PATH
+BIG = 64 << 20          # bytes of the bulk row's one download each way
 
 
 class Page(ts.Echo):
@@ -40,6 +41,14 @@ class Page(ts.Echo):
         self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def do_GET(self):
+        if self.path == "/big":
+            self.send_response(200)
+            self.send_header("Content-Length", str(BIG))
+            self.end_headers()
+            chunk = b"y" * (1 << 20)
+            for _ in range(BIG >> 20):
+                self.wfile.write(chunk)
+            return
         body = b"x" * 512
         self.send_response(200)
         self.send_header("Content-Length", str(len(body)))
@@ -121,8 +130,13 @@ def main():
     m = te.Mcp(binary, args, False)
     fetch = ('for i in $(seq %d); do curl -sS -o /dev/null -w "%%{time_total}\\n" '
              '%s https://%s:%d/x; done')
+    bulk = ('; echo ---; curl -sS -o /dev/null -w "%%{speed_download}\n" '
+            '--cacert /workspace/ca.pem https://b.test:%d/big; '
+            'curl -sS -o /dev/null -w "%%{speed_download}\n" '
+            'https://a.test:%d/big' % (port, port))
     code = (fetch % (rounds, "--cacert /workspace/ca.pem", "b.test", port) +
-            "; echo ---; " + fetch % (rounds, '-H "X-Tok: $TOK"', "a.test", port))
+            "; echo ---; " + fetch % (rounds, '-H "X-Tok: $TOK"', "a.test", port)
+            + bulk)
     try:
         r = m.call("run_code", {"language": "sh", "code": code,
                                 "network": True, "timeout_ms": 60000})
@@ -132,7 +146,8 @@ def main():
             m.p.kill()
         srv.shutdown()
     out = r["structuredContent"]["stdout"]
-    tun, icp = out.split("---\n")
+    tun, icp, big = out.split("---\n")
+    btun, bicp = [float(x) / 1e6 for x in big.split()]
     tun = [float(x) * 1000 for x in tun.split()]
     icp = [float(x) * 1000 for x in icp.split()]
     if len(tun) != rounds or len(icp) != rounds:
@@ -150,6 +165,8 @@ def main():
     print("| tunnel, no secret (reference) | %.2f ms | %.2f ms |" % (mt, q(tun, .9)))
     print("| intercepted, a secret added | %.2f ms | %.2f ms |" % (mi, q(icp, .9)))
     print("| difference, ratio | +%.2f ms | %.2fx |" % (mi - mt, mi / mt))
+    print("| %d MiB download, tunnel / intercepted | %.0f MB/s | %.0f MB/s "
+          "(%.2fx) |" % (BIG >> 20, btun, bicp, bicp / btun))
     s0, s1 = start_ms(binary, base), start_ms(binary, args)
     print("| start to initialize answered: without a secret (reference) / "
           "with one | %.2f ms | %.2f ms (+%.2f ms, %.2fx) |" % (
