@@ -493,8 +493,7 @@ start_run(struct sb_started *s, const struct sb_request *req,
 		sb_fail(res, SB_STAGE_RESOURCES, ENOMEM, "the shape");
 		return -ENOMEM;
 	}
-	if ((!req->deferred && (rc = sb_program_check(s->ctx, req, res)) < 0) ||
-	    (rc = run_trees(s, res)) < 0 ||
+	if ((rc = run_trees(s, res)) < 0 ||
 	    (rc = sb_chans_open(&s->c, s->ctx, s->uid, req, res)) < 0 ||
 	    (rc = sb_cg_run_make(&s->ctx->cg, &s->p->limits, &s->cg, res)) < 0)
 		return rc;
@@ -708,20 +707,21 @@ same_shape(struct sb_started *s, const struct sb_request *req,
 }
 
 /*
- * A sandbox built ahead takes its call: a program that is there, and the
- * launch as the first bytes of its stdin.
+ * A sandbox built ahead takes its call: the launch as the first bytes of
+ * its stdin. Whether the program is there is the execve's to say, inside
+ * (SB_STAGE_EXEC), as for every run.
  */
 static int
 take_deferred(struct sb_started *s, const struct sb_request *req,
     struct sb_result *res)
 {
 	size_t len;
-	int rc;
 
+	if (!sb_path_is_normal(req->program))
+		return sb_request_fail(res, EINVAL,
+		    "program must be an absolute, normalised path");
 	if (req->argv == NULL || req->argv[0] == NULL)
 		return sb_request_fail(res, EINVAL, "argv must hold argv[0]");
-	if ((rc = sb_program_check(s->ctx, req, res)) < 0)
-		return rc;
 	if ((s->launch = sb_launch_bytes(req, &len, res)) == NULL)
 		return -res->err;
 	s->r.in_data = s->launch;

@@ -42,8 +42,6 @@
  * the request (clearly) instead of slowing every run.
  */
 #define SB_MAX_PROTECTED	128
-/* Depth of symlinks followed when checking the program path. */
-#define SB_MAX_LINK_DEPTH	8
 /* Pre-created network namespaces a context may keep (one per worker). */
 #define SB_MAX_NETNS_POOL	64
 /*
@@ -569,8 +567,6 @@ char *sb_shape_bytes(const struct sb_request *req, size_t *ret_len);
 char *sb_launch_bytes(const struct sb_request *req, size_t *ret_len,
     struct sb_result *res);
 
-int sb_program_check(const struct sb_ctx *ctx, const struct sb_request *req,
-    struct sb_result *res) __attribute__((warn_unused_result));
 
 /* protect.c: the protected names at the plan, after the run, and now */
 int sb_protect_plan(struct sb_plan *p, const struct sb_request *req,

@@ -1,20 +1,17 @@
 /*
  * plan: turn a request into the straight-line plan the child follows. All
  * checks on caller input happen here, in the parent, before any fork: paths
- * normalised, nothing mounted on or under a reserved or writable tree, the
- * program resolved inside what will be mounted. Allocates; the child never
- * does.
+ * normalised, nothing mounted on or under a reserved or writable tree.
+ * Whether the program is there is the execve's to say, inside the root it
+ * names it in (SB_STAGE_EXEC). Allocates; the child never does.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -592,130 +589,4 @@ sb_plan_fini(struct sb_plan *p)
 		free(p->owned[i]);
 	p->nowned = 0;
 	p->nprot = 0;
-}
-
-/* Resolve path inside a host tree (dirfd) without leaving it. */
-static int
-check_beneath(const char *host_dir, const char *rest)
-{
-	struct open_how how = {
-		.flags = O_PATH | O_CLOEXEC,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
-	};
-	struct stat st;
-	int dfd, fd, rc = 0;
-
-	if ((dfd = open(host_dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return -errno;
-	fd = (int)syscall(SYS_openat2, dfd, *rest != '\0' ? rest : ".", &how,
-	    sizeof(how));
-	if (fd < 0)
-		rc = -errno;
-	else if (fstat(fd, &st) < 0)
-		rc = -errno;
-	else if (!S_ISREG(st.st_mode) || (st.st_mode & 0111) == 0)
-		rc = -EACCES;
-	if (fd >= 0)
-		(void)close(fd);
-	(void)close(dfd);
-	return rc;
-}
-
-static int
-check_system(const struct sb_ctx *ctx, const char *path)
-{
-	char real[PATH_MAX];
-	struct stat st;
-	size_t i;
-
-	if (realpath(path, real) == NULL)
-		return -errno;
-	for (i = 0; i < ctx->nsys; i++)
-		if (ctx->sys[i].kind == SB_SYS_BIND_DIR &&
-		    sb_path_under(real, ctx->sys[i].path))
-			break;
-	if (i == ctx->nsys)
-		return -ENOENT;
-	if (stat(real, &st) < 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode) || (st.st_mode & 0111) == 0)
-		return -EACCES;
-	return 0;
-}
-
-/*
- * The program must exist as an executable regular file inside a tree the
- * sandbox mounts (system dirs, workspace, extra binds), following the
- * recreated symlinks (/bin -> usr/bin) the way the sandbox will.
- */
-int
-sb_program_check(const struct sb_ctx *ctx, const struct sb_request *req,
-    struct sb_result *res)
-{
-	const char *ws = req->workspace_path != NULL ? req->workspace_path :
-	    SB_DEFAULT_WORKSPACE;
-	char cur[SB_PATH_MAX], next[SB_PATH_MAX];
-	size_t i, n;
-	int depth, rc = -ENOENT;
-
-	if (!sb_path_is_normal(req->program))
-		return sb_request_fail(res, EINVAL,
-		    "program must be an absolute, normalised path");
-	(void)snprintf(cur, sizeof(cur), "%s", req->program);
-	for (depth = 0; depth < SB_MAX_LINK_DEPTH; depth++) {
-		if (req->workspace_host != NULL && sb_path_under(cur, ws)) {
-			n = strlen(ws);
-			rc = check_beneath(req->workspace_host,
-			    cur[n] == '/' ? cur + n + 1 : cur + n);
-			goto out;
-		}
-		for (i = 0; i < req->nbinds; i++) {
-			const char *bp = req->binds[i].sandbox_path;
-
-			if (!sb_path_under(cur, bp))
-				continue;
-			n = strlen(bp);
-			if (cur[n] == '\0') {
-				rc = check_system(ctx, req->binds[i].host_path);
-				rc = rc == -ENOENT ? 0 : rc;
-			} else {
-				rc = check_beneath(req->binds[i].host_path,
-				    cur + n + 1);
-			}
-			goto out;
-		}
-		for (i = 0; i < ctx->nsys; i++)
-			if (sb_path_under(cur, ctx->sys[i].path))
-				break;
-		if (i == ctx->nsys) {
-			rc = -ENOENT;
-			goto out;
-		}
-		if (ctx->sys[i].kind != SB_SYS_SYMLINK) {
-			rc = ctx->sys[i].kind == SB_SYS_BIND_DIR ?
-			    check_system(ctx, cur) : -EACCES;
-			goto out;
-		}
-		n = strlen(ctx->sys[i].path);
-		if (ctx->sys[i].link[0] == '/')
-			rc = snprintf(next, sizeof(next), "%s%s",
-			    ctx->sys[i].link, cur + n);
-		else
-			rc = snprintf(next, sizeof(next), "/%s%s",
-			    ctx->sys[i].link, cur + n);
-		if (rc < 0 || (size_t)rc >= sizeof(next)) {
-			rc = -ENAMETOOLONG;
-			goto out;
-		}
-		memcpy(cur, next, (size_t)rc + 1);
-		rc = -ELOOP;
-	}
- out:
-	if (rc < 0) {
-		sb_fail(res, SB_STAGE_REQUEST, -rc,
-		    "program is not an executable file inside the sandbox's "
-		    "mounts");
-		return rc;
-	}
-	return 0;
 }

@@ -592,11 +592,14 @@ def case_toolchains(s):
 
 
 def case_fail_closed_bad_request(s):
-    """A program outside the mounts, or a bad bind, is refused (125)."""
+    """A program outside the mounts (its execve inside fails), or a bad
+    bind, is refused (125)."""
     r = s.run(["--", "/root/evil"])
     eq(r.returncode, 125, "program outside")
-    expect("sandbox request failed: program is not an executable file "
-           "inside the sandbox's mounts" in err(r), err(r))
+    expect("sandbox exec failed: No such file or directory" in err(r), err(r))
+    r = s.run(["--", "/dev/null"])
+    eq(r.returncode, 125, "a device as the program")
+    expect("sandbox exec failed: Permission denied" in err(r), err(r))
     r = s.run(["--bind", "/etc:/usr/etc", "--", "/bin/true"])
     eq(r.returncode, 125, "bind on a reserved path")
     r = s.run(["--nofile", "x", "--", "/bin/true"])

@@ -522,8 +522,9 @@ END_TEST
 
 /*
  * A sandbox built for one shape never serves another: a call with another
- * workspace, bind or limit is refused and nothing runs; so is a program
- * that is not there. Each refusal ends the sandbox, with nothing left.
+ * workspace, bind or limit is refused and nothing runs; a program that
+ * is not there fails its execve inside. Each refusal ends the sandbox,
+ * with nothing left.
  */
 START_TEST(a_deferred_sandbox_refuses_another_shape)
 {
@@ -551,7 +552,10 @@ START_TEST(a_deferred_sandbox_refuses_another_shape)
 		case 4: req.program = missing[0]; req.argv = missing; break;
 		}
 		ck_assert_int_lt(sb_finish(s, &req, NULL, &res), 0);
-		ck_assert_int_eq(res.failed_stage, SB_STAGE_REQUEST);
+		ck_assert_int_eq(res.failed_stage, k < 4 ? SB_STAGE_REQUEST :
+		    SB_STAGE_EXEC);
+		if (k == 4)
+			ck_assert_int_eq(res.err, ENOENT);
 		if (k < 4)
 			ck_assert_msg(strstr(res.message, "the request's shape "
 			    "is not the one the sandbox was built for") != NULL,

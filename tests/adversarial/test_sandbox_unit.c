@@ -315,29 +315,6 @@ START_TEST(plan_refuses_an_nproc_above_the_kernels_pids)
 }
 END_TEST
 
-START_TEST(program_check_follows_the_sandbox_view)
-{
-	struct sb_ctx *ctx = new_ctx();
-	struct sb_request req;
-	struct sb_result res;
-
-	base_request(&req);
-	ck_assert_int_eq(sb_program_check(ctx, &req, &res), 0);
-	req.program = "/usr/bin/env";
-	ck_assert_int_eq(sb_program_check(ctx, &req, &res), 0);
-	req.program = "/root/.bashrc";		/* not mounted */
-	ck_assert_int_eq(sb_program_check(ctx, &req, &res), -ENOENT);
-	req.program = "/proc/self/exe";		/* not a host tree */
-	ck_assert_int_eq(sb_program_check(ctx, &req, &res), -ENOENT);
-	req.program = "/usr/share";		/* a directory */
-	ck_assert_int_eq(sb_program_check(ctx, &req, &res), -EACCES);
-	req.program = "/dev/null";		/* a device, not a program */
-	ck_assert_int_eq(sb_program_check(ctx, &req, &res), -EACCES);
-	ck_assert_int_eq(res.failed_stage, SB_STAGE_REQUEST);
-	sb_ctx_free(ctx);
-}
-END_TEST
-
 START_TEST(output_keeps_cap_and_counts_everything)
 {
 	struct sb_output o;
@@ -800,7 +777,6 @@ sandbox_suite(void)
 	tcase_add_test(t, plan_sets_every_rlimit);
 	tcase_add_test(t, plan_refuses_unsafe_requests);
 	tcase_add_test(t, plan_refuses_an_nproc_above_the_kernels_pids);
-	tcase_add_test(t, program_check_follows_the_sandbox_view);
 	tcase_add_test(t, limits_have_documented_defaults);
 	tcase_add_test(t, ctx_refuses_an_init_others_may_write);
 	tcase_add_test(t, packed_plan_comes_back_and_a_foreign_one_is_refused);
