@@ -398,7 +398,8 @@ started_init(struct sb_started *s, struct sb_ctx *ctx)
 	s->r = (struct run){ .pid = -1, .pidfd = -1, .out = -1, .err = -1,
 	    .status = -1, .in_w = -1, .oom_efd = -1, .net_lfd = -1 };
 	s->c = (struct chans){ .out = { -1, -1 }, .err = { -1, -1 },
-	    .stat = { -1, -1 }, .sync = { -1, -1 }, .in = -1, .plan = -1 };
+	    .stat = { -1, -1 }, .sync = { -1, -1 }, .in = { -1, -1 },
+	    .plan = -1 };
 	for (size_t i = 0; i < SB_MAX_TREES; i++)
 		s->c.tree[i] = -1;
 	sb_cg_run_init(&s->cg);
@@ -438,7 +439,8 @@ started_fini(struct sb_started *s)
 	sb_chans_close(&s->c);
 	free(s->shape);
 	free(s->launch);
-	s->shape = s->launch = NULL;
+	free(s->queued);
+	s->shape = s->launch = s->queued = NULL;
 	if (s->p != NULL) {
 		sb_plan_fini(s->p);
 		free(s->p);
@@ -462,15 +464,17 @@ run_trees(struct sb_started *s, struct sb_result *res)
 }
 
 /*
- * Plan, check and launch: on success the program runs (or is about to),
- * its stdin the request's bytes (a memfd) or, with pipe_stdin, a pipe
- * whose write end is s->r.in_w.
+ * Plan, build and launch: on success the init builds the sandbox, whose
+ * program's process then waits for its launch on its stdin (s->r.in_w).
+ * Unless the request is deferred, the launch is the request's, with its
+ * stdin bytes, queued there now (sb_feed writes it).
  */
 static int
-start_run(struct sb_started *s, const struct sb_request *req,
-    bool pipe_stdin, struct sb_result *res)
+start_run(struct sb_started *s, const struct sb_request *req, bool started,
+    struct sb_result *res)
 {
-	int in[2], rc;
+	size_t len = 0;
+	int rc;
 
 	if ((s->p = malloc(sizeof(*s->p))) == NULL) {
 		sb_fail(res, SB_STAGE_RESOURCES, ENOMEM, "plan");
@@ -488,28 +492,59 @@ start_run(struct sb_started *s, const struct sb_request *req,
 		s->uid = s->ctx->uids.base + (uid_t)s->uid_slot;
 	}
 	/* started ahead (a pooled sandbox, a warm python): its shape */
-	if (pipe_stdin && (s->shape = sb_shape_bytes(req,
+	if (started && (s->shape = sb_shape_bytes(req,
 	    &s->shape_len)) == NULL) {
 		sb_fail(res, SB_STAGE_RESOURCES, ENOMEM, "the shape");
 		return -ENOMEM;
 	}
+	s->deferred = req->deferred;
+	if (!s->deferred) {
+		struct sb_request now = *req;
+
+		/* sb_start()'s request brings no stdin: its call does */
+		if (started)
+			now.stdin_len = 0;
+		if ((s->launch = sb_launch_bytes(&now, &len, res)) == NULL)
+			return -res->err;
+	}
 	if ((rc = run_trees(s, res)) < 0 ||
-	    (rc = sb_chans_open(&s->c, s->ctx, s->uid, req, res)) < 0 ||
+	    (rc = sb_chans_open(&s->c, s->ctx, s->uid, res)) < 0 ||
 	    (rc = sb_cg_run_make(&s->ctx->cg, &s->p->limits, &s->cg, res)) < 0)
 		return rc;
 	s->p->cg_sync = s->cg.made;
-	if (pipe_stdin) {
-		if (pipe2(in, O_CLOEXEC) < 0 ||
-		    fcntl(in[1], F_SETFL, O_NONBLOCK) < 0) {
-			rc = -errno;
-			sb_fail(res, SB_STAGE_RESOURCES, -rc, "stdin pipe");
-			return rc;
-		}
-		s->c.in = in[0];
-		s->r.in_w = in[1];
+	if ((rc = sb_launch(s->ctx, s->p, req, &s->c, &s->slot, s->uid,
+	    &s->cg, &s->r, res)) < 0)
+		return rc;
+	s->r.in_data = s->launch;
+	s->r.in_len = len;
+	return 0;
+}
+
+/*
+ * Bytes for the program's stdin, behind what it has not read yet (of its
+ * launch, or a turn's input); *owned: the copy that joins them, to free
+ * once written, or NULL. -ENOMEM.
+ */
+int
+sb_queue_input(struct run *r, const void *in, size_t in_len, char **owned)
+{
+	size_t left = r->in_len - r->in_off;
+
+	*owned = NULL;
+	if (left > 0) {
+		if ((*owned = malloc(left + in_len)) == NULL)
+			return -ENOMEM;
+		memcpy(*owned, r->in_data + r->in_off, left);
+		if (in_len > 0)
+			memcpy(*owned + left, in, in_len);
+		r->in_data = *owned;
+		r->in_len = left + in_len;
+	} else {
+		r->in_data = in;
+		r->in_len = in_len;
 	}
-	return sb_launch(s->ctx, s->p, req, &s->c, &s->slot, s->uid, &s->cg,
-	    &s->r, res);
+	r->in_off = 0;
+	return 0;
 }
 
 /* A supervised run is over: how it ended, into res. */
@@ -549,12 +584,7 @@ finish_run(struct sb_started *s, const struct sb_request *req,
 		sb_fail(res, SB_STAGE_RESOURCES, -rc, "output buffers");
 		goto out;
 	}
-	if (r->in_w >= 0 && s->launch == NULL) {
-		r->in_data = req->stdin_data;
-		r->in_len = req->stdin_len;
-	}
-	if (r->in_w >= 0)
-		sb_feed(r);
+	sb_feed(r);
 	if ((rc = sb_supervise(r, req, s->p, cancel, res, t0)) < 0) {
 		sb_fail(res, SB_STAGE_WAIT, -rc, "supervising the run");
 		goto out;
@@ -605,6 +635,10 @@ sb_start(struct sb_ctx *ctx, const struct sb_request *req,
 		free(s);
 		return rc;
 	}
+	/* a program started ahead: its launch now, its stdin still open */
+	s->r.keep_in = true;
+	sb_feed(&s->r);
+	s->r.keep_in = false;
 	*ret = s;
 	return 0;
 }
@@ -622,14 +656,14 @@ sb_started_ready(struct sb_started *s, unsigned timeout_ms)
 	uint64_t until = sb_mono_us() + (uint64_t)timeout_ms * 1000, now;
 	struct pollfd pfd = { .fd = s->r.status, .events = POLLIN };
 
-	while (s->p->deferred && !s->r.ready && !s->r.got_fail &&
+	while (s->deferred && !s->r.ready && !s->r.got_fail &&
 	    s->r.status >= 0 && (now = sb_mono_us()) < until) {
 		if (poll(&pfd, 1, poll_timeout(now, until)) < 0 &&
 		    errno != EINTR)
 			break;
 		read_status(&s->r);
 	}
-	return !s->p->deferred || s->r.ready;
+	return !s->deferred || s->r.ready;
 }
 
 bool
@@ -738,10 +772,16 @@ sb_take_call(struct sb_started *s, const struct sb_request *req,
 	int rc;
 
 	if ((s->shape != NULL && (rc = same_shape(s, req, res)) < 0) ||
-	    (s->p->deferred && (rc = take_deferred(s, req, res)) < 0))
+	    (s->deferred && (rc = take_deferred(s, req, res)) < 0))
 		return rc;
+	/* a program started ahead: the call's stdin behind its launch */
+	if (!s->deferred && sb_queue_input(&s->r, req->stdin_data,
+	    req->stdin_len, &s->queued) < 0) {
+		sb_fail(res, SB_STAGE_RESOURCES, ENOMEM, "the call's stdin");
+		return -ENOMEM;
+	}
 	/* a deferred one's launch sets the call's CPU limit itself */
-	lower = !s->p->deferred && req->limits.cpu_s != 0 &&
+	lower = !s->deferred && req->limits.cpu_s != 0 &&
 	    req->limits.cpu_s < s->p->limits.cpu_s;
 	if (s->p->start_idle || lower)
 		adjust_program(s->r.pid, s->p->start_idle,

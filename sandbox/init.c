@@ -419,7 +419,7 @@ read_exact(char *buf, size_t n)
 }
 
 /*
- * A deferred run's launch buffer: set aside before the limits (see
+ * The launch's buffer: set aside before the limits (see
  * SB_LAUNCH_MAX_STRINGS), the strings, then argv and envp. Untouched
  * pages cost nothing.
  */
@@ -438,14 +438,14 @@ launch_reserve(void)
 }
 
 /*
- * A deferred run (sb_request.deferred): every layer is on; wait for the
- * call's program, argv and envp (struct sb_launch_head, from the server),
- * then exec it, all in buf (launch_reserve(): we are a vfork of the init,
- * and past our limits). An EOF before the launch (the sandbox was
- * discarded) exits quietly.
+ * Every layer is on: wait for the program, argv and envp (struct
+ * sb_launch_head, from the server: at once, or when a sandbox built ahead
+ * gets its call), then exec it, all in buf (launch_reserve(): we are a
+ * vfork of the init, and past our limits). An EOF before the launch (the
+ * sandbox was discarded) exits quietly.
  */
 static void __attribute__((noreturn))
-launch_deferred(char *buf)
+launch(char *buf)
 {
 	struct sb_launch_head h;
 	struct rlimit rl;
@@ -497,21 +497,19 @@ launch_deferred(char *buf)
 
 /* The program's own process: signals, stdio, limits, privileges, exec. */
 static void __attribute__((noreturn))
-program(const struct sb_plan *p, bool have_stdin)
+program(const struct sb_plan *p)
 {
 	const int st = SB_FD_STATUS;
 	struct rlimit rl;
-	char *launch = p->deferred ? launch_reserve() : NULL;
+	char *buf = launch_reserve();
 	size_t i;
-	int fd, rc;
+	int rc;
 
 	/* the session is the init's (init_run) */
 	if ((rc = reset_signals()) < 0)
 		child_fail(st, SB_STAGE_SESSION, -rc);
 	(void)umask(SB_UMASK);
-	/* Not CLOEXEC: it may land on fd 0 itself, and dup2(0, 0) keeps flags. */
-	fd = have_stdin ? SB_FD_STDIN : open("/dev/null", O_RDONLY);
-	if (fd < 0 || dup2(fd, 0) < 0 || dup2(SB_FD_STDOUT, 1) < 0 ||
+	if (dup2(SB_FD_STDIN, 0) < 0 || dup2(SB_FD_STDOUT, 1) < 0 ||
 	    dup2(SB_FD_STDERR, 2) < 0 || chdir(p->cwd) < 0)
 		child_fail(st, SB_STAGE_SESSION, errno);
 	for (i = 0; i < p->nrlimits; i++) {
@@ -552,11 +550,7 @@ program(const struct sb_plan *p, bool have_stdin)
 		child_fail(st, SB_STAGE_SECCOMP, errno);
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0U, p->filter) < 0)
 		child_fail(st, SB_STAGE_SECCOMP, errno);
-	if (launch != NULL)
-		launch_deferred(launch);
-	execve(p->program, (char *const *)(uintptr_t)p->argv,
-	    (char *const *)(uintptr_t)p->envp);
-	child_fail(st, SB_STAGE_EXEC, errno);
+	launch(buf);
 }
 
 /*
@@ -684,7 +678,6 @@ forward_signal(int sig)
 static void __attribute__((noreturn))
 init_run(const struct sb_plan *p)
 {
-	bool have_stdin = p->fd_from[SB_FD_STDIN - SB_FD_STATUS] >= 0;
 	struct rusage ru;
 	struct pollfd pfd;
 	char go;
@@ -745,7 +738,7 @@ init_run(const struct sb_plan *p)
 	if (prog < 0)
 		child_fail(SB_FD_STATUS, SB_STAGE_INIT, errno);
 	if (prog == 0)
-		program(p, have_stdin);
+		program(p);
 	{
 		struct sb_status fk = { .kind = SB_STATUS_FORKED };
 		struct sigaction sa = { .sa_handler = forward_signal };

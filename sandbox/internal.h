@@ -86,7 +86,7 @@ enum sb_child_fd {
 	SB_FD_SYNC,		/* socket: parent says "maps written"; EOF: it died */
 	SB_FD_STDOUT,		/* pipe, write end */
 	SB_FD_STDERR,		/* pipe, write end */
-	SB_FD_STDIN,		/* memfd with the stdin bytes, or -1 */
+	SB_FD_STDIN,		/* pipe, read end: the launch, then stdin */
 	SB_FD_PLAN,		/* memfd with the packed plan (plan_wire.c) */
 	SB_FD_EXE,		/* the init program (a sealed memfd), until its exec */
 	/* detached mounts made by the parent (uid pool): the workspace and
@@ -101,7 +101,7 @@ enum sb_status_kind {
 	SB_STATUS_FAIL = 1,	/* a setup step failed: stage + err */
 	SB_STATUS_EXIT,		/* init reaped the program: wstatus + maxrss */
 	SB_STATUS_FORKED,	/* setup done, init forked the program */
-	SB_STATUS_READY,	/* deferred: built, waiting for its launch */
+	SB_STATUS_READY,	/* built, waiting for its launch */
 };
 
 struct sb_status {
@@ -115,9 +115,10 @@ struct sb_status {
 };
 
 /*
- * A deferred run's launch (sb_request.deferred): what sb_finish() writes
- * first on the program's stdin and the waiting process reads before its
- * execve (init.c). After the head, len bytes: the program's path, then
+ * A run's launch: what the server writes first on the program's stdin,
+ * and the waiting process reads before its execve (init.c): at once for
+ * sb_run() and a started run's sb_start(), at sb_finish() for a deferred
+ * one (sb_request.deferred). After the head, len bytes: the program's path, then
  * argc strings, then envc strings, each NUL-terminated; the call's own
  * stdin follows. At most SB_LAUNCH_MAX bytes: execve takes no more than
  * a quarter of the 8 MiB default stack for argv and envp together.
@@ -271,7 +272,6 @@ struct sb_plan {
 	int last_cap;			/* highest capability number */
 	int landlock_abi;		/* 0: not available */
 	bool start_idle;		/* SCHED_IDLE until sb_finish() */
-	bool deferred;			/* the program comes at sb_finish() */
 	bool net_proxy;			/* SB_NET_PROXY: listen on loopback */
 	bool net_lo_down;		/* a fresh netns: the init raises lo */
 	struct sb_landlock_rule ll_rules[SB_MAX_LANDLOCK_RULES];
@@ -301,9 +301,6 @@ struct sb_plan {
 
 	struct sb_limits limits;	/* request limits, defaults filled in */
 	const char *cwd;		/* inside */
-	const char *program;		/* inside, absolute */
-	const char *const *argv;	/* the request's, until the launch */
-	const char *const *envp;
 
 	/* Strings the plan owns (paths, options); freed by sb_plan_fini. */
 	char *owned[SB_MAX_MOPS + SB_MAX_PROTECTED + 8];
@@ -560,7 +557,7 @@ int sb_write_all(int fd, const char *buf, size_t len);
 
 /*
  * deferred.c: a request's shape (what building its sandbox used) and a
- * deferred run's launch (struct sb_launch_head, then the call's stdin),
+ * run's launch (struct sb_launch_head, then the call's stdin),
  * malloc'd; NULL: no memory (res filled for the launch, also E2BIG).
  */
 char *sb_shape_bytes(const struct sb_request *req, size_t *ret_len);
@@ -583,8 +580,8 @@ int sb_recv_fd(int sock);
 
 /*
  * A packed plan's most bytes: the struct (some 40 KiB) and its strings,
- * whose bulk is argv and env, which execve() takes at most 2 MiB of
- * (a quarter of the program's RLIMIT_STACK, SB_RLIM_STACK).
+ * two paths of at most SB_PATH_MAX for each of SB_MAX_MOPS mounts and
+ * one per Landlock rule (2.5 MiB); the program comes in its launch.
  */
 #define SB_PLAN_WIRE_MAX	(sizeof(struct sb_plan) + 4u * 1024 * 1024)
 

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -73,36 +72,6 @@ write_maps(const struct sb_ctx *ctx, pid_t pid, uid_t uid)
 	return write_file(path, map);
 }
 
-static int
-make_stdin(const struct sb_request *req)
-{
-	const char *p = req->stdin_data;
-	size_t left = req->stdin_len;
-	ssize_t n;
-	int fd;
-
-	if ((fd = memfd_create("sb-stdin", MFD_CLOEXEC)) < 0)
-		return -errno;
-	while (left > 0) {
-		n = write(fd, p, left);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			n = errno;
-			(void)close(fd);
-			return -(int)n;
-		}
-		p += n;
-		left -= (size_t)n;
-	}
-	if (lseek(fd, 0, SEEK_SET) < 0) {
-		n = errno;
-		(void)close(fd);
-		return -(int)n;
-	}
-	return fd;
-}
-
 void
 sb_chans_close(struct chans *c)
 {
@@ -113,8 +82,8 @@ sb_chans_close(struct chans *c)
 		sb_close_fd(&c->err[i]);
 		sb_close_fd(&c->stat[i]);
 		sb_close_fd(&c->sync[i]);
+		sb_close_fd(&c->in[i]);
 	}
-	sb_close_fd(&c->in);
 	sb_close_fd(&c->plan);
 	for (i = 0; i < SB_MAX_TREES; i++)
 		sb_close_fd(&c->tree[i]);
@@ -122,20 +91,15 @@ sb_chans_close(struct chans *c)
 
 int
 sb_chans_open(struct chans *c, const struct sb_ctx *ctx, uid_t uid,
-    const struct sb_request *req, struct sb_result *res)
+    struct sb_result *res)
 {
 	int rc;
 
 	if (pipe2(c->out, O_CLOEXEC) < 0 || pipe2(c->err, O_CLOEXEC) < 0 ||
-	    pipe2(c->stat, O_CLOEXEC) < 0 ||
+	    pipe2(c->stat, O_CLOEXEC) < 0 || pipe2(c->in, O_CLOEXEC) < 0 ||
 	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, c->sync) < 0) {
 		rc = -errno;
 		sb_fail(res, SB_STAGE_RESOURCES, -rc, "pipes");
-		return rc;
-	}
-	if (req->stdin_len > 0 && (c->in = make_stdin(req)) < 0) {
-		rc = c->in;
-		sb_fail(res, SB_STAGE_RESOURCES, -rc, "stdin memfd");
 		return rc;
 	}
 	/* /dev/stdout reopens the pipe: let the sandbox uid own its ends. */
@@ -147,7 +111,8 @@ sb_chans_open(struct chans *c, const struct sb_ctx *ctx, uid_t uid,
 	}
 	if (fcntl(c->out[0], F_SETFL, O_NONBLOCK) < 0 ||
 	    fcntl(c->err[0], F_SETFL, O_NONBLOCK) < 0 ||
-	    fcntl(c->stat[0], F_SETFL, O_NONBLOCK) < 0) {
+	    fcntl(c->stat[0], F_SETFL, O_NONBLOCK) < 0 ||
+	    fcntl(c->in[1], F_SETFL, O_NONBLOCK) < 0) {
 		rc = -errno;
 		sb_fail(res, SB_STAGE_RESOURCES, -rc, "non-blocking pipes");
 		return rc;
@@ -355,7 +320,7 @@ release_init(struct sb_ctx *ctx, struct sb_plan *p,
 	sb_close_fd(&c->err[1]);
 	sb_close_fd(&c->stat[1]);
 	sb_close_fd(&c->sync[0]);
-	sb_close_fd(&c->in);
+	sb_close_fd(&c->in[0]);
 	sb_close_fd(&c->plan);
 	for (i = 0; i < SB_MAX_TREES; i++)
 		sb_close_fd(&c->tree[i]);
@@ -401,7 +366,8 @@ release_init(struct sb_ctx *ctx, struct sb_plan *p,
 	r->out = c->out[0];
 	r->err = c->err[0];
 	r->status = c->stat[0];
-	c->out[0] = c->err[0] = c->stat[0] = -1;
+	r->in_w = c->in[1];
+	c->out[0] = c->err[0] = c->stat[0] = c->in[1] = -1;
 	return 0;
 }
 
@@ -420,7 +386,7 @@ sb_launch(struct sb_ctx *ctx, struct sb_plan *p, const struct sb_request *req,
 	p->fd_from[SB_FD_SYNC - SB_FD_STATUS] = c->sync[0];
 	p->fd_from[SB_FD_STDOUT - SB_FD_STATUS] = c->out[1];
 	p->fd_from[SB_FD_STDERR - SB_FD_STATUS] = c->err[1];
-	p->fd_from[SB_FD_STDIN - SB_FD_STATUS] = c->in;
+	p->fd_from[SB_FD_STDIN - SB_FD_STATUS] = c->in[0];
 	for (i = 0; i < SB_MAX_TREES; i++)
 		p->fd_from[SB_FD_TREE + (int)i - SB_FD_STATUS] = c->tree[i];
 	p->fd_from[SB_FD_EXE - SB_FD_STATUS] = ctx->init_fd;

@@ -522,8 +522,6 @@ add_kernel_limits(const struct sb_ctx *ctx, struct sb_plan *p)
  * by it, released by sb_plan_fini). On error res says why and p holds
  * nothing. The fd_from slots (status, sync, stdio) are the caller's.
  */
-static const char *const no_strings[] = { NULL };
-
 int
 sb_plan_build(struct sb_ctx *ctx, const struct sb_request *req,
     struct sb_plan *p, struct sb_result *res)
@@ -555,12 +553,6 @@ sb_plan_build(struct sb_ctx *ctx, const struct sb_request *req,
 	p->net_proxy = req->network == SB_NET_PROXY;
 	p->filter = &ctx->filter;
 	p->cwd = "/tmp";
-	/* borrowed: the plan is packed for the init at the launch */
-	p->deferred = req->deferred;
-	p->program = req->deferred ? "" : req->program;
-	p->argv = req->deferred ? no_strings : req->argv;
-	p->envp = req->deferred ? no_strings : req->envp != NULL ? req->envp :
-	    sb_default_env;
 	if ((rc = add_system(ctx, p)) < 0 ||
 	    (rc = add_tmp(p, p->limits.tmp_bytes)) < 0)
 		goto fail;

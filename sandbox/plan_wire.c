@@ -27,7 +27,7 @@
  * change of struct sb_plan's meaning that keeps its size.
  */
 #define WIRE_MAGIC	0x6d63702d706c616eULL	/* "mcp-plan" */
-#define WIRE_VERSION	3u
+#define WIRE_VERSION	4u
 struct wire_head {
 	uint64_t magic;
 	uint32_t version;
@@ -70,28 +70,6 @@ static const char *
 put_str(struct wire *w, const char *s)
 {
 	return s == NULL ? NULL : (const char *)put_bytes(w, s, strlen(s));
-}
-
-/* A NULL-terminated vector: its strings, then their offsets. */
-static const char *const *
-put_vec(struct wire *w, const char *const *v)
-{
-	uintptr_t *offs, off;
-	size_t n, i;
-
-	if (v == NULL)
-		return NULL;
-	for (n = 0; v[n] != NULL; n++)
-		;
-	if ((offs = calloc(n + 1, sizeof(*offs))) == NULL) {
-		w->err = ENOMEM;
-		return NULL;
-	}
-	for (i = 0; i < n; i++)
-		offs[i] = (uintptr_t)put_str(w, v[i]);
-	off = put_bytes(w, offs, (n + 1) * sizeof(*offs));
-	free(offs);
-	return (const char *const *)off;
 }
 
 /* All of buf to fd. */
@@ -143,9 +121,6 @@ sb_plan_pack(const struct sb_plan *p, int *ret)
 	PUT(root_opts, put_str(&w, p->root_opts));
 	PUT(hostname, put_str(&w, p->hostname));
 	PUT(cwd, put_str(&w, p->cwd));
-	PUT(program, put_str(&w, p->program));
-	PUT(argv, put_vec(&w, p->argv));
-	PUT(envp, put_vec(&w, p->envp));
 	for (i = 0; i < p->nmops && i < SB_MAX_MOPS; i++) {
 		const struct sb_mop *m = &p->mops[i];
 
@@ -196,32 +171,6 @@ get_str(char *base, size_t len, const char **s)
 	if (v - 1 >= len || memchr(base + v - 1, '\0', len - (v - 1)) == NULL)
 		return -EINVAL;
 	*s = base + v - 1;
-	return 0;
-}
-
-static int
-get_vec(char *base, size_t len, const char *const **vp)
-{
-	uintptr_t v = (uintptr_t)*vp, *offs;
-	const char *s;
-	size_t i;
-
-	if (v == 0)
-		return 0;
-	if (v - 1 >= len || (v - 1) % sizeof(uintptr_t) != 0)
-		return -EINVAL;
-	offs = (uintptr_t *)(void *)(base + v - 1);
-	for (i = 0; ; i++) {
-		if ((size_t)((char *)&offs[i] - base) + sizeof(offs[i]) > len)
-			return -EINVAL;
-		if (offs[i] == 0)
-			break;
-		s = (const char *)offs[i];
-		if (get_str(base, len, &s) < 0)
-			return -EINVAL;
-		offs[i] = (uintptr_t)s;
-	}
-	*vp = (const char *const *)offs;
 	return 0;
 }
 
@@ -288,14 +237,10 @@ sb_plan_unpack(int fd, const struct sb_filters *f, struct sb_plan **ret)
 	if (rc == 0 && (get_str(base, len, &p->staging) < 0 ||
 	    get_str(base, len, &p->root_opts) < 0 ||
 	    get_str(base, len, &p->hostname) < 0 ||
-	    get_str(base, len, &p->cwd) < 0 ||
-	    get_str(base, len, &p->program) < 0 ||
-	    get_vec(base, len, &p->argv) < 0 ||
-	    get_vec(base, len, &p->envp) < 0))
+	    get_str(base, len, &p->cwd) < 0))
 		rc = -EINVAL;
 	if (rc == 0 && (p->staging == NULL || p->root_opts == NULL ||
-	    p->hostname == NULL || p->cwd == NULL || p->program == NULL ||
-	    p->argv == NULL || p->envp == NULL || p->filter == NULL))
+	    p->hostname == NULL || p->cwd == NULL || p->filter == NULL))
 		rc = -EINVAL;
 	if (rc < 0) {
 		(void)munmap(base, len);

@@ -23,8 +23,9 @@ struct run {
 	struct sb_status exit_rec, fail_rec;
 	int init_ws;
 	struct rusage ru;
-	/* a started run's stdin: a pipe we write as it drains, then close */
-	int in_w;		/* non-blocking; -1 when none or done */
+	/* the program's stdin: a pipe we write as it drains (the launch,
+	 * then the call's bytes), then close */
+	int in_w;		/* non-blocking; -1 when done */
 	const char *in_data;
 	size_t in_len, in_off;
 	int oom_efd;		/* v1 cgroup: readable at an OOM kill; borrowed */
@@ -48,7 +49,7 @@ struct chans {
 	int out[2], err[2];	/* program's stdout, stderr */
 	int stat[2];		/* status records, child -> parent */
 	int sync[2];		/* socket: "maps written"; held open by us */
-	int in;			/* memfd with stdin bytes, or -1 */
+	int in[2];		/* the program's stdin: the launch, then stdin */
 	int plan;		/* memfd with the packed plan, or -1 */
 	/* the plan's trees (workspace, writable binds) as detached mounts */
 	int tree[SB_MAX_TREES];
@@ -64,8 +65,10 @@ struct sb_started {
 	int uid_slot;		/* uid pool slot, or -1: the shared uid */
 	uid_t uid;		/* the run's kernel uid */
 	struct sb_cg_run cg;	/* the run's cgroup, if the context has them */
-	/* deferred (built ahead): the request's shape, then the launch */
-	char *shape, *launch;
+	bool deferred;		/* built ahead: the launch comes with the call */
+	/* started ahead: the request's shape; the launch (with the stdin
+	 * of its request); the call's stdin behind what is left of it */
+	char *shape, *launch, *queued;
 	size_t shape_len;
 	bool over;		/* a conversation whose run has ended */
 };
@@ -79,11 +82,13 @@ int sb_supervise(struct run *r, const struct sb_request *req,
 int sb_end_run(struct sb_started *s, struct sb_result *res);
 int sb_take_call(struct sb_started *s, const struct sb_request *req,
     struct sb_result *res);
+int sb_queue_input(struct run *r, const void *in, size_t in_len,
+    char **owned);
 
 /* close(*fd) if open; *fd is -1 after. */
 void sb_close_fd(int *fd);
 int sb_chans_open(struct chans *c, const struct sb_ctx *ctx, uid_t uid,
-    const struct sb_request *req, struct sb_result *res);
+    struct sb_result *res);
 void sb_chans_close(struct chans *c);
 /* The CPU weight of the session (autogroup) pid is in, as a nice value. */
 void sb_autogroup_nice(pid_t pid, int nice);

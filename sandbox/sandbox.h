@@ -371,7 +371,7 @@ void sb_result_fini(struct sb_result *res);
 /*
  * sb_run() in two steps, for a program started ahead of the request that
  * will feed it (a warm interpreter). sb_start() does everything sb_run()
- * does up to the program running, its stdin an empty pipe; req's stdin is
+ * does up to the program running (its stdin a pipe, open); req's stdin is
  * not used, its limits set the rlimits. sb_finish() writes the stdin bytes
  * of its own req (then EOF) as the program reads them and supervises the
  * run to its end under that req's wall_ms, progress and the cancel handle,
@@ -384,8 +384,9 @@ void sb_result_fini(struct sb_result *res);
  * its path, writability and protected names; binds; network; every limit
  * but wall_ms and cpu_s), or it is refused (SB_STAGE_REQUEST, nothing
  * runs and the sandbox is gone). A deferred start (req->deferred) is a
- * pooled sandbox: its call's program is checked as sb_run() checks one,
- * then sent to the waiting process, which execs it. So a sandbox built
+ * pooled sandbox: its call's program is sent to the waiting process,
+ * which execs it as every run's does (SB_STAGE_EXEC when it is not
+ * there: the sandbox is spent). So a sandbox built
  * for one shape never serves another, and serves one call only.
  */
 struct sb_started;

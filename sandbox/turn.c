@@ -20,29 +20,6 @@ sb_converse(struct sb_started *s, const struct sb_request *req,
 	return sb_take_call(s, req, res);
 }
 
-/* A turn's input, behind what is left of a deferred run's launch. */
-static int
-turn_input(struct run *r, const struct sb_turn *t, char **owned)
-{
-	size_t left = r->in_len - r->in_off;
-
-	*owned = NULL;
-	if (left > 0) {
-		if ((*owned = malloc(left + t->in_len)) == NULL)
-			return -ENOMEM;
-		memcpy(*owned, r->in_data + r->in_off, left);
-		if (t->in_len > 0)
-			memcpy(*owned + left, t->in, t->in_len);
-		r->in_data = *owned;
-		r->in_len = left + t->in_len;
-	} else {
-		r->in_data = t->in;
-		r->in_len = t->in_len;
-	}
-	r->in_off = 0;
-	return 0;
-}
-
 int
 sb_turn(struct sb_started *s, const struct sb_turn *t,
     struct sb_cancel *cancel, struct sb_result *res)
@@ -60,7 +37,7 @@ sb_turn(struct sb_started *s, const struct sb_turn *t,
 		    "has ended");
 	if ((rc = sb_output_init(&res->out, s->p->limits.stdout_cap)) < 0 ||
 	    (rc = sb_output_init(&res->err_out, s->p->limits.stderr_cap)) < 0 ||
-	    (rc = turn_input(r, t, &owned)) < 0) {
+	    (rc = sb_queue_input(r, t->in, t->in_len, &owned)) < 0) {
 		sb_fail(res, SB_STAGE_RESOURCES, -rc, "the turn's buffers");
 		s->over = true;
 		return rc;
